@@ -1,0 +1,17 @@
+/** Camera and renderer constants of the viewer specification (section 9), named once. */
+export const CAMERA_FOV = 45;
+export const CAMERA_NEAR = 0.1;
+export const CAMERA_FAR = 2000;
+export const CAMERA_MIN_DISTANCE = 1;
+export const CAMERA_MAX_DISTANCE = 5000;
+export const CAMERA_MAX_DISTANCE_ORBIT = 300;
+export const KEYBOARD_SPEED = 0.005;
+/** "Scene background colour is dark blue." */
+export const SCENE_BACKGROUND = 0x0d1b2e;
+/** Ambient light intensity default (editor specification section 9). */
+export const AMBIENT_INTENSITY = 0.5;
+/** Directional light intensity default (editor specification section 9, config default). */
+export const DIRECTIONAL_INTENSITY = 1;
+/** Animation speed: minimum 0.1, default 1. */
+export const ANIMATION_SPEED_MIN = 0.1;
+export const ANIMATION_SPEED_DEFAULT = 1;

@@ -1,0 +1,109 @@
+import {
+  ACESFilmicToneMapping,
+  AmbientLight,
+  Color,
+  DirectionalLight,
+  PCFSoftShadowMap,
+  PerspectiveCamera,
+  PMREMGenerator,
+  Scene,
+  SRGBColorSpace,
+  WebGLRenderer,
+} from 'three';
+import { RoomEnvironment } from 'three/examples/jsm/environments/RoomEnvironment.js';
+import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from './constants';
+import { HELPER_LAYER } from './layers';
+import type { ViewerWorld } from './world';
+
+export interface RenderContextOptions {
+  canvas: HTMLCanvasElement;
+  /** Multisampled antialiasing of the default framebuffer (the quality tiers turn it on for low). */
+  antialias?: boolean;
+  /** Device pixel ratio to render at (the quality tiers choose 1, 1.5 or min(device, 2)). */
+  pixelRatio?: number;
+  /** Keep the drawing buffer for readbacks (tests, screenshots); costs some speed. */
+  preserveDrawingBuffer?: boolean;
+}
+
+export interface RenderContext {
+  renderer: WebGLRenderer;
+  scene: Scene;
+  camera: PerspectiveCamera;
+  sun: DirectionalLight;
+  ambient: AmbientLight;
+  dispose(): void;
+}
+
+/**
+ * The WebGL2 renderer, scene and camera of the viewer specification: shadow map on, local clipping
+ * on, camera fov 45 / near 0.1 / far 2000, dark blue background, a neutral room environment for
+ * PBR materials, ambient 0.5 and a directional sun of intensity 1. The camera sees the helper
+ * layer 15; screenshots and picking leave it out. Stored in world.render.
+ */
+export function createRenderContext(world: ViewerWorld, options: RenderContextOptions): RenderContext {
+  const renderer = new WebGLRenderer({
+    canvas: options.canvas,
+    antialias: options.antialias ?? false,
+    alpha: true,
+    powerPreference: 'high-performance',
+    preserveDrawingBuffer: options.preserveDrawingBuffer ?? false,
+  });
+  if (!renderer.capabilities.isWebGL2) throw new Error('This viewer needs WebGL2, which this browser does not offer.');
+  renderer.setPixelRatio(options.pixelRatio ?? Math.min(globalThis.devicePixelRatio ?? 1, 2));
+  renderer.outputColorSpace = SRGBColorSpace;
+  renderer.toneMapping = ACESFilmicToneMapping;
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = PCFSoftShadowMap;
+  renderer.localClippingEnabled = true;
+
+  const scene = new Scene();
+  scene.background = new Color(SCENE_BACKGROUND);
+  const pmrem = new PMREMGenerator(renderer);
+  const room = new RoomEnvironment();
+  const envTarget = pmrem.fromScene(room, 0.04);
+  room.dispose();
+  pmrem.dispose();
+  scene.environment = envTarget.texture;
+  scene.environmentIntensity = 0.8;
+
+  const ambient = new AmbientLight(0xffffff, AMBIENT_INTENSITY);
+  ambient.name = 'Ambient light';
+  const sun = new DirectionalLight(0xffffff, DIRECTIONAL_INTENSITY);
+  sun.name = 'Sun';
+  sun.castShadow = true;
+  sun.shadow.mapSize.set(2048, 2048);
+  sun.shadow.bias = -0.001;
+  scene.add(ambient, sun, sun.target);
+
+  const camera = new PerspectiveCamera(CAMERA_FOV, 1, CAMERA_NEAR, CAMERA_FAR);
+  camera.layers.enable(HELPER_LAYER);
+
+  world.render.renderer = renderer;
+  world.render.scene = scene;
+  world.render.camera = camera;
+  world.render.needsRender = true;
+
+  return {
+    renderer,
+    scene,
+    camera,
+    sun,
+    ambient,
+    dispose() {
+      envTarget.dispose();
+      renderer.dispose();
+      world.render.renderer = null;
+      world.render.scene = null;
+      world.render.camera = null;
+    },
+  };
+}
+
+/** Resizes the drawing buffer and the camera to a CSS size in pixels. */
+export function resizeRenderContext(world: ViewerWorld, ctx: RenderContext, width: number, height: number): void {
+  if (width <= 0 || height <= 0) return;
+  ctx.renderer.setSize(width, height, false);
+  ctx.camera.aspect = width / height;
+  ctx.camera.updateProjectionMatrix();
+  world.render.needsRender = true;
+}

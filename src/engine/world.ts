@@ -1,0 +1,130 @@
+import { addEntity, createWorld, removeEntity, type World } from 'bitecs';
+import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, Object3D, Scene, Texture, WebGLRenderer } from 'three';
+import { MAX_ENTITIES } from '../../components';
+
+/** Anything the navigation slot of the frame drives; `update` returns true when the camera moved. */
+export interface FrameControls {
+  update(delta: number): boolean;
+}
+
+/** One animation of a loaded model (viewer specification: name default 'animation_N'). */
+export interface AnimationEntry {
+  /** Stable id within the model: the glTF animation index as a string. */
+  id: string;
+  name: string;
+  clip: AnimationClip;
+  action: AnimationAction | null;
+}
+
+/**
+ * Everything the engine knows about one loaded model that is not numeric: the side maps from the
+ * specification's stable ids to entities and resources, and the animation mixer.
+ */
+export interface ModelRecord {
+  eid: number;
+  modelId: string;
+  /** The model's scene name: its sourceFileName. */
+  name: string;
+  root: Object3D;
+  /** nodeId -> eid */
+  nodes: Map<string, number>;
+  /** primitiveId -> eid */
+  primitives: Map<string, number>;
+  /** materialId -> material */
+  materials: Map<string, Material>;
+  /** textureId -> texture */
+  textures: Map<string, Texture>;
+  animations: AnimationEntry[];
+  mixer: AnimationMixer | null;
+  /** Eids of nodes written by animation tracks (copied back into Transform while playing). */
+  animated: Uint32Array;
+  /** Every eid of the model, root first, parents before children. */
+  entities: Uint32Array;
+  /** Set when the animated pose must be copied once more although nothing is playing. */
+  syncPose: boolean;
+}
+
+export type AnimationEventType = 'start' | 'stop' | 'pause' | 'resume' | 'finish' | 'loop';
+
+export interface AnimationEvent {
+  modelId: string;
+  animationName: string;
+  eventType: AnimationEventType;
+  isPlaying: boolean;
+  time: number;
+  weight: number;
+  duration: number;
+  loop: boolean;
+}
+
+export interface ViewerContext {
+  time: { delta: number; elapsed: number; frame: number; then: number };
+  /** eid -> Object3D; `object.userData.eid` points back. Written only by src/engine/registry.ts. */
+  objects: (Object3D | undefined)[];
+  render: {
+    renderer: WebGLRenderer | null;
+    scene: Scene | null;
+    camera: Camera | null;
+    /** Set by anything that changes the picture outside the ECS (resize, material edit, ...). */
+    needsRender: boolean;
+    /** Optional replacement for renderer.render (the post-processing composer of a later issue). */
+    draw: ((delta: number) => void) | null;
+  };
+  navigation: { controls: FrameControls | null };
+  transform: {
+    /** Transform entities sorted by depth: parents before children. */
+    order: Uint32Array;
+    count: number;
+    /** Bumped by every spawn, despawn and reparent; the order is rebuilt when it changes. */
+    version: number;
+    builtVersion: number;
+    /** Set by markTransformDirty; the transform system skips its pass when false. */
+    anyDirty: boolean;
+    /** Number of world matrices the last transform system run changed. */
+    changed: number;
+  };
+  models: Map<number, ModelRecord>;
+  animation: {
+    /** Global speed scaling every mixer; never below ANIMATION_SPEED_MIN. */
+    speed: number;
+    listeners: Set<(event: AnimationEvent) => void>;
+  };
+  stats: { renderedFrames: number; lastRenderMs: number; drawCalls: number; triangles: number };
+}
+
+export type ViewerWorld = World<ViewerContext>;
+
+/** A fresh world. bitecs 0.4 starts ids at 1, so eid 0 means "none" everywhere. */
+export function createViewerWorld(): ViewerWorld {
+  return createWorld<ViewerContext>({
+    time: { delta: 0, elapsed: 0, frame: 0, then: 0 },
+    objects: [],
+    render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null },
+    navigation: { controls: null },
+    transform: { order: new Uint32Array(1024), count: 0, version: 0, builtVersion: -1, anyDirty: false, changed: 0 },
+    models: new Map(),
+    animation: { speed: 1, listeners: new Set() },
+    stats: { renderedFrames: 0, lastRenderMs: 0, drawCalls: 0, triangles: 0 },
+  });
+}
+
+/** Allocates an entity, refusing to go past the component arrays' capacity. */
+export function addViewerEntity(world: ViewerWorld): number {
+  const eid = addEntity(world);
+  if (eid >= MAX_ENTITIES) {
+    // Give the id back: an entity past the arrays' end must not stay alive in the world.
+    removeEntity(world, eid);
+    throw new Error(`The scene has more than ${MAX_ENTITIES - 1} entities, which this viewer cannot hold.`);
+  }
+  return eid;
+}
+
+/** Advances world.time; `now` in milliseconds (performance.now or the rAF timestamp). */
+export function advanceTime(world: ViewerWorld, now: number): void {
+  const t = world.time;
+  // Clamp long pauses (a background tab) so animations do not jump.
+  t.delta = t.frame === 0 ? 0 : Math.min(Math.max(now - t.then, 0), 100) / 1000;
+  t.then = now;
+  t.elapsed += t.delta;
+  t.frame++;
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/**
+ * Scene and model documents as the model service returns them (viewer specification section 3,
+ * DESIGN.md section 4.4). Every document from outside passes one of these schemas before use.
+ */
+
+/** A model version key is a relative path below the derivative CDN: safe segments only. */
+export const VersionKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'latestVersionKey must be path segments of [A-Za-z0-9_-]');
+
+export const ModelDoc = z.object({
+  _id: z.string().min(1),
+  latestVersionKey: VersionKey,
+  /** Only 'glb' is loaded; other formats are listed but skipped. */
+  outputFormat: z.string(),
+  /** Becomes the model's scene name. */
+  sourceFileName: z.string(),
+});
+export type ModelDoc = z.infer<typeof ModelDoc>;
+
+export const UiConfig = z.object({
+  rtcVideoEnabled: z.boolean().default(true),
+  rtcAvatarsEnabled: z.boolean().default(true),
+});
+export type UiConfig = z.infer<typeof UiConfig>;
+
+export const ViewerConfig = z.object({
+  /** Scene settings (editor specification section 3); applied per present field. */
+  scene: z.record(z.string(), z.unknown()).optional(),
+  /** Saved render config (viewer specification section 3). */
+  postprocessing: z.record(z.string(), z.unknown()).optional(),
+  uiConfig: UiConfig.optional(),
+});
+export type ViewerConfig = z.infer<typeof ViewerConfig>;
+
+export const SceneDoc = z.object({
+  _id: z.string().min(1),
+  name: z.string(),
+  thumbnailUrl: z.string().nullable().optional(),
+  viewerConfig: ViewerConfig.default({}),
+  models: z.array(ModelDoc),
+});
+export type SceneDoc = z.infer<typeof SceneDoc>;
+
+/** uiConfig with the specification's defaults (both true when absent). */
+export function resolveUiConfig(config: ViewerConfig): UiConfig {
+  return UiConfig.parse(config.uiConfig ?? {});
+}

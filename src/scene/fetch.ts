@@ -1,0 +1,74 @@
+/** Byte progress of one download. `total` is 0 when the server did not say. */
+export type ProgressListener = (loaded: number, total: number) => void;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly url: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** GET a binary file with byte progress; a non-2xx answer is an HttpError naming the status. */
+export async function fetchBinary(url: string, onProgress?: ProgressListener, signal?: AbortSignal): Promise<ArrayBuffer> {
+  const response = await fetch(url, { signal });
+  if (!response.ok) {
+    throw new HttpError(response.status, url, `The model file request failed: ${response.status} ${response.statusText || ''}`.trim() + '.');
+  }
+  const total = Number(response.headers.get('Content-Length') ?? 0) || 0;
+  if (!response.body) {
+    const buffer = await response.arrayBuffer();
+    onProgress?.(buffer.byteLength, total || buffer.byteLength);
+    return buffer;
+  }
+  const reader = response.body.getReader();
+  // With a known length, fill one buffer in place; otherwise collect chunks and join them once.
+  let out = total > 0 ? new Uint8Array(total) : null;
+  const chunks: Uint8Array[] = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (out && loaded + value.byteLength <= out.byteLength) out.set(value, loaded);
+    else {
+      if (out) {
+        chunks.push(out.subarray(0, loaded));
+        out = null;
+      }
+      chunks.push(value);
+    }
+    loaded += value.byteLength;
+    onProgress?.(loaded, total);
+  }
+  if (out) {
+    if (loaded !== out.byteLength) throw new Error(`The model file download ended after ${loaded} of ${total} bytes.`);
+    return out.buffer;
+  }
+  const joined = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return joined.buffer;
+}
+
+/** GET JSON; a non-2xx answer is an HttpError carrying the server's `error` text when it sent one. */
+export async function fetchJson(url: string, signal?: AbortSignal): Promise<unknown> {
+  const response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+  const text = await response.text();
+  let body: unknown = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    if (response.ok) throw new Error(`${url} did not answer with JSON.`);
+  }
+  if (!response.ok) {
+    const reason = body && typeof body === 'object' && 'error' in body ? String((body as { error: unknown }).error) : response.statusText;
+    throw new HttpError(response.status, url, `${url} answered ${response.status}: ${reason}`);
+  }
+  return body;
+}

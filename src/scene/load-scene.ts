@@ -1,0 +1,129 @@
+import { ClientConfig } from '../protocol/config';
+import { ModelDoc, SceneDoc } from '../protocol/scene';
+import type { ModelRecord, ViewerWorld } from '../engine/world';
+import { decodeContainerInWorker } from './container-client';
+import { fetchBinary, fetchJson } from './fetch';
+import type { ModelLoader } from './gltf';
+import { spawnModel } from './model-entities';
+
+/** The only model output format the viewer loads (viewer specification section 5). */
+export const LOADABLE_FORMAT = 'glb';
+
+/** The model file URL: {model-derivative CDN}/{latestVersionKey}/model_file.binz. */
+export function modelFileUrl(config: ClientConfig, model: ModelDoc): string {
+  return `${config.endpoints.modelDerivativeCdn.replace(/\/+$/, '')}/${model.latestVersionKey}/model_file.binz`;
+}
+
+export async function fetchClientConfig(base = '', signal?: AbortSignal): Promise<ClientConfig> {
+  const body = await fetchJson(`${base}/v1/config`, signal);
+  const parsed = ClientConfig.safeParse(body);
+  if (!parsed.success) throw new Error(`The viewer configuration is invalid: ${parsed.error.issues.map(describeIssue).join('; ')}`);
+  return parsed.data;
+}
+
+export async function fetchScene(config: ClientConfig, sceneId: string, signal?: AbortSignal): Promise<SceneDoc> {
+  const base = config.endpoints.modelService.replace(/\/+$/, '');
+  const body = await fetchJson(`${base}/v1/scenes/${encodeURIComponent(sceneId)}`, signal);
+  const parsed = SceneDoc.safeParse(body);
+  if (!parsed.success) throw new Error(`The scene document is invalid: ${parsed.error.issues.map(describeIssue).join('; ')}`);
+  return parsed.data;
+}
+
+function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
+  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
+}
+
+export type LoadStage = 'download' | 'decode' | 'parse' | 'build';
+
+export interface LoadProgress {
+  /** Bytes downloaded so far over all models, and the total where known. */
+  loaded: number;
+  total: number;
+  /** Models finished (loaded or failed) out of those to load. */
+  modelsDone: number;
+  modelsTotal: number;
+}
+
+export interface ModelFailure {
+  model: ModelDoc;
+  error: Error;
+}
+
+export interface LoadSceneResult {
+  loaded: ModelRecord[];
+  failed: ModelFailure[];
+  /** Models listed with another outputFormat, not loaded. */
+  skipped: ModelDoc[];
+}
+
+export interface LoadSceneOptions {
+  loader: ModelLoader;
+  /** Called with each model's root once its entities exist (add it to the scene here). */
+  onModel: (record: ModelRecord) => void;
+  onProgress?: (progress: LoadProgress) => void;
+  onModelError?: (failure: ModelFailure) => void;
+  signal?: AbortSignal;
+  maxAssetBytes?: number;
+  /** Downloads in flight at once. */
+  concurrency?: number;
+}
+
+/**
+ * Loads every 'glb' model of a scene: download with byte progress -> container decode in the
+ * worker -> GLTFLoader -> entities. A model that fails is reported and skipped; the others load.
+ */
+export async function loadSceneModels(world: ViewerWorld, config: ClientConfig, scene: SceneDoc, options: LoadSceneOptions): Promise<LoadSceneResult> {
+  const toLoad = scene.models.filter((m) => m.outputFormat === LOADABLE_FORMAT);
+  const skipped = scene.models.filter((m) => m.outputFormat !== LOADABLE_FORMAT);
+  const result: LoadSceneResult = { loaded: [], failed: [], skipped };
+  const loadedBytes = new Map<string, number>();
+  const totalBytes = new Map<string, number>();
+  let done = 0;
+  const report = () => {
+    let loaded = 0;
+    let total = 0;
+    for (const v of loadedBytes.values()) loaded += v;
+    for (const v of totalBytes.values()) total += v;
+    options.onProgress?.({ loaded, total, modelsDone: done, modelsTotal: toLoad.length });
+  };
+  report();
+
+  const loadOne = async (model: ModelDoc): Promise<void> => {
+    try {
+      const file = await fetchBinary(
+        modelFileUrl(config, model),
+        (loaded, total) => {
+          loadedBytes.set(model._id, loaded);
+          totalBytes.set(model._id, total);
+          report();
+        },
+        options.signal,
+      );
+      const decoded = await decodeContainerInWorker(file, { maxAssetBytes: options.maxAssetBytes });
+      options.signal?.throwIfAborted();
+      const gltf = await options.loader.parse(decoded.asset, decoded.format);
+      options.signal?.throwIfAborted();
+      const record = spawnModel(world, gltf, { modelId: model._id, name: model.sourceFileName });
+      result.loaded.push(record);
+      options.onModel(record);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const failure = { model, error: error instanceof Error ? error : new Error(String(error)) };
+      result.failed.push(failure);
+      options.onModelError?.(failure);
+    } finally {
+      done++;
+      report();
+    }
+  };
+
+  const queue = [...toLoad];
+  const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 3, queue.length)) }, async () => {
+    for (let model = queue.shift(); model; model = queue.shift()) await loadOne(model);
+  });
+  await Promise.all(workers);
+  // Keep the scene's order, whatever order the downloads finished in.
+  const order = new Map(toLoad.map((m, i) => [m._id, i]));
+  result.loaded.sort((a, b) => (order.get(a.modelId) ?? 0) - (order.get(b.modelId) ?? 0));
+  return result;
+}

@@ -1,0 +1,197 @@
+import { addComponent } from 'bitecs';
+import {
+  AnimationMixer,
+  Group,
+  PropertyBinding,
+  type AnimationClip,
+  type Material,
+  type Mesh,
+  type Object3D,
+  type Texture,
+} from 'three';
+import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { Animated, AnimationState, Model, ModelMember, Renderable, Shadows, Visibility } from '../../components';
+import { addTransform, removeTransformEntity } from '../engine/hierarchy';
+import { bindObject, unbindObject } from '../engine/registry';
+import { materialTextures, releaseObjectResources, retainObjectResources } from '../engine/resources';
+import { detachFromThreeMatrixUpdates } from '../engine/sync';
+import { addViewerEntity, type AnimationEntry, type ModelRecord, type ViewerWorld } from '../engine/world';
+
+interface Association {
+  nodes?: number;
+  meshes?: number;
+  primitives?: number;
+  materials?: number;
+  textures?: number;
+}
+
+export interface SpawnModelOptions {
+  modelId: string;
+  /** The model's scene name (its sourceFileName). */
+  name: string;
+}
+
+/**
+ * Turns a parsed glTF into entities: one per Object3D of its default scene (the model root first,
+ * parents before children), each with Transform, Visibility, Shadows and ModelMember, bound in the
+ * registry. Registers nodeId, primitiveId, materialId, textureId and the animations in the model
+ * record. Instanced meshes (EXT_mesh_gpu_instancing) stay one InstancedMesh entity.
+ */
+export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOptions): ModelRecord {
+  const associations = gltf.parser.associations as Map<object, Association | undefined>;
+  const root = new Group();
+  root.name = options.name;
+  const content = gltf.scene ?? gltf.scenes[0] ?? new Group();
+  root.add(content);
+
+  const modelEid = addViewerEntity(world);
+  const record: ModelRecord = {
+    eid: modelEid,
+    modelId: options.modelId,
+    name: options.name,
+    root,
+    nodes: new Map(),
+    primitives: new Map(),
+    materials: new Map(),
+    textures: new Map(),
+    animations: [],
+    mixer: null,
+    animated: new Uint32Array(0),
+    entities: new Uint32Array(0),
+    syncPose: false,
+  };
+  addComponent(world, modelEid, Model);
+  addComponent(world, modelEid, AnimationState);
+  AnimationState.playing[modelEid] = 0;
+  AnimationState.running[modelEid] = 0;
+
+  const entities: number[] = [];
+  const spawn = (object: Object3D, parentEid: number, nodeIndex: number, cast: boolean, receive: boolean): void => {
+    const eid = object === root ? modelEid : addViewerEntity(world);
+    entities.push(eid);
+    const assoc = associations.get(object);
+    const ownNode = assoc?.nodes;
+    const node = ownNode ?? nodeIndex;
+    const data = object.userData as Record<string, unknown>;
+    // Per-node flags (glTF node extras); shadows default to on, inherited by a node's primitives.
+    if (ownNode !== undefined) {
+      cast = data.castShadow !== false;
+      receive = data.receiveShadow !== false;
+      if (data.visible === false) object.visible = false;
+    }
+
+    addTransform(world, eid, parentEid, object.position.toArray(), object.quaternion.toArray(), object.scale.toArray());
+    addComponent(world, eid, Visibility);
+    Visibility.visible[eid] = object.visible ? 1 : 0;
+    addComponent(world, eid, Shadows);
+    Shadows.cast[eid] = cast ? 1 : 0;
+    Shadows.receive[eid] = receive ? 1 : 0;
+    addComponent(world, eid, ModelMember);
+    ModelMember.model[eid] = modelEid;
+    ModelMember.node[eid] = object === root ? -1 : node;
+    ModelMember.primitive[eid] = assoc?.primitives ?? -1;
+    ModelMember.material[eid] = -1;
+    detachFromThreeMatrixUpdates(object);
+    bindObject(world, eid, object);
+
+    if (ownNode !== undefined) record.nodes.set(nodeIdOf(data, ownNode), eid);
+    const mesh = object as Mesh;
+    if (mesh.isMesh || (object as { isPoints?: boolean }).isPoints || (object as { isLine?: boolean }).isLine) {
+      addComponent(world, eid, Renderable);
+      mesh.castShadow = cast;
+      mesh.receiveShadow = receive;
+      retainObjectResources(object);
+      const primitive = assoc?.primitives ?? 0;
+      record.primitives.set(`${nodeIdOf(nodeData(object, associations), node)}/${primitive}`, eid);
+      const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
+      for (const material of materials) {
+        const materialIndex = registerMaterial(record, material, associations);
+        if (ModelMember.material[eid] === -1) ModelMember.material[eid] = materialIndex;
+      }
+    }
+    for (const child of object.children) spawn(child, eid, node, cast, receive);
+  };
+  spawn(root, 0, -1, true, true);
+  record.entities = Uint32Array.from(entities);
+
+  registerAnimations(world, record, gltf.animations);
+  world.models.set(modelEid, record);
+  world.render.needsRender = true;
+  return record;
+}
+
+/** Removes a model's entities, disposes what only it used, and stops its mixer. */
+export function despawnModel(world: ViewerWorld, modelEid: number): void {
+  const record = world.models.get(modelEid);
+  if (!record) throw new Error(`No model is loaded as entity ${modelEid}.`);
+  if (record.mixer) {
+    record.mixer.stopAllAction();
+    record.mixer.uncacheRoot(record.root);
+  }
+  record.root.removeFromParent();
+  for (let i = record.entities.length - 1; i >= 0; i--) {
+    const eid = record.entities[i];
+    const object = unbindObject(world, eid);
+    if (object && ((object as Mesh).isMesh || (object as { isPoints?: boolean }).isPoints || (object as { isLine?: boolean }).isLine)) {
+      releaseObjectResources(object);
+    }
+    removeTransformEntity(world, eid);
+  }
+  world.models.delete(modelEid);
+  world.render.needsRender = true;
+}
+
+/** The record of a model by its model id (the Model document's _id). */
+export function findModel(world: ViewerWorld, modelId: string): ModelRecord | undefined {
+  for (const record of world.models.values()) if (record.modelId === modelId) return record;
+  return undefined;
+}
+
+/** Stable node id: the node's `extras.nodeId` when the model carries one, else its glTF index. */
+function nodeIdOf(userData: Record<string, unknown>, index: number): string {
+  const id = userData.nodeId;
+  return typeof id === 'string' && id.length > 0 ? id : String(index);
+}
+
+function nodeData(object: Object3D, associations: Map<object, Association | undefined>): Record<string, unknown> {
+  for (let o: Object3D | null = object; o; o = o.parent) {
+    if (associations.get(o)?.nodes !== undefined) return o.userData as Record<string, unknown>;
+  }
+  return {};
+}
+
+function registerMaterial(record: ModelRecord, material: Material, associations: Map<object, Association | undefined>): number {
+  const index = associations.get(material)?.materials ?? -1;
+  const id = typeof material.userData.materialId === 'string' ? (material.userData.materialId as string) : index >= 0 ? String(index) : material.uuid;
+  if (!record.materials.has(id)) record.materials.set(id, material);
+  for (const texture of materialTextures(material)) registerTexture(record, texture, associations);
+  return index;
+}
+
+function registerTexture(record: ModelRecord, texture: Texture, associations: Map<object, Association | undefined>): void {
+  const index = associations.get(texture)?.textures;
+  const id = index !== undefined ? String(index) : texture.uuid;
+  if (!record.textures.has(id)) record.textures.set(id, texture);
+}
+
+function registerAnimations(world: ViewerWorld, record: ModelRecord, clips: AnimationClip[]): void {
+  if (clips.length === 0) return;
+  // The viewer wires the mixer's events (src/viewer/animation.ts attachAnimationEvents).
+  record.mixer = new AnimationMixer(record.root);
+  const animated = new Set<number>();
+  clips.forEach((clip, index) => {
+    if (!clip.name) clip.name = `animation_${index}`;
+    const entry: AnimationEntry = { id: String(index), name: clip.name, clip, action: null };
+    record.animations.push(entry);
+    for (const track of clip.tracks) {
+      const parsed = PropertyBinding.parseTrackName(track.name);
+      if (parsed.propertyName !== 'position' && parsed.propertyName !== 'quaternion' && parsed.propertyName !== 'scale') continue;
+      const target = PropertyBinding.findNode(record.root, parsed.nodeName) as Object3D | undefined;
+      const eid = target ? (target.userData.eid as number | undefined) : undefined;
+      if (eid) animated.add(eid);
+    }
+  });
+  // Parents before children is not needed here: the transform system orders the propagation.
+  record.animated = Uint32Array.from(animated);
+  for (const eid of record.animated) addComponent(world, eid, Animated);
+}

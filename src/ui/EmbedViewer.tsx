@@ -1,0 +1,121 @@
+import { useEffect, useMemo, useRef } from 'react';
+import { useSnapshot } from 'valtio';
+import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
+import { parseEmbedOptions } from './embed-options';
+import { createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+
+const DEFAULT_LOGO = '/assets/images/logo.svg';
+const PRODUCT_URL = 'https://parametricos.com';
+
+/** The embedded viewer screen (viewer specification section 2). */
+export function EmbedViewer({ sceneId }: { sceneId: string }) {
+  const options = useMemo(() => parseEmbedOptions(window.location.search), []);
+  const state = useMemo(() => createEmbedState(), []);
+  const snap = useSnapshot(state);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const containerRef = useRef<HTMLDivElement>(null);
+  const controllerRef = useRef<EmbedController | null>(null);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    const container = containerRef.current;
+    if (!canvas || !container) return;
+    const controller = createEmbedController(sceneId, state, { canvas, container });
+    controllerRef.current = controller;
+    const prefetch = new AbortController();
+    if (options.autoPlay) controller.start();
+    else void prefetchCover(sceneId, state, prefetch.signal);
+    return () => {
+      prefetch.abort();
+      controller.dispose();
+      controllerRef.current = null;
+    };
+  }, [sceneId, state, options.autoPlay]);
+
+  return (
+    <div className="embed" ref={containerRef} style={{ ['--accent' as string]: options.uiColor }}>
+      <canvas className="embed-canvas" ref={canvasRef} data-testid="viewer-canvas" />
+      {snap.phase === 'not-started' && (
+        <Cover
+          state={snap as EmbedState}
+          thumbnail={options.uiThumbnailUrl ?? snap.thumbnailUrl}
+          backgroundType={options.uiBackgroundType}
+          backgroundColor={options.uiBackgroundColor}
+          onPlay={() => controllerRef.current?.start()}
+        />
+      )}
+      {(snap.phase === 'started' || snap.phase === 'loading') && (
+        <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
+          <img className="logo pulse" src={options.uiLogoUrl ?? DEFAULT_LOGO} alt="" />
+          <div className="progress" aria-label="Loading progress">
+            <div className="progress-bar" style={{ width: `${Math.round(progressFraction(snap.progress) * 100)}%` }} />
+          </div>
+          <div className="progress-text">{progressText(snap.progress)}</div>
+        </div>
+      )}
+      {snap.phase === 'failed' && (
+        <div className="overlay failed" role="alert" data-testid="failure-overlay">
+          <p className="failure-title">{snap.failureTitle || UNEXPECTED_ERROR}</p>
+          {snap.failureDetail && <p className="failure-detail">{snap.failureDetail}</p>}
+          <button type="button" className="reload" onClick={() => window.location.reload()}>
+            Reload
+          </button>
+        </div>
+      )}
+      {snap.notices.length > 0 && snap.phase !== 'failed' && (
+        <ul className="notices" data-testid="notices">
+          {snap.notices.map((n) => (
+            <li key={n.id}>
+              <span>{n.text}</span>
+              <button type="button" aria-label="Dismiss" onClick={() => dismiss(state, n.id)}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {options.uiWatermark && (
+        <a className="watermark" href={PRODUCT_URL} target="_blank" rel="noopener noreferrer" data-testid="watermark">
+          <img src={DEFAULT_LOGO} alt="" /> Parametricos
+        </a>
+      )}
+    </div>
+  );
+}
+
+function Cover(props: {
+  state: EmbedState;
+  thumbnail: string | null;
+  backgroundType: 'image' | 'color' | null;
+  backgroundColor: string;
+  onPlay: () => void;
+}) {
+  const style: React.CSSProperties = {};
+  if (props.backgroundType === 'image' && props.thumbnail) {
+    style.backgroundImage = `url("${encodeURI(props.thumbnail)}")`;
+  } else if (props.backgroundType === 'color') {
+    style.backgroundColor = props.backgroundColor;
+  }
+  return (
+    <div className="overlay cover" style={style} data-testid="cover" data-background={props.backgroundType ?? 'transparent'}>
+      {props.state.sceneName && <div className="cover-title">{props.state.sceneName}</div>}
+      <button type="button" className="play" aria-label="Start the viewer" onClick={props.onPlay} data-testid="play-button">
+        <svg viewBox="0 0 24 24" aria-hidden="true">
+          <path d="M8 5v14l11-7z" />
+        </svg>
+      </button>
+    </div>
+  );
+}
+
+function dismiss(state: EmbedState, id: number) {
+  const i = state.notices.findIndex((n) => n.id === id);
+  if (i >= 0) state.notices.splice(i, 1);
+}
+
+function progressText(p: EmbedState['progress']): string {
+  const mb = (n: number) => (n / 1048576).toFixed(1);
+  if (p.modelsTotal === 0) return 'Loading the scene…';
+  const bytes = p.total > 0 ? `${mb(p.loaded)} of ${mb(p.total)} MB` : p.loaded > 0 ? `${mb(p.loaded)} MB` : '';
+  return `Loading ${p.modelsDone} of ${p.modelsTotal} model${p.modelsTotal === 1 ? '' : 's'}${bytes ? ` · ${bytes}` : ''}`;
+}

@@ -1,0 +1,132 @@
+import { ref } from 'valtio';
+import { postToHost } from '../api/host-events';
+import type { ClientConfig } from '../protocol/config';
+import type { SceneDoc } from '../protocol/scene';
+import { fetchClientConfig, fetchScene } from '../scene/load-scene';
+import { createViewer, type Viewer } from '../viewer/viewer';
+import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+
+export interface EmbedController {
+  /** Starts the viewer: by autoPlay or the play button. Idempotent. */
+  start(): void;
+  dispose(): void;
+}
+
+interface Debug {
+  viewer: Viewer | null;
+  state: EmbedState;
+}
+
+/**
+ * Drives one embedded viewer through its lifecycle: started (viewerinit) -> loading (config,
+ * scene, models with progress) -> ready (viewerready to the host) or failed (the overlay).
+ */
+export function createEmbedController(sceneId: string, state: EmbedState, elements: { canvas: HTMLCanvasElement; container: HTMLElement }): EmbedController {
+  let viewer: Viewer | null = null;
+  let started = false;
+  const abort = new AbortController();
+  const debug: Debug = { viewer: null, state };
+  exposeDebugHandle(debug);
+
+  const fail = (title: string, error: unknown) => {
+    if (abort.signal.aborted) return;
+    const detail = error instanceof Error ? error.message : String(error);
+    console.error(title, error);
+    state.failureTitle = title;
+    state.failureDetail = detail;
+    state.phase = 'failed';
+  };
+
+  const run = async () => {
+    let config: ClientConfig;
+    let scene: SceneDoc;
+    try {
+      state.phase = 'loading';
+      viewer = createViewer({
+        ...elements,
+        onFatal: (error) => fail(UNEXPECTED_ERROR, error),
+      });
+      debug.viewer = ref(viewer) as Viewer;
+      config = await fetchClientConfig('', abort.signal);
+      scene = await fetchScene(config, sceneId, abort.signal);
+      state.sceneName = scene.name;
+      const result = await viewer.loadScene(config, scene, {
+        signal: abort.signal,
+        onProgress: (p) => {
+          state.progress = p;
+        },
+        onModelError: ({ model, error }) => {
+          console.error(`Model ${model._id} (${model.sourceFileName}) failed to load:`, error);
+          addNotice(state, `"${model.sourceFileName}" could not be loaded: ${error.message}`);
+        },
+      });
+      for (const model of result.skipped) {
+        addNotice(state, `"${model.sourceFileName}" is stored as '${model.outputFormat}', which the viewer does not load.`);
+      }
+      const attempted = result.loaded.length + result.failed.length;
+      if (attempted > 0 && result.loaded.length === 0) {
+        const reasons = result.failed.map((f) => `${f.model.sourceFileName}: ${f.error.message}`).join(' ');
+        throw new Error(reasons || 'No model could be loaded.');
+      }
+      if (attempted === 0) addNotice(state, 'This scene has no models to show yet.');
+      await viewer.nextFrame();
+      if (abort.signal.aborted) return;
+      state.phase = 'ready';
+      postToHost({ type: 'viewerready', sceneId });
+    } catch (error) {
+      fail(FAILED_TO_LOAD, error);
+    }
+  };
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      state.phase = 'started';
+      postToHost({ type: 'viewerinit', sceneId });
+      void run();
+    },
+    dispose() {
+      abort.abort();
+      viewer?.dispose();
+      viewer = null;
+    },
+  };
+}
+
+/** window.__viewer: a read-only debug handle for devtools and browser tests (DESIGN.md section 6). */
+function exposeDebugHandle(debug: Debug): void {
+  const handle = {
+    get world() {
+      return debug.viewer?.world ?? null;
+    },
+    get objects() {
+      return debug.viewer?.world.objects ?? [];
+    },
+    get stats() {
+      return debug.viewer ? { ...debug.viewer.world.stats } : null;
+    },
+    get phase() {
+      return debug.state.phase;
+    },
+    summary() {
+      return debug.viewer?.summary() ?? [];
+    },
+    get viewer() {
+      return debug.viewer;
+    },
+  };
+  Object.defineProperty(window, '__viewer', { value: handle, configurable: true });
+}
+
+/** Loads the scene document for the cover (thumbnail) before the viewer starts; failures wait for start. */
+export async function prefetchCover(sceneId: string, state: EmbedState, signal: AbortSignal): Promise<void> {
+  try {
+    const config = await fetchClientConfig('', signal);
+    const scene = await fetchScene(config, sceneId, signal);
+    state.sceneName = scene.name;
+    state.thumbnailUrl = scene.thumbnailUrl ?? null;
+  } catch {
+    // The cover works without a thumbnail; a real failure is reported when loading starts.
+  }
+}

@@ -1,0 +1,59 @@
+/// <reference types="vitest/config" />
+import { defineConfig, type Plugin } from 'vite';
+import react from '@vitejs/plugin-react';
+import { createReadStream, cpSync, existsSync, statSync } from 'node:fs';
+import { join, normalize, resolve } from 'node:path';
+
+/**
+ * Decoders for Draco and Basis/KTX2 are served from /libs/draco and /libs/basis. They are copied
+ * from the installed three package at build time (and served from it in dev), never committed.
+ */
+const THREE_LIBS = resolve(__dirname, 'node_modules/three/examples/jsm/libs');
+const DECODER_DIRS = ['draco', 'basis'] as const;
+
+function decoderLibs(): Plugin {
+  return {
+    name: 'decoder-libs',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const url = (req.url ?? '').split('?')[0];
+        const m = /^\/libs\/(draco|basis)\/(.+)$/.exec(url);
+        if (!m) return next();
+        const file = normalize(join(THREE_LIBS, m[1], m[2]));
+        if (!file.startsWith(join(THREE_LIBS, m[1])) || !existsSync(file) || !statSync(file).isFile()) return next();
+        res.setHeader('Content-Type', file.endsWith('.wasm') ? 'application/wasm' : 'text/javascript');
+        createReadStream(file).pipe(res);
+      });
+    },
+    writeBundle(options) {
+      const out = options.dir ?? resolve(__dirname, 'dist');
+      for (const dir of DECODER_DIRS) {
+        cpSync(join(THREE_LIBS, dir), join(out, 'libs', dir), {
+          recursive: true,
+          filter: (src) => !src.endsWith('README.md'),
+        });
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  plugins: [react(), decoderLibs()],
+  build: {
+    outDir: 'dist',
+    sourcemap: true,
+    chunkSizeWarningLimit: 2000,
+  },
+  worker: { format: 'es' },
+  server: {
+    proxy: {
+      '/v1': 'http://localhost:8080',
+      '/cdn': 'http://localhost:8080',
+    },
+  },
+  test: {
+    include: ['tests/unit/**/*.test.ts', 'tests/service/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30000,
+  },
+});
