@@ -111,7 +111,9 @@ function checkJson(json: GltfJson, binLength: number): void {
     }
     const uri = buffer.uri;
     if (uri === undefined) {
-      if (i !== 0) throw new ModelFormatError(`glTF buffer ${i} has no uri; only buffer 0 may use the GLB BIN chunk.`);
+      // Only buffer 0 can be the BIN chunk; another buffer without uri is a placeholder (the
+      // fallback buffer of EXT_meshopt_compression, for one) that the loader never reads.
+      if (i !== 0) return;
       if (binLength < 0) throw new ModelFormatError('glTF buffer 0 refers to the GLB BIN chunk, but the file has none.');
       if (byteLength > binLength) {
         throw new ModelFormatError(`glTF buffer 0 declares ${byteLength} bytes but the BIN chunk holds ${binLength}.`);
@@ -128,11 +130,18 @@ function checkJson(json: GltfJson, binLength: number): void {
   });
 }
 
-/** Byte length of a base64 data URI's payload, or null when it is not valid base64. */
+/** Byte length of a data URI's payload, or null when it is malformed. */
 function dataUriLength(uri: string): number | null {
   const comma = uri.indexOf(',');
-  if (comma < 0 || !/;base64$/.test(uri.slice(0, comma))) return null;
+  if (comma < 0) return null;
   const data = uri.slice(comma + 1);
+  if (!/;base64$/i.test(uri.slice(0, comma))) {
+    try {
+      return new TextEncoder().encode(decodeURIComponent(data)).byteLength;
+    } catch {
+      return null;
+    }
+  }
   if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data)) return null;
   const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   return (data.length / 4) * 3 - padding;
