@@ -8,7 +8,7 @@ import { join, normalize, resolve } from 'node:path';
  * Decoders for Draco and Basis/KTX2 are served from /libs/draco and /libs/basis. They are copied
  * from the installed three package at build time (and served from it in dev), never committed.
  */
-const THREE_LIBS = resolve(__dirname, 'node_modules/three/examples/jsm/libs');
+const THREE_LIBS = resolve(import.meta.dirname, 'node_modules/three/examples/jsm/libs');
 const DECODER_DIRS = ['draco', 'basis'] as const;
 
 function decoderLibs(): Plugin {
@@ -26,7 +26,7 @@ function decoderLibs(): Plugin {
       });
     },
     writeBundle(options) {
-      const out = options.dir ?? resolve(__dirname, 'dist');
+      const out = options.dir ?? resolve(import.meta.dirname, 'dist');
       for (const dir of DECODER_DIRS) {
         cpSync(join(THREE_LIBS, dir), join(out, 'libs', dir), {
           recursive: true,

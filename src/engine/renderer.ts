@@ -3,7 +3,7 @@ import {
   AmbientLight,
   Color,
   DirectionalLight,
-  PCFSoftShadowMap,
+  PCFShadowMap,
   PerspectiveCamera,
   PMREMGenerator,
   Scene,
@@ -53,7 +53,7 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
   renderer.outputColorSpace = SRGBColorSpace;
   renderer.toneMapping = ACESFilmicToneMapping;
   renderer.shadowMap.enabled = true;
-  renderer.shadowMap.type = PCFSoftShadowMap;
+  renderer.shadowMap.type = PCFShadowMap;
   renderer.localClippingEnabled = true;
 
   const scene = new Scene();

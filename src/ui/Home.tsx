@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 interface SceneItem {
-  _id: string;
+  id: string;
   name: string;
   modelCount?: number;
 }
@@ -14,9 +14,9 @@ export function Home() {
     fetch('/v1/scenes')
       .then(async (r) => {
         if (!r.ok) throw new Error(`The scene list request failed: ${r.status}.`);
-        return (await r.json()) as SceneItem[] | { scenes: SceneItem[] };
+        return (await r.json()) as { scenes: SceneItem[] };
       })
-      .then((body) => setScenes(Array.isArray(body) ? body : body.scenes))
+      .then((body) => setScenes(body.scenes))
       .catch((e: Error) => setError(e.message));
   }, []);
   return (
@@ -31,8 +31,8 @@ export function Home() {
       {scenes && (
         <ul className="scene-list">
           {scenes.map((s) => (
-            <li key={s._id}>
-              <a href={`/embed/${encodeURIComponent(s._id)}`}>{s.name || s._id}</a>
+            <li key={s.id}>
+              <a href={`/embed/${encodeURIComponent(s.id)}`}>{s.name || s.id}</a>
               {typeof s.modelCount === 'number' && <span className="muted"> · {s.modelCount} model{s.modelCount === 1 ? '' : 's'}</span>}
             </li>
           ))}

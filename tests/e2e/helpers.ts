@@ -1,0 +1,146 @@
+import { expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { importModel } from '../../src/server/import';
+import { openFileStore, type Store } from '../../src/server/store';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const MODELS = resolve(ROOT, '../shared/models');
+
+let storePromise: Promise<Store> | null = null;
+export function store(): Promise<Store> {
+  const dir = process.env.E2E_DATA_DIR;
+  if (!dir) throw new Error('E2E_DATA_DIR is not set: run the browser tests through playwright (global-setup).');
+  storePromise ??= openFileStore(dir);
+  return storePromise;
+}
+
+/** A scene id from a file name: url-safe characters only. */
+export function sceneIdFor(prefix: string, file: string): string {
+  return `${prefix}-${file.replace(/\.glb$/, '').replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
+}
+
+/** Imports a model file into a new scene of its own, through the real import path. */
+export async function importIntoScene(path: string, sceneId: string): Promise<void> {
+  const s = await store();
+  if (await s.getScene(sceneId)) return;
+  await importModel(s, { path }, { sceneId, name: sceneId });
+}
+
+/**
+ * Stores arbitrary bytes as a model of a scene, wrapped as a legacy (zlib) container: the import
+ * path refuses malformed files up front, and the viewer must cope with them anyway.
+ */
+export async function storeRawModel(sceneId: string, modelId: string, asset: Uint8Array, extra: { outputFormat?: string } = {}): Promise<void> {
+  const s = await store();
+  const versionKey = `${modelId}/v1`;
+  await s.writeDerivative(versionKey, deflateSync(asset));
+  const model = { _id: modelId, latestVersionKey: versionKey, outputFormat: extra.outputFormat ?? 'glb', sourceFileName: `${modelId}.glb` };
+  await s.putModel(model);
+  const scene = (await s.getScene(sceneId)) ?? { _id: sceneId, name: sceneId, thumbnailUrl: null, viewerConfig: {}, models: [] };
+  scene.models = [...scene.models.filter((m) => m._id !== modelId), model];
+  await s.putScene(scene);
+}
+
+export interface GlbCounts {
+  nodes: number;
+  meshes: number;
+  animations: number;
+}
+
+/** Counts from the file itself: nodes and drawable primitives of the default scene, animations. */
+export function countsFromGlb(bytes: Uint8Array): GlbCounts {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const jsonLength = view.getUint32(12, true);
+  const json = JSON.parse(new TextDecoder().decode(bytes.subarray(20, 20 + jsonLength)));
+  const sceneIndex = json.scene ?? 0;
+  const roots: number[] = json.scenes?.[sceneIndex]?.nodes ?? [];
+  let nodes = 0;
+  let meshes = 0;
+  const visit = (i: number) => {
+    nodes++;
+    const node = json.nodes[i];
+    if (node.mesh !== undefined) {
+      for (const p of json.meshes[node.mesh].primitives) if (p.mode === undefined || p.mode >= 4) meshes++;
+    }
+    for (const c of node.children ?? []) visit(c);
+  };
+  roots.forEach(visit);
+  return { nodes, meshes, animations: (json.animations ?? []).length };
+}
+
+export function readModel(file: string): Uint8Array {
+  return new Uint8Array(readFileSync(join(MODELS, file)));
+}
+
+/** Records every message the page receives (the viewer posts to window.parent, which is itself at top level). */
+export async function recordMessages(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __messages: unknown[] };
+    w.__messages = [];
+    window.addEventListener('message', (e) => w.__messages.push(e.data));
+  });
+}
+
+export async function messages(page: Page): Promise<{ type?: string }[]> {
+  return page.evaluate(() => (window as unknown as { __messages: { type?: string }[] }).__messages ?? []);
+}
+
+/** Waits until the viewer is ready or failed and returns which. */
+export async function settled(page: Page, timeout = 90_000): Promise<'ready' | 'failed'> {
+  const handle = await page.waitForFunction(
+    () => {
+      const phase = (window as unknown as { __viewer?: { phase: string } }).__viewer?.phase;
+      return phase === 'ready' || phase === 'failed' ? phase : null;
+    },
+    undefined,
+    { timeout, polling: 100 },
+  );
+  return (await handle.jsonValue()) as 'ready' | 'failed';
+}
+
+export interface CanvasPixels {
+  /** Share of pixels that differ clearly from the most common colour. */
+  nonBackground: number;
+  /** Number of distinct colours (quantised to 4 bits a channel). */
+  colours: number;
+}
+
+/** Screenshot of the canvas, measured in the page (no image library needed in Node). */
+export async function canvasPixels(page: Page): Promise<CanvasPixels> {
+  const png = await page.getByTestId('viewer-canvas').screenshot();
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    const counts = new Map<number, number>();
+    for (let i = 0; i < data.length; i += 4) {
+      const key = ((data[i] >> 4) << 8) | ((data[i + 1] >> 4) << 4) | (data[i + 2] >> 4);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    let bgKey = 0;
+    let bgCount = 0;
+    for (const [k, n] of counts) if (n > bgCount) [bgKey, bgCount] = [k, n];
+    const br = (bgKey >> 8) << 4, bgc = ((bgKey >> 4) & 15) << 4, bb = (bgKey & 15) << 4;
+    let differ = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (Math.abs(data[i] - br) + Math.abs(data[i + 1] - bgc) + Math.abs(data[i + 2] - bb) > 48) differ++;
+    }
+    return { nonBackground: differ / (data.length / 4), colours: counts.size };
+  }, png.toString('base64'));
+}
+
+export async function expectFailureOverlay(page: Page, detail?: string | RegExp): Promise<void> {
+  const overlay = page.getByTestId('failure-overlay');
+  await expect(overlay).toBeVisible();
+  await expect(overlay).toContainText('Failed to load the scene.');
+  await expect(overlay.getByRole('button', { name: 'Reload' })).toBeVisible();
+  if (detail) await expect(overlay.locator('.failure-detail')).toContainText(detail);
+}

@@ -1,0 +1,283 @@
+import { expect, test } from '@playwright/test';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  canvasPixels,
+  countsFromGlb,
+  expectFailureOverlay,
+  importIntoScene,
+  messages,
+  MODELS,
+  readModel,
+  recordMessages,
+  sceneIdFor,
+  settled,
+  storeRawModel,
+} from './helpers';
+
+/**
+ * The embedded viewer in real Chromium: every real model of ../shared/models goes through the
+ * import path into a container, loads at /embed/{sceneId}, reaches viewerready and draws; every
+ * malformed file gives the failure path (or, for the validator's valid controls, loads).
+ */
+
+const REAL_MODELS = readdirSync(MODELS).filter((f) => f.endsWith('.glb')).sort();
+
+test.describe('real models', () => {
+  for (const file of REAL_MODELS) {
+    test(`${file} loads, matches the file's counts and draws`, async ({ page }) => {
+      const sceneId = sceneIdFor('real', file);
+      await importIntoScene(join(MODELS, file), sceneId);
+      const expected = countsFromGlb(readModel(file));
+      await recordMessages(page);
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+
+      await page.goto(`/embed/${sceneId}`);
+      expect(await settled(page)).toBe('ready');
+      const types = (await messages(page)).map((m) => m.type);
+      expect(types).toContain('viewerinit');
+      expect(types).toContain('viewerready');
+      expect(types.indexOf('viewerinit')).toBeLessThan(types.indexOf('viewerready'));
+
+      const summary = await page.evaluate(() => (window as any).__viewer.summary());
+      expect(summary).toHaveLength(1);
+      expect(summary[0].name).toBe(file);
+      expect(summary[0].nodes).toBe(expected.nodes);
+      expect(summary[0].meshes).toBe(expected.meshes);
+      expect(summary[0].animations).toHaveLength(expected.animations);
+      await expect(page.getByTestId('loading-overlay')).toHaveCount(0);
+      await expect(page.getByTestId('notices')).toHaveCount(0);
+
+      const pixels = await canvasPixels(page);
+      expect(pixels.nonBackground, 'the model covers part of the canvas').toBeGreaterThan(0.003);
+      expect(pixels.colours).toBeGreaterThan(3);
+      expect(errors).toEqual([]);
+    });
+  }
+});
+
+test.describe('malformed files', () => {
+  for (const dir of ['glb', 'buffer']) {
+    const base = join(MODELS, 'malformed', dir);
+    for (const file of readdirSync(base).filter((f) => f.endsWith('.glb')).sort()) {
+      const report = JSON.parse(readFileSync(join(base, `${file}.report.json`), 'utf8'));
+      const invalid = report.issues.numErrors > 0;
+      test(`${dir}/${file} ${invalid ? 'shows the failure overlay' : 'loads (a valid control)'}`, async ({ page }) => {
+        const sceneId = sceneIdFor(`bad-${dir}`, file);
+        await storeRawModel(sceneId, sceneId.replace(/[^A-Za-z0-9_-]/g, '_'), new Uint8Array(readFileSync(join(base, file))));
+        await page.goto(`/embed/${sceneId}`);
+        const phase = await settled(page, 30_000);
+        if (invalid) {
+          expect(phase).toBe('failed');
+          await expectFailureOverlay(page);
+        } else {
+          expect(phase).toBe('ready');
+        }
+      });
+    }
+  }
+});
+
+test('a scene with one broken model shows the others and says which failed', async ({ page }) => {
+  const sceneId = 'mixed-good-bad';
+  await importIntoScene(join(MODELS, 'Duck.glb'), sceneId);
+  await storeRawModel(sceneId, 'brokenModel', new TextEncoder().encode('this is not a model'));
+  await page.goto(`/embed/${sceneId}`);
+  expect(await settled(page)).toBe('ready');
+  await expect(page.getByTestId('notices')).toContainText('brokenModel.glb');
+  await expect(page.getByTestId('notices')).toContainText('Unknown file format');
+  const summary = await page.evaluate(() => (window as any).__viewer.summary());
+  expect(summary.map((s: { name: string }) => s.name)).toEqual(['Duck.glb']);
+});
+
+test('an unsupported container version names the version', async ({ page }) => {
+  const sceneId = 'bad-version';
+  const file = new Uint8Array(40);
+  file.set(new TextEncoder().encode('3DXF'), 0);
+  file.set([2, 0, 0], 4);
+  await storeRawModel(sceneId, 'futureModel', new Uint8Array(0));
+  // Overwrite the stored container with a header of version 2.0.0.
+  const { store } = await import('./helpers');
+  await (await store()).writeDerivative('futureModel/v1', file);
+  await page.goto(`/embed/${sceneId}`);
+  expect(await settled(page, 30_000)).toBe('failed');
+  await expectFailureOverlay(page, 'Unsupported version: 2.0.0');
+});
+
+test('a missing model file (404) and an unknown scene show the failure overlay', async ({ page }) => {
+  await storeRawModel('missing-file', 'ghost', new Uint8Array(0));
+  const { store } = await import('./helpers');
+  const s = await store();
+  const model = await s.getModel('ghost');
+  await s.putModel({ ...model!, latestVersionKey: 'ghost/never-written' });
+  const scene = await s.getScene('missing-file');
+  await s.putScene({ ...scene!, models: [{ ...model!, latestVersionKey: 'ghost/never-written' }] });
+  await page.goto('/embed/missing-file');
+  expect(await settled(page, 30_000)).toBe('failed');
+  await expectFailureOverlay(page, '404');
+
+  await page.goto('/embed/no-such-scene');
+  expect(await settled(page, 30_000)).toBe('failed');
+  await expectFailureOverlay(page, '404');
+});
+
+test('models in another output format are listed as skipped, not loaded', async ({ page }) => {
+  const sceneId = 'other-format';
+  await importIntoScene(join(MODELS, 'Box-draco.glb'), sceneId);
+  await storeRawModel(sceneId, 'ifcModel', new Uint8Array([1, 2, 3]), { outputFormat: 'ifc' });
+  await page.goto(`/embed/${sceneId}`);
+  expect(await settled(page)).toBe('ready');
+  await expect(page.getByTestId('notices')).toContainText("stored as 'ifc'");
+});
+
+test.describe('cover, play button, watermark and reload', () => {
+  test.beforeAll(async () => {
+    await importIntoScene(join(MODELS, 'BoxAnimated.glb'), 'cover-scene');
+  });
+
+  test('autoPlay=false shows the cover and loads nothing until play is pressed', async ({ page }) => {
+    await recordMessages(page);
+    const modelRequests: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('model_file.binz')) modelRequests.push(r.url());
+    });
+    await page.goto('/embed/cover-scene?autoPlay=false&uiColor=ff8800');
+    const play = page.getByTestId('play-button');
+    await expect(play).toBeVisible();
+    await expect(page.getByTestId('cover')).toHaveAttribute('data-background', 'transparent');
+    const colour = await play.evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(colour).toBe('rgb(255, 136, 0)');
+    const radius = await play.evaluate((el) => getComputedStyle(el).borderRadius);
+    expect(radius).toBe('50%');
+    await page.waitForTimeout(500);
+    expect(modelRequests).toEqual([]);
+    expect((await messages(page)).map((m) => m.type)).not.toContain('viewerinit');
+    expect(await page.evaluate(() => (window as any).__viewer.phase)).toBe('not-started');
+
+    await play.click();
+    expect(await settled(page)).toBe('ready');
+    expect(modelRequests).toHaveLength(1);
+    await expect(page.getByTestId('cover')).toHaveCount(0);
+    const types = (await messages(page)).map((m) => m.type);
+    expect(types).toEqual(expect.arrayContaining(['viewerinit', 'viewerready']));
+  });
+
+  test('cover background: solid colour, thumbnail image', async ({ page }) => {
+    await page.goto('/embed/cover-scene?autoPlay=false&uiBackgroundType=color&uiBackgroundColor=%23336699');
+    const cover = page.getByTestId('cover');
+    await expect(cover).toHaveAttribute('data-background', 'color');
+    expect(await cover.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(51, 102, 153)');
+
+    await page.goto('/embed/cover-scene?autoPlay=false&uiBackgroundType=image&uiThumbnailUrl=/assets/images/logo.svg');
+    await expect(cover).toHaveAttribute('data-background', 'image');
+    expect(await cover.evaluate((el) => getComputedStyle(el).backgroundImage)).toContain('/assets/images/logo.svg');
+  });
+
+  test('an invalid colour does not reach the page style', async ({ page }) => {
+    await page.goto('/embed/cover-scene?autoPlay=false&uiColor=red;background:url(x)');
+    const colour = await page.getByTestId('play-button').evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(colour).toBe('rgb(31, 142, 250)');
+  });
+
+  test('the watermark links to the product site in a new tab, and can be switched off', async ({ page }) => {
+    await page.goto('/embed/cover-scene?autoPlay=false');
+    const mark = page.getByTestId('watermark');
+    await expect(mark).toBeVisible();
+    await expect(mark).toHaveAttribute('target', '_blank');
+    await expect(mark).toHaveAttribute('href', /^https:\/\//);
+    const box = await mark.boundingBox();
+    const viewport = page.viewportSize()!;
+    expect(box!.x).toBeLessThan(40);
+    expect(box!.y + box!.height).toBeGreaterThan(viewport.height - 40);
+
+    await page.goto('/embed/cover-scene?autoPlay=false&uiWatermark=false');
+    await expect(page.getByTestId('play-button')).toBeVisible();
+    await expect(page.getByTestId('watermark')).toHaveCount(0);
+  });
+
+  test('the Reload button reloads the page', async ({ page }) => {
+    await page.goto('/embed/no-such-scene-either');
+    expect(await settled(page, 30_000)).toBe('failed');
+    await page.evaluate(() => ((window as any).__beforeReload = true));
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Reload' }).click()]);
+    expect(await page.evaluate(() => (window as any).__beforeReload)).toBeUndefined();
+    expect(await settled(page, 30_000)).toBe('failed');
+  });
+
+  test('the loading overlay shows byte progress while the model downloads', async ({ page }) => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    await page.route('**/model_file.binz', async (route) => {
+      await gate;
+      await route.continue();
+    });
+    await page.goto('/embed/cover-scene');
+    const overlay = page.getByTestId('loading-overlay');
+    await expect(overlay).toBeVisible();
+    await expect(overlay).toContainText('Loading 0 of 1 model');
+    await expect(overlay.locator('img.logo')).toHaveAttribute('src', '/assets/images/logo.svg');
+    const filter = await overlay.evaluate((el) => getComputedStyle(el).backdropFilter);
+    expect(filter).toContain('blur');
+    release();
+    expect(await settled(page)).toBe('ready');
+    await expect(overlay).toHaveCount(0);
+  });
+});
+
+test('viewerready reaches a host page that embeds the viewer in an iframe', async ({ page, baseURL }) => {
+  await importIntoScene(join(MODELS, 'Box-draco.glb'), 'iframe-scene');
+  await page.goto('/assets/images/logo.svg'); // any same-server page as the host document
+  const received = page.evaluate(
+    (src) =>
+      new Promise<string[]>((resolve) => {
+        const seen: string[] = [];
+        window.addEventListener('message', (e) => {
+          seen.push(e.data?.type);
+          if (e.data?.type === 'viewerready') resolve(seen);
+        });
+        const frame = document.createElement('iframe');
+        frame.src = src;
+        frame.width = '640';
+        frame.height = '480';
+        document.documentElement.appendChild(frame);
+      }),
+    `${baseURL}/embed/iframe-scene`,
+  );
+  expect(await received).toEqual(['viewerinit', 'viewerready']);
+});
+
+test('a person can orbit and zoom, and the picture follows', async ({ page }) => {
+  await importIntoScene(join(MODELS, 'DamagedHelmet.glb'), 'orbit-scene');
+  await page.goto('/embed/orbit-scene');
+  expect(await settled(page)).toBe('ready');
+  const camera = () => page.evaluate(() => (window as any).__viewer.viewer.context.camera.position.toArray() as number[]);
+  const before = await camera();
+  const canvas = page.getByTestId('viewer-canvas');
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 200, box.y + box.height / 2 + 40, { steps: 10 });
+  await page.mouse.up();
+  await expect.poll(async () => distance(await camera(), before), { timeout: 10_000 }).toBeGreaterThan(0.1);
+  const distanceToTarget = () => page.evaluate(() => (window as any).__viewer.viewer.controls.distance as number);
+  const beforeZoom = await distanceToTarget();
+  await page.mouse.wheel(0, -400);
+  await expect.poll(distanceToTarget, { timeout: 10_000 }).toBeLessThan(beforeZoom * 0.95);
+});
+
+test('the demo scene of a fresh server loads with its animation', async ({ page }) => {
+  await page.goto('/embed/demo');
+  expect(await settled(page)).toBe('ready');
+  const summary = await page.evaluate(() => (window as any).__viewer.summary());
+  expect(summary).toHaveLength(1);
+  expect(summary[0].animations.length).toBeGreaterThanOrEqual(1);
+  expect(summary[0].materials).toBeGreaterThanOrEqual(4);
+  const pixels = await canvasPixels(page);
+  expect(pixels.nonBackground).toBeGreaterThan(0.02);
+  await page.screenshot({ path: 'test-results/demo-scene.png' });
+});
+
+function distance(a: number[], b: number[]): number {
+  return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+}
