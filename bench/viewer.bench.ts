@@ -103,18 +103,25 @@ requestAnimationFrame(() => { window.__firstFrame = performance.now(); });
 }
 
 const LONG_TASKS = () => {
-  const w = window as unknown as { __longest: number; __tasks: number };
+  const w = window as unknown as { __longest: number; __tasks: [number, number][] };
   w.__longest = 0;
-  w.__tasks = 0;
+  w.__tasks = [];
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      w.__tasks++;
+      w.__tasks.push([e.startTime, e.duration]);
       if (e.duration > w.__longest) w.__longest = e.duration;
     }
   }).observe({ type: 'longtask', buffered: true });
 };
 
-async function measureOurs(browser: Browser, url: string): Promise<{ firstFrame: number; longest: number }> {
+interface LoadRun {
+  firstFrame: number;
+  longest: number;
+  /** Longest task overlapping [scene document fetched, entities spawned]: download, decode, parse, spawn. */
+  longestLoadJs: number;
+}
+
+async function measureOurs(browser: Browser, url: string): Promise<LoadRun> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.addInitScript(LONG_TASKS);
   await page.addInitScript(() => {
@@ -124,12 +131,20 @@ async function measureOurs(browser: Browser, url: string): Promise<{ firstFrame:
   });
   await page.goto(url);
   await page.waitForFunction(() => (window as unknown as { __ready?: number }).__ready, undefined, { timeout: 120_000 });
-  const r = await page.evaluate(() => ({ firstFrame: (window as any).__ready as number, longest: (window as any).__longest as number }));
+  const r = await page.evaluate(() => {
+    const w = window as any;
+    const marks = performance.getEntriesByType('mark');
+    const start = marks.find((m) => m.name === 'viewer:scene')?.startTime ?? 0;
+    const end = Math.max(...marks.filter((m) => m.name.endsWith(':spawned')).map((m) => m.startTime));
+    let longestLoadJs = 0;
+    for (const [s, d] of w.__tasks as [number, number][]) if (s < end && s + d > start) longestLoadJs = Math.max(longestLoadJs, d);
+    return { firstFrame: w.__ready as number, longest: w.__longest as number, longestLoadJs };
+  });
   await page.close();
   return r;
 }
 
-async function measurePlain(browser: Browser, base: string, glbUrl: string): Promise<{ firstFrame: number; longest: number }> {
+async function measurePlain(browser: Browser, base: string, glbUrl: string): Promise<Omit<LoadRun, 'longestLoadJs'>> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await routeThree(page, base, glbUrl);
   await page.addInitScript(LONG_TASKS);
@@ -163,8 +178,8 @@ export default async function run(): Promise<BenchResult[]> {
   const server = await startServer(dataDir);
   const browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
   try {
-    const ours: { firstFrame: number; longest: number }[] = [];
-    const plain: { firstFrame: number; longest: number }[] = [];
+    const ours: LoadRun[] = [];
+    const plain: Omit<LoadRun, 'longestLoadJs'>[] = [];
     // Alternate the two so drift on a noisy machine hits both alike; one warm-up each.
     await measureOurs(browser, `${server.base}/embed/bench`);
     await measurePlain(browser, server.base, '/bench-model.glb');
@@ -174,19 +189,28 @@ export default async function run(): Promise<BenchResult[]> {
     }
     const oursFrame = median(ours.map((r) => r.firstFrame));
     const plainFrame = median(plain.map((r) => r.firstFrame));
-    const longest = Math.max(...ours.map((r) => r.longest));
+    const longestJs = Math.max(...ours.map((r) => r.longestLoadJs));
     const longestMedian = median(ours.map((r) => r.longest));
     const plainLongest = median(plain.map((r) => r.longest));
     return [
       {
-        name: `load: longest main-thread task, ${file} (worst of ${RUNS})`,
-        value: longest,
+        name: `load: longest task from scene document to entities (download, worker decode, parse, spawn), ${file}, worst of ${RUNS}`,
+        value: longestJs,
+        unit: 'ms',
+        goal: '< 50 ms',
+        pass: longestJs < 50,
+      },
+      {
+        // With SwiftShader, WebGL program links and texture uploads run synchronously on the CPU
+        // and dominate this figure for both pages; on a GPU they take a few milliseconds.
+        name: `load: longest task incl. first frame (shader link, texture upload), ${file}, median of ${RUNS}, vs plain three.js`,
+        value: longestMedian,
         unit: 'ms',
         baseline: plainLongest,
+        ratio: longestMedian / plainLongest,
         goal: '< 50 ms',
-        pass: longest < 50,
+        pass: longestMedian < 50,
       },
-      { name: `load: longest main-thread task, ${file} (median of ${RUNS})`, value: longestMedian, unit: 'ms', goal: '< 50 ms', pass: longestMedian < 50 },
       {
         name: `load-to-first-frame, ${file}: viewer vs plain three.js`,
         value: oursFrame,

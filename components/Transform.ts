@@ -8,7 +8,9 @@ import { MAX_ENTITIES } from './constants';
  * component per relation target, which made spawning a 100,000-node tree 14x slower (814 ms vs
  * 57 ms, measured with 10,000 parents). Only `setParent` in src/engine/hierarchy.ts writes it.
  *
- * Writers of position/rotation/scale set `dirty[eid] = 1`; the transform system recomputes the
+ * Writers of position/rotation/scale call markTransformDirty (src/engine/hierarchy.ts), which sets
+ * `dirty[eid] = 1` and the world's `anyDirty` (a bare `dirty[eid] = 1` is not seen: the transform
+ * system skips its pass while `anyDirty` is false); the transform system recomputes the
  * world matrix of dirty entities and their descendants and sets `worldChanged[eid] = 1` for the
  * render system, which copies changed matrices to the Object3D.
  */

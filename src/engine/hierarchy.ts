@@ -33,6 +33,8 @@ export function spawnTransformEntity(world: ViewerWorld, parent = 0): number {
 /** Moves an entity under another parent (0 for the root); its local transform is kept. */
 export function setParent(world: ViewerWorld, eid: number, parent: number): void {
   if (!hasComponent(world, eid, Transform)) throw new Error(`Entity ${eid} has no Transform.`);
+  // A parent must be a live Transform entity: anything else has a stale parent field and world matrix.
+  if (parent !== 0 && !hasComponent(world, parent, Transform)) throw new Error(`Entity ${parent} has no Transform.`);
   for (let p = parent; p !== 0; p = Transform.parent[p]) {
     if (p === eid) throw new Error(`Entity ${parent} is a descendant of ${eid}; it cannot become its parent.`);
   }

@@ -9,6 +9,7 @@ import {
   Scene,
   SRGBColorSpace,
   WebGLRenderer,
+  type WebGLRenderTarget,
 } from 'three';
 import { RoomEnvironment } from 'three/examples/jsm/environments/RoomEnvironment.js';
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from './constants';
@@ -31,13 +32,18 @@ export interface RenderContext {
   camera: PerspectiveCamera;
   sun: DirectionalLight;
   ambient: AmbientLight;
+  /**
+   * Lights PBR materials with a neutral room (prefiltered on the GPU). Call it after any
+   * synchronous WebGL queries (extension detection): with a software GPU those would otherwise
+   * wait for the prefiltering to finish.
+   */
+  useRoomEnvironment(): void;
   dispose(): void;
 }
 
 /**
  * The WebGL2 renderer, scene and camera of the viewer specification: shadow map on, local clipping
- * on, camera fov 45 / near 0.1 / far 2000, dark blue background, a neutral room environment for
- * PBR materials, ambient 0.5 and a directional sun of intensity 1. The camera sees the helper
+ * on, camera fov 45 / near 0.1 / far 2000, dark blue background, ambient 0.5 and a directional sun of intensity 1. The camera sees the helper
  * layer 15; screenshots and picking leave it out. Stored in world.render.
  */
 export function createRenderContext(world: ViewerWorld, options: RenderContextOptions): RenderContext {
@@ -58,13 +64,7 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
 
   const scene = new Scene();
   scene.background = new Color(SCENE_BACKGROUND);
-  const pmrem = new PMREMGenerator(renderer);
-  const room = new RoomEnvironment();
-  const envTarget = pmrem.fromScene(room, 0.04);
-  room.dispose();
-  pmrem.dispose();
-  scene.environment = envTarget.texture;
-  scene.environmentIntensity = 0.8;
+  let envTarget: WebGLRenderTarget | null = null;
 
   const ambient = new AmbientLight(0xffffff, AMBIENT_INTENSITY);
   ambient.name = 'Ambient light';
@@ -89,8 +89,19 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
     camera,
     sun,
     ambient,
+    useRoomEnvironment() {
+      if (envTarget) return;
+      const pmrem = new PMREMGenerator(renderer);
+      const room = new RoomEnvironment();
+      envTarget = pmrem.fromScene(room, 0.04);
+      room.dispose();
+      pmrem.dispose();
+      scene.environment = envTarget.texture;
+      scene.environmentIntensity = 0.8;
+      world.render.needsRender = true;
+    },
     dispose() {
-      envTarget.dispose();
+      envTarget?.dispose();
       renderer.dispose();
       world.render.renderer = null;
       world.render.scene = null;

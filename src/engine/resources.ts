@@ -53,6 +53,10 @@ export function releaseObjectResources(object: Object3D): void {
   forEachResource(object, release);
   const skeleton = (object as Object3D & { skeleton?: { dispose(): void } }).skeleton;
   if (skeleton) skeleton.dispose();
+  // An instanced mesh's instanceMatrix/instanceColor buffers are freed by its own dispose event
+  // (the geometry and materials stay with the counts above).
+  const instanced = object as Object3D & { isInstancedMesh?: boolean; dispose?: () => void };
+  if (instanced.isInstancedMesh && instanced.dispose) instanced.dispose();
 }
 
 function forEachResource(object: Object3D, fn: (r: Disposable) => unknown): void {

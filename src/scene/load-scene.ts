@@ -6,6 +6,11 @@ import { fetchBinary, fetchJson } from './fetch';
 import type { ModelLoader } from './gltf';
 import { spawnModel } from './model-entities';
 
+/** A performance mark for profiling loads (devtools and the load benchmark read them). */
+export function mark(name: string): void {
+  if (typeof performance !== 'undefined' && performance.mark) performance.mark(`viewer:${name}`);
+}
+
 /** The only model output format the viewer loads (viewer specification section 5). */
 export const LOADABLE_FORMAT = 'glb';
 
@@ -99,11 +104,15 @@ export async function loadSceneModels(world: ViewerWorld, config: ClientConfig, 
         },
         options.signal,
       );
+      mark(`model:${model._id}:downloaded`);
       const decoded = await decodeContainerInWorker(file, { maxAssetBytes: options.maxAssetBytes });
+      mark(`model:${model._id}:decoded`);
       options.signal?.throwIfAborted();
       const gltf = await options.loader.parse(decoded.asset, decoded.format);
+      mark(`model:${model._id}:parsed`);
       options.signal?.throwIfAborted();
       const record = spawnModel(world, gltf, { modelId: model._id, name: model.sourceFileName });
+      mark(`model:${model._id}:spawned`);
       result.loaded.push(record);
       options.onModel(record);
     } catch (error) {

@@ -42,6 +42,7 @@ export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOp
   const root = new Group();
   root.name = options.name;
   const content = gltf.scene ?? gltf.scenes[0] ?? new Group();
+  if (gltf.scenes.length > 1) restoreAssociations(gltf.parser.json as GltfJson, content, associations);
   root.add(content);
 
   const modelEid = addViewerEntity(world);
@@ -80,7 +81,7 @@ export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOp
       if (data.visible === false) object.visible = false;
     }
 
-    addTransform(world, eid, parentEid, object.position.toArray(), object.quaternion.toArray(), object.scale.toArray());
+    addTransform(world, eid, parentEid, localPosition(object), object.quaternion.toArray(), object.scale.toArray());
     addComponent(world, eid, Visibility);
     Visibility.visible[eid] = object.visible ? 1 : 0;
     addComponent(world, eid, Shadows);
@@ -145,6 +146,55 @@ export function despawnModel(world: ViewerWorld, modelEid: number): void {
 export function findModel(world: ViewerWorld, modelId: string): ModelRecord | undefined {
   for (const record of world.models.values()) if (record.modelId === modelId) return record;
   return undefined;
+}
+
+interface GltfJson {
+  scene?: number;
+  scenes?: { nodes?: number[] }[];
+  nodes?: { children?: number[]; mesh?: number }[];
+  meshes?: { primitives: unknown[] }[];
+}
+
+/**
+ * three's GLTFLoader loads every scene of a file, and each scene it finishes keeps only its own
+ * objects in parser.associations, so with several scenes the default scene can lose its node and
+ * primitive indices (MultipleScenes.glb: default scene 1, scene 0 finishes last). Puts back what
+ * is missing, from the JSON: a node's object holds its own mesh/camera objects first and its child
+ * nodes last, in glTF order; a one-primitive mesh is the node or its first child, a several-
+ * primitive mesh is a group (the node or its first child) of the primitives in order.
+ */
+function restoreAssociations(json: GltfJson, scene: Object3D, associations: Map<object, Association | undefined>): void {
+  const sceneDef = json.scenes?.[json.scene ?? 0];
+  if (!sceneDef?.nodes || !json.nodes) return;
+  const fill = (object: Object3D, values: Association) => associations.set(object, { ...values, ...associations.get(object) });
+  const drawable = (o: Object3D | undefined) => !!o && ((o as Mesh).isMesh || (o as { isPoints?: boolean }).isPoints || (o as { isLine?: boolean }).isLine);
+  const visit = (object: Object3D | undefined, index: number): void => {
+    const def = json.nodes![index];
+    if (!object || !def) return;
+    fill(object, { nodes: index });
+    const children = def.children ?? [];
+    const own = object.children.length - children.length;
+    children.forEach((child, i) => visit(object.children[own + i], child));
+    const primitives = def.mesh === undefined ? 0 : (json.meshes?.[def.mesh]?.primitives.length ?? 0);
+    if (primitives === 0) return;
+    const holder = drawable(object) || (primitives > 1 && drawable(object.children[0])) ? object : object.children[0];
+    if (!holder) return;
+    const meshes = primitives === 1 && drawable(holder) ? [holder] : holder.children.slice(0, primitives);
+    meshes.forEach((mesh, i) => fill(mesh, { meshes: def.mesh, primitives: i }));
+  };
+  sceneDef.nodes.forEach((node, i) => visit(scene.children[i], node));
+}
+
+/**
+ * A node's local translation with its three.js pivot folded in (GLTFLoader sets `pivot` for the
+ * pivot pattern GLTFExporter writes): Transform has no pivot, and compose(p, q, s) with a pivot c
+ * equals compose(p + c - q(s * c), q, s).
+ */
+function localPosition(object: Object3D): number[] {
+  const pivot = object.pivot;
+  if (!pivot) return object.position.toArray();
+  const turned = pivot.clone().multiply(object.scale).applyQuaternion(object.quaternion);
+  return object.position.clone().add(pivot).sub(turned).toArray();
 }
 
 /** Stable node id: the node's `extras.nodeId` when the model carries one, else its glTF index. */

@@ -2,7 +2,7 @@ import { ref } from 'valtio';
 import { postToHost } from '../api/host-events';
 import type { ClientConfig } from '../protocol/config';
 import type { SceneDoc } from '../protocol/scene';
-import { fetchClientConfig, fetchScene } from '../scene/load-scene';
+import { fetchClientConfig, fetchScene, mark } from '../scene/load-scene';
 import { createViewer, type Viewer } from '../viewer/viewer';
 import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 
@@ -49,6 +49,7 @@ export function createEmbedController(sceneId: string, state: EmbedState, elemen
       debug.viewer = ref(viewer) as Viewer;
       config = await fetchClientConfig('', abort.signal);
       scene = await fetchScene(config, sceneId, abort.signal);
+      mark('scene');
       state.sceneName = scene.name;
       const result = await viewer.loadScene(config, scene, {
         signal: abort.signal,
@@ -70,6 +71,7 @@ export function createEmbedController(sceneId: string, state: EmbedState, elemen
       }
       if (attempted === 0) addNotice(state, 'This scene has no models to show yet.');
       await viewer.nextFrame();
+      mark('first-frame');
       if (abort.signal.aborted) return;
       state.phase = 'ready';
       postToHost({ type: 'viewerready', sceneId });

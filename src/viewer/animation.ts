@@ -20,6 +20,7 @@ export interface AnimationInfo {
 export interface PlayOptions {
   /** Loop forever (default) or play once and hold the last frame. */
   loop?: boolean;
+  /** Blend weight (default 1). */
   weight?: number;
   /** Start time in seconds. */
   time?: number;
@@ -50,7 +51,8 @@ export function playAnimation(world: ViewerWorld, record: ModelRecord, idOrName:
   action.reset();
   action.setLoop(loop ? LoopRepeat : LoopOnce, loop ? Infinity : 1);
   action.clampWhenFinished = !loop;
-  if (options.weight !== undefined) action.setEffectiveWeight(options.weight);
+  // Options are per call: an omitted weight is full weight, not the previous play's weight.
+  action.setEffectiveWeight(options.weight ?? 1);
   if (options.time !== undefined) action.time = Math.max(0, Math.min(options.time, entry.clip.duration));
   action.paused = false;
   action.play();

@@ -1,5 +1,5 @@
 import type CameraControls from 'camera-controls';
-import type { Mesh, Object3D } from 'three';
+import type { Material, Mesh, Object3D, Texture } from 'three';
 import { PIPELINE, runPipeline } from '../../systems';
 import { createRenderContext, resizeRenderContext, type RenderContext } from '../engine/renderer';
 import { syncObjectMatrices } from '../engine/sync';
@@ -7,7 +7,7 @@ import { advanceTime, createViewerWorld, type ModelRecord, type ViewerWorld } fr
 import type { ClientConfig } from '../protocol/config';
 import type { SceneDoc } from '../protocol/scene';
 import { createModelLoader, type ModelLoader } from '../scene/gltf';
-import { loadSceneModels, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
+import { loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { transformSystem } from '../../systems/transformSystem';
 import { attachAnimationEvents, listAnimations, type AnimationInfo } from './animation';
 import { createNavigation, frameObjects } from './navigation';
@@ -63,8 +63,11 @@ export function createViewer(options: ViewerOptions): Viewer {
     antialias: options.antialias,
     pixelRatio: options.pixelRatio,
   });
+  // Detect compressed texture formats before the GPU gets busy: the queries are synchronous.
+  const loader: ModelLoader = createModelLoader(context.renderer);
+  context.useRoomEnvironment();
+  mark('context');
   const controls = createNavigation(world, context.camera, options.container);
-  let loader: ModelLoader | null = null;
   let drawnWaiters: (() => void)[] = [];
   let stopped = false;
 
@@ -99,7 +102,6 @@ export function createViewer(options: ViewerOptions): Viewer {
     context,
     controls,
     async loadScene(config, scene, callbacks = {}) {
-      loader ??= createModelLoader(context.renderer);
       const result = await loadSceneModels(world, config, scene, {
         loader,
         onModel: (record) => {
@@ -112,7 +114,9 @@ export function createViewer(options: ViewerOptions): Viewer {
       });
       if (result.loaded.length > 0) {
         await viewer.frame(false);
-        await compileScene(context);
+        mark('framed');
+        await warmUp(context, result.loaded);
+        mark('compiled');
       }
       return result;
     },
@@ -138,7 +142,7 @@ export function createViewer(options: ViewerOptions): Viewer {
       observer.disconnect();
       context.renderer.setAnimationLoop(null);
       controls.dispose();
-      loader?.dispose();
+      loader.dispose();
       context.dispose();
     },
   };
@@ -162,14 +166,39 @@ function summarize(record: ModelRecord): ModelSummary {
   };
 }
 
-/** Uploads shaders and textures before the first frame, so the first frame is not one long task. */
-async function compileScene(context: RenderContext): Promise<void> {
-  try {
-    await context.renderer.compileAsync(context.scene, context.camera);
-  } catch (error) {
-    // Compilation is an optimisation; a failure here shows up (with its reason) at draw time.
-    console.warn('Shader precompilation failed:', error);
+/**
+ * Uploads textures and compiles materials before the first frame, one per task, so that the
+ * first frame is not one long task that freezes the page (WebGL uploads and, without
+ * KHR_parallel_shader_compile, program links are synchronous).
+ */
+async function warmUp(context: RenderContext, records: ModelRecord[]): Promise<void> {
+  const textures = new Set<Texture>();
+  const byMaterial = new Map<Material, Object3D>();
+  for (const record of records) {
+    for (const texture of record.textures.values()) textures.add(texture);
+    record.root.traverse((o) => {
+      const material = (o as Mesh).material;
+      if (!material) return;
+      for (const m of Array.isArray(material) ? material : [material]) if (!byMaterial.has(m)) byMaterial.set(m, o);
+    });
   }
+  for (const texture of textures) {
+    context.renderer.initTexture(texture);
+    await yieldToMain();
+  }
+  for (const object of byMaterial.values()) {
+    try {
+      await context.renderer.compileAsync(object, context.camera, context.scene);
+    } catch (error) {
+      // Precompiling is an optimisation; a shader that fails reports its error when drawn.
+      console.warn('Shader precompilation failed:', error);
+    }
+    await yieldToMain();
+  }
+}
+
+function yieldToMain(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** Points the sun's shadow camera at the framed scene. */

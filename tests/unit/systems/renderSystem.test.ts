@@ -1,0 +1,225 @@
+import {
+  Bone,
+  BoxGeometry,
+  Matrix4,
+  MeshBasicMaterial,
+  Object3D,
+  PerspectiveCamera,
+  Scene,
+  Skeleton,
+  SkinnedMesh,
+  type WebGLRenderer,
+} from 'three';
+import { describe, expect, it, vi } from 'vitest';
+import { Transform } from '../../../components';
+import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../../../src/engine/errors';
+import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy';
+import { bindObject } from '../../../src/engine/registry';
+import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
+import { createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
+import { PIPELINE, runPipeline } from '../../../systems';
+import { renderSystem } from '../../../systems/renderSystem';
+import { transformSystem } from '../../../systems/transformSystem';
+
+/** Just what renderSystem uses of a WebGLRenderer: render() and info.render. */
+function fakeRenderer(calls = 3, triangles = 36) {
+  const fake = {
+    render: vi.fn(),
+    info: { render: { calls, triangles } },
+  };
+  return fake;
+}
+
+function readyWorld(): { world: ViewerWorld; renderer: ReturnType<typeof fakeRenderer>; scene: Scene; camera: PerspectiveCamera } {
+  const world = createViewerWorld();
+  const renderer = fakeRenderer();
+  const scene = new Scene();
+  const camera = new PerspectiveCamera();
+  world.render.renderer = renderer as unknown as WebGLRenderer;
+  world.render.scene = scene;
+  world.render.camera = camera;
+  return { world, renderer, scene, camera };
+}
+
+/** An entity with an Object3D under ECS control, added to the scene. */
+function spawnObject<T extends Object3D>(world: ViewerWorld, scene: Object3D, object: T, parent = 0): number {
+  const eid = spawnTransformEntity(world, parent);
+  detachFromThreeMatrixUpdates(object);
+  bindObject(world, eid, object);
+  (parent ? world.objects[parent]! : scene).add(object);
+  return eid;
+}
+
+function frame(world: ViewerWorld): void {
+  transformSystem(world);
+  renderSystem(world);
+}
+
+describe('renderSystem', () => {
+  it('throws the catalogue texts exactly when the renderer, scene or camera is missing', () => {
+    const world = createViewerWorld();
+    expect(() => renderSystem(world)).toThrow(ERR_RENDERER);
+    world.render.renderer = fakeRenderer() as unknown as WebGLRenderer;
+    expect(() => renderSystem(world)).toThrow(ERR_SCENE);
+    world.render.scene = new Scene();
+    expect(() => renderSystem(world)).toThrow(ERR_CAMERA);
+    world.render.camera = new PerspectiveCamera();
+    expect(() => renderSystem(world)).not.toThrow();
+
+    expect(ERR_RENDERER).toBe("Renderer hasn't been initialised.");
+    expect(ERR_SCENE).toBe("Scene hasn't been initialised.");
+    expect(ERR_CAMERA).toBe("Camera hasn't been initialised.");
+
+    const noScene = readyWorld().world;
+    noScene.render.scene = null;
+    expect(() => renderSystem(noScene)).toThrow(ERR_SCENE);
+    const noCamera = readyWorld().world;
+    noCamera.render.camera = null;
+    expect(() => renderSystem(noCamera)).toThrow(ERR_CAMERA);
+  });
+
+  it('does no work when it throws', () => {
+    const { world, renderer } = readyWorld();
+    world.render.camera = null;
+    expect(() => renderSystem(world)).toThrow(ERR_CAMERA);
+    expect(renderer.render).not.toHaveBeenCalled();
+    expect(world.render.needsRender).toBe(true);
+    expect(world.stats.renderedFrames).toBe(0);
+  });
+
+  it('draws the first frame and records the stats', () => {
+    const { world, renderer, scene, camera } = readyWorld();
+    renderSystem(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    expect(renderer.render).toHaveBeenCalledWith(scene, camera);
+    expect(world.render.needsRender).toBe(false);
+    expect(world.stats.renderedFrames).toBe(1);
+    expect(world.stats.drawCalls).toBe(3);
+    expect(world.stats.triangles).toBe(36);
+    expect(world.stats.lastRenderMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('draws only when something changed', () => {
+    const { world, renderer, scene } = readyWorld();
+    const eid = spawnObject(world, scene, new Object3D());
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+
+    // Still frames: no draw.
+    frame(world);
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+
+    // A transform change draws once.
+    setPosition(world, eid, 1, 2, 3);
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(2);
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(2);
+
+    // An explicit request draws once.
+    world.render.needsRender = true;
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(3);
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(3);
+    expect(world.stats.renderedFrames).toBe(3);
+  });
+
+  it('uses the replacement draw function with the frame time when one is set', () => {
+    const { world, renderer } = readyWorld();
+    const draw = vi.fn();
+    world.render.draw = draw;
+    world.time.delta = 0.25;
+    renderSystem(world);
+    expect(draw).toHaveBeenCalledWith(0.25);
+    expect(renderer.render).not.toHaveBeenCalled();
+    expect(world.stats.renderedFrames).toBe(1);
+  });
+
+  it('copies the changed world matrices into Object3D.matrixWorld', () => {
+    const { world, scene } = readyWorld();
+    const parent = spawnObject(world, scene, new Object3D());
+    const child = spawnObject(world, scene, new Object3D(), parent);
+    setPosition(world, parent, 0, 5, 0);
+    setPosition(world, child, 1, 0, 0);
+    Transform.scale.set([2, 2, 2], parent * 3);
+    frame(world);
+    expect(world.objects[parent]!.matrixWorld.elements).toEqual(Array.from(Transform.world.subarray(parent * 16, parent * 16 + 16)));
+    expect(world.objects[child]!.matrixWorld.elements).toEqual(Array.from(Transform.world.subarray(child * 16, child * 16 + 16)));
+    expect(world.objects[child]!.matrixWorld.elements.slice(12)).toEqual([2, 5, 0, 1]);
+    // three.js must not have touched its own local matrices (auto update is off).
+    expect(world.objects[child]!.matrix.equals(new Matrix4())).toBe(true);
+  });
+
+  it('leaves the matrices of objects that did not change alone', () => {
+    const { world, scene } = readyWorld();
+    const a = spawnObject(world, scene, new Object3D());
+    const b = spawnObject(world, scene, new Object3D());
+    frame(world);
+    const marker = new Matrix4().makeTranslation(7, 7, 7);
+    world.objects[b]!.matrixWorld.copy(marker);
+    setPosition(world, a, 1, 1, 1);
+    frame(world);
+    expect(world.objects[b]!.matrixWorld.equals(marker)).toBe(true);
+    expect(world.objects[a]!.matrixWorld.elements.slice(12)).toEqual([1, 1, 1, 1]);
+  });
+
+  it("updates an attached SkinnedMesh's bindMatrixInverse, not a detached one's", () => {
+    const { world, scene } = readyWorld();
+    const make = (mode: 'attached' | 'detached') => {
+      const mesh = new SkinnedMesh(new BoxGeometry(), new MeshBasicMaterial());
+      const bone = new Bone();
+      mesh.add(bone);
+      mesh.bind(new Skeleton([bone]), new Matrix4());
+      mesh.bindMode = mode;
+      return mesh;
+    };
+    const attached = make('attached');
+    const detached = make('detached');
+    const a = spawnObject(world, scene, attached);
+    const d = spawnObject(world, scene, detached);
+    setPosition(world, a, 3, -2, 1);
+    setPosition(world, d, 3, -2, 1);
+    frame(world);
+    const expected = new Matrix4().makeTranslation(-3, 2, -1);
+    expect(attached.bindMatrixInverse.elements).toEqual(expected.elements);
+    expect(detached.bindMatrixInverse.equals(new Matrix4())).toBe(true);
+    expect(Transform.worldChanged[d]).toBe(1);
+  });
+
+  it("updates a camera entity's matrixWorldInverse", () => {
+    const { world, scene } = readyWorld();
+    const camera = new PerspectiveCamera();
+    const eid = spawnObject(world, scene, camera);
+    setPosition(world, eid, 0, 0, 10);
+    frame(world);
+    expect(camera.matrixWorldInverse.elements.slice(12)).toEqual([0, 0, -10, 1]);
+  });
+
+  it('runs as the last step of the pipeline', () => {
+    const { world, renderer, scene } = readyWorld();
+    const eid = spawnObject(world, scene, new Object3D());
+    expect(PIPELINE[PIPELINE.length - 1]).toBe(renderSystem);
+    runPipeline(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    runPipeline(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    setPosition(world, eid, 4, 0, 0);
+    runPipeline(world);
+    expect(renderer.render).toHaveBeenCalledTimes(2);
+    expect(world.objects[eid]!.matrixWorld.elements[12]).toBe(4);
+  });
+
+  it('draws when the camera controls report a move', () => {
+    const { world, renderer } = readyWorld();
+    let moved = false;
+    world.navigation.controls = { update: () => moved };
+    runPipeline(world);
+    runPipeline(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    moved = true;
+    runPipeline(world);
+    expect(renderer.render).toHaveBeenCalledTimes(2);
+  });
+});
