@@ -1,0 +1,263 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { ClientConfig } from '../protocol/config.ts';
+import { DEFAULT_MAX_ASSET_BYTES } from '../scene/container.ts';
+
+/**
+ * Server configuration: environment variables, optionally backed by a JSON file named by
+ * CONFIG_FILE whose keys are the same variable names (the environment wins over the file).
+ * Every endpoint of the viewer specification (section 7, "Configured endpoints") is a value here,
+ * so each service can move to its own host (DESIGN.md section 5). The defaults point at this one
+ * server with relative URLs, which the browser resolves against the page's origin.
+ */
+
+/** The audience of every bearer token (viewer specification section 7). */
+export const TOKEN_AUDIENCE = 'parametricos';
+
+/** Defaults, named once. */
+export const CONFIG_DEFAULTS = {
+  PORT: 8080,
+  HOST: '0.0.0.0',
+  DATA_DIR: './data',
+  DIST_DIR: './dist',
+  /** Largest model file the server accepts (import and, later, uploads): the container codec's cap. */
+  MAX_ASSET_BYTES: DEFAULT_MAX_ASSET_BYTES,
+  LOG_LEVEL: 'warn',
+  /** '' = same origin: account and model REST live under /v1 on this server. */
+  ACCOUNT_URL: '',
+  MEETINGS_URL: '/meetings',
+  PUBLIC_MEETINGS_URL: '/meetings',
+  MODEL_SERVICE_URL: '',
+  MODEL_DERIVATIVE_URL: '',
+  MODEL_DERIVATIVE_CDN_URL: '/cdn/derivatives',
+  ASSET_CDN_URL: '/cdn',
+  /** '' = the embedded development identity provider on this server. */
+  IDP_DOMAIN: '',
+  IDP_CLIENT_ID: 'parametricos-viewer',
+  IDP_CALLBACK_URL: '/auth/callback',
+} as const;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Absolute. */
+  dataDir: string;
+  /** Absolute. */
+  distDir: string;
+  /** Public origin of this server, without a trailing slash, when it differs from localhost. */
+  publicUrl?: string;
+  maxAssetBytes: number;
+  logLevel: LogLevel;
+  endpoints: {
+    account: string;
+    meetings: string;
+    publicMeetings: string;
+    modelService: string;
+    modelDerivative: string;
+    modelDerivativeCdn: string;
+    assetCdn: string;
+  };
+  identityProvider: {
+    domain: string;
+    clientId: string;
+    callbackUrl: string;
+    audience: typeof TOKEN_AUDIENCE;
+  };
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** An endpoint: '' (same origin), an absolute path, or an absolute URL with one of `protocols`. */
+function endpoint(protocols: readonly string[]) {
+  return z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        if (value === '' || (value.startsWith('/') && !value.startsWith('//'))) return true;
+        try {
+          return protocols.includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: `must be empty, a path starting with '/', or a URL (${protocols.join(' ')})` },
+    )
+    .transform((value) => value.replace(/\/+$/, ''));
+}
+
+const HTTP = ['http:', 'https:'] as const;
+const WS = ['ws:', 'wss:', 'http:', 'https:'] as const;
+
+const integer = (min: number, max: number) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int({ message: 'must be an integer' })
+    .min(min, { message: `must be at least ${min}` })
+    .max(max, { message: `must be at most ${max}` });
+
+/** One schema per variable. Values arrive as strings (environment) or JSON values (file). */
+const VARIABLES = {
+  PORT: integer(0, 65535),
+  HOST: z.string().trim().min(1, { message: 'must not be empty' }),
+  DATA_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
+  DIST_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
+  PUBLIC_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return (HTTP as readonly string[]).includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be an absolute http(s) URL, e.g. https://viewer.example.com' },
+    )
+    .transform((value) => value.replace(/\/+$/, '')),
+  MAX_ASSET_BYTES: integer(1, Number.MAX_SAFE_INTEGER),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  ACCOUNT_URL: endpoint(HTTP),
+  MEETINGS_URL: endpoint(WS),
+  PUBLIC_MEETINGS_URL: endpoint(WS),
+  MODEL_SERVICE_URL: endpoint(HTTP),
+  MODEL_DERIVATIVE_URL: endpoint(HTTP),
+  MODEL_DERIVATIVE_CDN_URL: endpoint(HTTP),
+  ASSET_CDN_URL: endpoint(HTTP),
+  IDP_DOMAIN: z.string().trim(),
+  IDP_CLIENT_ID: z.string().trim().min(1, { message: 'must not be empty' }),
+  IDP_CALLBACK_URL: endpoint(HTTP),
+} as const;
+
+type VariableName = keyof typeof VARIABLES;
+const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[];
+type Values = { [K in VariableName]: z.output<(typeof VARIABLES)[K]> };
+
+/** Where values come from. Relative DATA_DIR / DIST_DIR resolve against `base`: the cwd for the
+ * environment, the file's folder for CONFIG_FILE. */
+interface Source {
+  describe: (name: string) => string;
+  values: Partial<Record<VariableName, unknown>>;
+  base: string;
+}
+
+function readConfigFile(path: string): Source {
+  const file = resolve(path);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`CONFIG_FILE: cannot read ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`CONFIG_FILE: ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new ConfigError(`CONFIG_FILE: ${file} must hold a JSON object whose keys are variable names`);
+  }
+  const values: Partial<Record<VariableName, unknown>> = {};
+  for (const [key, value] of Object.entries(json)) {
+    if (!(key in VARIABLES)) {
+      throw new ConfigError(
+        `CONFIG_FILE: ${file} has an unknown key '${key}'; known keys: ${VARIABLE_NAMES.join(', ')}`,
+      );
+    }
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'string' && typeof value !== 'number') {
+      throw new ConfigError(`${key} (in ${file}) must be a string or a number`);
+    }
+    values[key as VariableName] = typeof value === 'number' ? String(value) : value;
+  }
+  return { describe: (name) => `${name} (in ${file})`, values, base: dirname(file) };
+}
+
+/**
+ * Reads the configuration. An empty variable counts as unset. Throws ConfigError naming the
+ * variable (and the file, when the value came from CONFIG_FILE) for any unusable value.
+ */
+export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const present = (value: string | undefined): value is string => value !== undefined && value.trim() !== '';
+  const envSource: Source = { describe: (name) => name, values: {}, base: process.cwd() };
+  for (const name of VARIABLE_NAMES) {
+    const value = env[name];
+    if (present(value)) envSource.values[name] = value;
+  }
+  const fileSource = present(env.CONFIG_FILE) ? readConfigFile(env.CONFIG_FILE) : undefined;
+
+  const values: Partial<Values> = {};
+  const bases: Partial<Record<VariableName, string>> = {};
+  for (const name of VARIABLE_NAMES) {
+    const source = name in envSource.values ? envSource : fileSource && name in fileSource.values ? fileSource : undefined;
+    if (!source) continue;
+    const raw = source.values[name];
+    if (typeof raw === 'string' && raw.trim() === '') continue;
+    const result = VARIABLES[name].safeParse(raw);
+    if (!result.success) {
+      const reason = result.error.issues[0]?.message ?? 'is invalid';
+      throw new ConfigError(`${source.describe(name)} ${reason} (got '${String(raw)}')`);
+    }
+    (values as Record<string, unknown>)[name] = result.data;
+    bases[name] = source.base;
+  }
+
+  const get = <K extends VariableName>(name: K): Values[K] =>
+    (values[name] ?? (CONFIG_DEFAULTS as Record<string, unknown>)[name]) as Values[K];
+  const path = (name: 'DATA_DIR' | 'DIST_DIR') => resolve(bases[name] ?? process.cwd(), get(name));
+
+  const config: ServerConfig = {
+    port: get('PORT'),
+    host: get('HOST'),
+    dataDir: path('DATA_DIR'),
+    distDir: path('DIST_DIR'),
+    maxAssetBytes: get('MAX_ASSET_BYTES'),
+    logLevel: get('LOG_LEVEL'),
+    endpoints: {
+      account: get('ACCOUNT_URL'),
+      meetings: get('MEETINGS_URL'),
+      publicMeetings: get('PUBLIC_MEETINGS_URL'),
+      modelService: get('MODEL_SERVICE_URL'),
+      modelDerivative: get('MODEL_DERIVATIVE_URL'),
+      modelDerivativeCdn: get('MODEL_DERIVATIVE_CDN_URL'),
+      assetCdn: get('ASSET_CDN_URL'),
+    },
+    identityProvider: {
+      domain: get('IDP_DOMAIN'),
+      clientId: get('IDP_CLIENT_ID'),
+      callbackUrl: get('IDP_CALLBACK_URL'),
+      audience: TOKEN_AUDIENCE,
+    },
+  };
+  const publicUrl = values.PUBLIC_URL;
+  if (publicUrl !== undefined) config.publicUrl = publicUrl;
+  return config;
+}
+
+/** What the browser gets at GET /v1/config. */
+export function clientConfig(config: ServerConfig): ClientConfig {
+  return ClientConfig.parse({
+    endpoints: { ...config.endpoints },
+    identityProvider: { ...config.identityProvider },
+  });
+}
+
+/**
+ * The origin people use to reach this server: PUBLIC_URL when set, else http://localhost:PORT
+ * (`port` overrides the configured one, e.g. after listening on port 0).
+ */
+export function publicOrigin(config: ServerConfig, port: number = config.port): string {
+  return config.publicUrl ?? `http://localhost:${port}`;
+}

@@ -1,0 +1,316 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { Logger, NodeIO } from '@gltf-transform/core';
+import type { JSONDocument } from '@gltf-transform/core';
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { unpartition } from '@gltf-transform/functions';
+import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
+import type { ModelDoc, SceneDoc } from '../protocol/scene.ts';
+import { detectAssetFormat, encodeContainer } from '../scene/container.ts';
+import { ModelFormatError, checkGlb } from '../scene/glb.ts';
+import { CONFIG_DEFAULTS } from './config.ts';
+import { isValidId, newId, type Store } from './store.ts';
+
+/**
+ * Adds a glTF model to the store: the asset is checked, packed into a container (DESIGN.md 4.1),
+ * written to the derivative store under a new version key, described by a Model document, and
+ * listed in a scene. A `.glb` is stored byte for byte; a `.gltf` (external files next to it or
+ * embedded data URIs) is packed into one GLB first.
+ */
+
+export type ImportInput = { path: string } | { bytes: Uint8Array; fileName: string };
+
+export interface ImportOptions {
+  /** The scene to create or extend; a new random id when absent. */
+  sceneId?: string;
+  /** The scene's name: set on a new scene (default: the file name without extension) and
+   *  renames an existing one when given. */
+  name?: string;
+  /** Largest accepted asset, with all its external files (default CONFIG_DEFAULTS.MAX_ASSET_BYTES). */
+  maxBytes?: number;
+  /** Recorded as the container's `generator`. */
+  generator?: string;
+}
+
+export interface ImportResult {
+  scene: SceneDoc;
+  model: ModelDoc;
+}
+
+export type ImportErrorCode = 'UNKNOWN_FORMAT' | 'INVALID_GLTF' | 'MISSING_RESOURCE' | 'TOO_LARGE' | 'BAD_OPTION';
+
+/** A file that cannot be imported; the message says why in words a person can act on. */
+export class ImportError extends Error {
+  readonly code: ImportErrorCode;
+  constructor(code: ImportErrorCode, message: string) {
+    super(message);
+    this.name = 'ImportError';
+    this.code = code;
+  }
+}
+
+export const IMPORT_GENERATOR = 'parametricos import';
+
+type GltfJson = JSONDocument['json'];
+
+function invalid(fileName: string, reason: string): ImportError {
+  return new ImportError('INVALID_GLTF', `${fileName}: ${reason}`);
+}
+
+function parseGltfJson(fileName: string, bytes: Uint8Array): GltfJson {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw invalid(fileName, 'The glTF JSON starts with a byte order mark, which glTF forbids.');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    throw invalid(fileName, `The glTF JSON cannot be parsed: ${(error as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw invalid(fileName, 'The glTF JSON is not an object.');
+  const asset = (json as { asset?: { version?: unknown } }).asset;
+  if (typeof asset !== 'object' || asset === null || asset.version === undefined) throw invalid(fileName, 'The glTF asset has no asset.version.');
+  if (typeof asset.version !== 'string' || !/^2\.\d+$/.test(asset.version)) {
+    throw invalid(fileName, `The glTF asset version is ${String(asset.version)}; only glTF 2.x is supported.`);
+  }
+  return json as GltfJson;
+}
+
+const DATA_URI = /^data:([^,;]*)((?:;[^,;=]+=[^,;]*)*)(;base64)?,(.*)$/s;
+
+/** The bytes of a data URI, or undefined when it is not a well-formed one. */
+function decodeDataUri(uri: string): Uint8Array | undefined {
+  const match = DATA_URI.exec(uri);
+  if (!match) return undefined;
+  const [, , , base64, payload] = match;
+  if (base64) {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payload.replace(/\s+/g, ''))) return undefined;
+    return Uint8Array.from(Buffer.from(payload, 'base64'));
+  }
+  try {
+    return Uint8Array.from(Buffer.from(decodeURIComponent(payload), 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:/i;
+
+interface Resource {
+  uri?: string;
+  byteLength?: number;
+}
+
+/**
+ * The viewer's own structural check (header, chunks, buffers: src/scene/glb.ts), so the server
+ * stores exactly what the viewer accepts; plus images, which must live inside the GLB too.
+ */
+function checkGlbAsset(fileName: string, bytes: Uint8Array): void {
+  let json: GltfJson;
+  try {
+    json = checkGlb(bytes).json as GltfJson;
+  } catch (error) {
+    if (error instanceof ModelFormatError) throw invalid(fileName, error.message);
+    throw error;
+  }
+  const images = (json.images ?? []) as Resource[];
+  images.forEach((image, i) => {
+    if (image.uri === undefined) return;
+    if (typeof image.uri !== 'string' || !image.uri.startsWith('data:')) {
+      throw invalid(fileName, `glTF image ${i} refers to the external file "${String(image.uri).slice(0, 80)}"; a GLB must contain all its data.`);
+    }
+    if (!decodeDataUri(image.uri)) throw invalid(fileName, `glTF image ${i} has a malformed data URI.`);
+  });
+}
+
+/** Reads the external buffers and images of a .gltf from `dir` (undefined: none may exist). */
+async function readResources(
+  fileName: string,
+  json: GltfJson,
+  dir: string | undefined,
+  limit: { used: number; maxBytes: number },
+): Promise<Record<string, Uint8Array<ArrayBuffer>>> {
+  const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
+  const entries: [string, Resource][] = [
+    ...((json.buffers ?? []) as Resource[]).map((r, i): [string, Resource] => [`buffer ${i}`, r]),
+    ...((json.images ?? []) as Resource[]).map((r, i): [string, Resource] => [`image ${i}`, r]),
+  ];
+  let total = limit.used;
+  for (const [what, resource] of entries) {
+    const uri = resource.uri;
+    // No uri: an image in a buffer view, or a placeholder buffer (EXT_meshopt_compression fallback).
+    if (uri === undefined) continue;
+    if (uri.startsWith('data:')) {
+      const data = decodeDataUri(uri);
+      if (!data) throw invalid(fileName, `glTF ${what} has a malformed data URI.`);
+      total += data.byteLength;
+    } else {
+      if (ABSOLUTE_URL.test(uri) || uri.startsWith('//')) {
+        throw new ImportError('MISSING_RESOURCE', `${fileName}: glTF ${what} refers to "${uri}"; only files next to the .gltf and data URIs are supported.`);
+      }
+      if (dir === undefined) {
+        throw new ImportError(
+          'MISSING_RESOURCE',
+          `${fileName}: glTF ${what} refers to the external file "${uri}", which was not provided: import the .gltf from disk with its files next to it, or use a .glb.`,
+        );
+      }
+      if (uri in resources) continue;
+      let path: string;
+      try {
+        path = resolve(dir, decodeURIComponent(uri));
+      } catch {
+        path = resolve(dir, uri);
+      }
+      try {
+        resources[uri] = new Uint8Array(await readFile(path));
+      } catch (error) {
+        throw new ImportError('MISSING_RESOURCE', `${fileName}: Cannot read glTF ${what} "${uri}": ${(error as Error).message}`);
+      }
+      total += resources[uri].byteLength;
+    }
+    if (total > limit.maxBytes) throw tooLarge(fileName, limit.maxBytes);
+  }
+  return resources;
+}
+
+function tooLarge(fileName: string, maxBytes: number): ImportError {
+  return new ImportError('TOO_LARGE', `${fileName}: The model is larger than the limit of ${maxBytes} bytes (MAX_ASSET_BYTES).`);
+}
+
+interface DracoModules {
+  decoder: unknown;
+  encoder: unknown;
+}
+let dracoModules: Promise<DracoModules> | undefined;
+
+/** The Draco decoder and encoder (WASM), loaded once and only for files that use Draco. */
+function loadDraco(): Promise<DracoModules> {
+  dracoModules ??= (async () => {
+    const specifier = 'draco3dgltf';
+    const mod = (await import(specifier)) as { default?: DracoFactory } & DracoFactory;
+    const draco = mod.default ?? mod;
+    const [decoder, encoder] = await Promise.all([draco.createDecoderModule(), draco.createEncoderModule()]);
+    return { decoder, encoder };
+  })();
+  return dracoModules;
+}
+interface DracoFactory {
+  createDecoderModule(): Promise<unknown>;
+  createEncoderModule(): Promise<unknown>;
+}
+
+/** A NodeIO that reads and writes every extension gltf-transform knows, compressed ones included. */
+async function createIO(json: GltfJson): Promise<NodeIO> {
+  await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
+  const io = new NodeIO()
+    .setLogger(new Logger(Logger.Verbosity.ERROR))
+    .registerExtensions(ALL_EXTENSIONS)
+    .registerDependencies({ 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder });
+  const used = (json.extensionsUsed ?? []) as string[];
+  if (used.includes('KHR_draco_mesh_compression')) {
+    const draco = await loadDraco();
+    io.registerDependencies({ 'draco3d.decoder': draco.decoder, 'draco3d.encoder': draco.encoder });
+  }
+  return io;
+}
+
+/** Packs a .gltf and its resources into one GLB. */
+async function packGltf(fileName: string, json: GltfJson, resources: Record<string, Uint8Array<ArrayBuffer>>): Promise<Uint8Array> {
+  try {
+    const io = await createIO(json);
+    const doc = await io.readJSON({ json, resources });
+    await doc.transform(unpartition());
+    return await io.writeBinary(doc);
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    throw invalid(fileName, `The glTF file cannot be packed into a GLB: ${(error as Error).message}`);
+  }
+}
+
+/** Checks and converts a model file to the GLB or glTF asset that goes into the container. */
+export async function prepareAsset(
+  fileName: string,
+  bytes: Uint8Array,
+  options: { dir?: string; maxBytes?: number } = {},
+): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? CONFIG_DEFAULTS.MAX_ASSET_BYTES;
+  if (bytes.byteLength > maxBytes) throw tooLarge(fileName, maxBytes);
+  const format = detectAssetFormat(bytes);
+  if (format === 'glb') {
+    checkGlbAsset(fileName, bytes);
+    return bytes;
+  }
+  if (format === 'gltf') {
+    const json = parseGltfJson(fileName, bytes);
+    const resources = await readResources(fileName, json, options.dir, { used: bytes.byteLength, maxBytes });
+    const glb = await packGltf(fileName, json, resources);
+    if (glb.byteLength > maxBytes) throw tooLarge(fileName, maxBytes);
+    checkGlbAsset(fileName, glb);
+    return glb;
+  }
+  throw new ImportError('UNKNOWN_FORMAT', `${fileName}: Unknown file format (expected a glTF 2.0 .glb or .gltf file)`);
+}
+
+function sceneNameFromFile(fileName: string): string {
+  return fileName.replace(/\.(glb|gltf)$/i, '') || fileName;
+}
+
+/**
+ * Imports one model file: checks (and for a .gltf packs) the asset, writes its container under a
+ * new version key `{modelId}/{versionId}`, writes the Model document, and creates the scene
+ * `options.sceneId` (or a new one) or appends the model to it. Throws ImportError for a file that
+ * cannot be used and StoreError for a bad id.
+ */
+export async function importModel(store: Store, input: ImportInput, options: ImportOptions = {}): Promise<ImportResult> {
+  if (options.sceneId !== undefined && !isValidId(options.sceneId)) {
+    throw new ImportError('BAD_OPTION', `Invalid scene id '${options.sceneId}': use 1-64 characters of A-Z a-z 0-9 _ -`);
+  }
+  const maxBytes = options.maxBytes ?? CONFIG_DEFAULTS.MAX_ASSET_BYTES;
+
+  let fileName: string;
+  let bytes: Uint8Array;
+  let dir: string | undefined;
+  if ('path' in input) {
+    const path = resolve(input.path);
+    fileName = basename(path);
+    dir = dirname(path);
+    let size: number;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) throw new Error('not a file');
+      size = info.size;
+    } catch (error) {
+      throw new ImportError('MISSING_RESOURCE', `Cannot read ${input.path}: ${(error as Error).message}`);
+    }
+    if (size > maxBytes) throw tooLarge(fileName, maxBytes);
+    bytes = await readFile(path);
+  } else {
+    fileName = basename(input.fileName.replace(/\\/g, '/')) || 'model';
+    bytes = input.bytes;
+  }
+
+  const asset = await prepareAsset(fileName, bytes, { dir, maxBytes });
+  const container = await encodeContainer(asset, {
+    sourceFileName: fileName,
+    generator: options.generator ?? IMPORT_GENERATOR,
+  });
+
+  const modelId = newId();
+  const versionKey = `${modelId}/${newId()}`;
+  await store.writeDerivative(versionKey, container);
+  const model = await store.putModel({
+    _id: modelId,
+    latestVersionKey: versionKey,
+    outputFormat: 'glb',
+    sourceFileName: fileName,
+  });
+
+  const sceneId = options.sceneId ?? newId();
+  const existing = await store.getScene(sceneId);
+  const scene = await store.putScene(
+    existing
+      ? { ...existing, name: options.name ?? existing.name, models: [...existing.models, model] }
+      : { _id: sceneId, name: options.name ?? sceneNameFromFile(fileName), viewerConfig: {}, models: [model] },
+  );
+  return { scene, model };
+}

@@ -1,0 +1,63 @@
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
+import { DEMO_SCENE_ID, ensureDemoScene } from './demo.ts';
+import { openFileStore } from './store.ts';
+
+/**
+ * `npm run serve` (and `npm start` after building): one process, one port, data in DATA_DIR,
+ * a generated demo scene on first start.
+ */
+async function main(): Promise<void> {
+  const config = loadServerConfig();
+  const store = await openFileStore(config.dataDir);
+  const demo = await ensureDemoScene(store);
+  if (demo.created) console.log(`Created the demo scene in ${config.dataDir}`);
+
+  const app = await createApp(config, store);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new Error(`port ${config.port} is already in use on ${config.host}: stop the other server or start with PORT=<another port>`);
+    }
+    if (code === 'EACCES') throw new Error(`no permission to listen on port ${config.port}: use a port above 1023 (PORT=8080)`);
+    throw error;
+  }
+
+  const port = (app.server.address() as AddressInfo).port;
+  const origin = publicOrigin(config, port);
+  console.log(`Home:   ${origin}/`);
+  console.log(`Viewer: ${origin}/embed/${DEMO_SCENE_ID}`);
+  console.log(`Data:   ${config.dataDir}`);
+
+  // A terminal's Ctrl+C reaches this process and its parent (npm start forwards it too): a repeated
+  // signal while closing is ignored; a close that hangs is cut short by the timer.
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    console.log(`${signal}: shutting down`);
+    const force = setTimeout(() => {
+      console.error('error: the server did not close within 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`error: closing the server failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(`error: invalid configuration: ${error.message}`);
+  else console.error(`error: ${(error as Error).message ?? String(error)}`);
+  process.exit(1);
+});
