@@ -227,7 +227,8 @@ test.describe('cover, play button, watermark and reload', () => {
 
 test('viewerready reaches a host page that embeds the viewer in an iframe', async ({ page, baseURL }) => {
   await importIntoScene(join(MODELS, 'Box-draco.glb'), 'iframe-scene');
-  await page.goto('/assets/images/logo.svg'); // any same-server page as the host document
+  // The host: a blank HTML page on another origin than the viewer (about:blank here).
+  await page.setContent('<!doctype html><html><body></body></html>');
   const received = page.evaluate(
     (src) =>
       new Promise<string[]>((resolve) => {
@@ -240,7 +241,7 @@ test('viewerready reaches a host page that embeds the viewer in an iframe', asyn
         frame.src = src;
         frame.width = '640';
         frame.height = '480';
-        document.documentElement.appendChild(frame);
+        document.body.appendChild(frame);
       }),
     `${baseURL}/embed/iframe-scene`,
   );

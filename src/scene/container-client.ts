@@ -1,0 +1,120 @@
+import {
+  CONTAINER_ERROR_CODES,
+  ContainerError,
+  decodeContainer,
+  toExactArrayBuffer,
+  type AssetFormat,
+  type ContainerErrorCode,
+  type ContainerHeader,
+} from './container.ts';
+import { UNREADABLE_REQUEST_ID, type DecodeReply, type DecodeRequest } from './container-worker.ts';
+
+/**
+ * Main-thread side of the container decoder: one shared module worker, started on first use,
+ * requests matched to replies by id. The input buffer is transferred (the caller's ArrayBuffer is
+ * detached afterwards). Where workers are unavailable (no Worker, or construction refused by the
+ * page's policy) decoding falls back to the main thread with the same results and errors.
+ */
+
+export interface WorkerDecodeOptions {
+  /** Hard cap on the inflated asset in bytes; default DEFAULT_MAX_ASSET_BYTES. */
+  maxAssetBytes?: number;
+}
+
+export interface WorkerDecodeResult {
+  asset: ArrayBuffer;
+  header: ContainerHeader;
+  format: AssetFormat;
+}
+
+interface Pending {
+  resolve(result: WorkerDecodeResult): void;
+  reject(error: Error): void;
+}
+
+let worker: Worker | null = null;
+let nextId = 1;
+const pending = new Map<number, Pending>();
+
+/** Rejects every pending request and drops the worker; the next request starts a new one. */
+function failWorker(message: string): void {
+  const failed = [...pending.values()];
+  pending.clear();
+  worker?.terminate();
+  worker = null;
+  for (const request of failed) request.reject(new ContainerError('worker-failed', message));
+}
+
+function settle(reply: DecodeReply): void {
+  if (reply.id === UNREADABLE_REQUEST_ID) {
+    failWorker(`The model decoder worker failed: ${'error' in reply ? reply.error.message : 'unreadable request'}`);
+    return;
+  }
+  const request = pending.get(reply.id);
+  if (!request) return;
+  pending.delete(reply.id);
+  if (!('error' in reply)) {
+    request.resolve({ asset: reply.asset, header: reply.header, format: reply.format });
+    return;
+  }
+  const { message, code } = reply.error;
+  request.reject(
+    (CONTAINER_ERROR_CODES as readonly string[]).includes(code)
+      ? new ContainerError(code as ContainerErrorCode, message)
+      : new Error(message),
+  );
+}
+
+function sharedWorker(): Worker | null {
+  if (worker) return worker;
+  if (typeof Worker === 'undefined') return null;
+  let created: Worker;
+  try {
+    created = new Worker(new URL('./container-worker.ts', import.meta.url), { type: 'module' });
+  } catch {
+    return null;
+  }
+  created.onmessage = (event: MessageEvent<DecodeReply>) => settle(event.data);
+  created.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    failWorker(`The model decoder worker failed: ${event.message || 'it could not be started or crashed'}.`);
+  };
+  created.onmessageerror = () => failWorker('The model decoder worker sent a reply that could not be read.');
+  worker = created;
+  return worker;
+}
+
+/**
+ * Decodes a model container in the shared worker. Rejects with a ContainerError carrying the
+ * decoder's message and code, or code 'worker-failed' when the worker itself fails.
+ */
+export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDecodeOptions = {}): Promise<WorkerDecodeResult> {
+  const target = sharedWorker();
+  if (!target) return decodeContainerOnMainThread(buffer, options);
+  const id = nextId++;
+  return new Promise<WorkerDecodeResult>((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    const request: DecodeRequest = { id, buffer, maxAssetBytes: options.maxAssetBytes };
+    try {
+      target.postMessage(request, [buffer]);
+    } catch (error) {
+      pending.delete(id);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}
+
+/** The same decode on the calling thread; the fallback where workers are unavailable. */
+export async function decodeContainerOnMainThread(
+  buffer: ArrayBuffer,
+  options: WorkerDecodeOptions = {},
+): Promise<WorkerDecodeResult> {
+  const { asset, header, format } = await decodeContainer(new Uint8Array(buffer), options);
+  const exact = toExactArrayBuffer(asset);
+  return { asset: exact, header, format };
+}
+
+/** Stops the shared worker (pending requests are rejected); the next decode starts a new one. */
+export function terminateContainerWorker(): void {
+  failWorker('The model decoder worker was stopped.');
+}
