@@ -282,3 +282,28 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
 function distance(a: number[], b: number[]): number {
   return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 }
+
+test('a missing decoder fails the Draco model with a reason, and the page does not hang', async ({ page }) => {
+  await importIntoScene(join(MODELS, 'Box-draco.glb'), 'no-decoder');
+  await page.route('**/libs/draco/**', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.goto('/embed/no-decoder');
+  expect(await settled(page, 60_000)).toBe('failed');
+  await expectFailureOverlay(page, 'Box-draco.glb');
+});
+
+test('a scene document that fails its schema shows the failure overlay naming the field', async ({ page }) => {
+  await page.route('**/v1/scenes/bad-schema', (route) =>
+    route.fulfill({ contentType: 'application/json', body: JSON.stringify({ _id: 'bad-schema', name: 'x', models: [{ _id: 'm' }] }) }),
+  );
+  await page.goto('/embed/bad-schema');
+  expect(await settled(page, 30_000)).toBe('failed');
+  await expectFailureOverlay(page, /scene document is invalid: models\.0\.latestVersionKey/);
+});
+
+test('the decoders are served with the right types', async ({ request }) => {
+  const wasm = await request.get('/libs/draco/draco_decoder.wasm');
+  expect(wasm.status()).toBe(200);
+  expect(wasm.headers()['content-type']).toContain('application/wasm');
+  const basis = await request.get('/libs/basis/basis_transcoder.js');
+  expect(basis.status()).toBe(200);
+});
