@@ -43,6 +43,12 @@ export const SceneDoc = z.object({
   thumbnailUrl: z.string().nullable().optional(),
   viewerConfig: ViewerConfig.default({}),
   models: z.array(ModelDoc),
+  /** The user id (token subject) of the scene's owner; absent for seeded public scenes. */
+  ownerId: z.string().optional(),
+  /** User ids that may change the scene and save mutations besides the owner. */
+  editors: z.array(z.string()).optional(),
+  /** Anyone may read a public scene (default); a private one only its owner and editors. */
+  public: z.boolean().optional(),
 });
 export type SceneDoc = z.infer<typeof SceneDoc>;
 
