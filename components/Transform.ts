@@ -6,7 +6,7 @@ import { MAX_ENTITIES } from './constants';
  *
  * The parent link is a plain eid field rather than a bitecs relation: bitecs 0.4 creates one
  * component per relation target, which made spawning a 100,000-node tree 14x slower (814 ms vs
- * 57 ms, measured with 10,000 parents). Only `setParent` in src/engine/hierarchy.ts writes it.
+ * 57 ms, measured with 10,000 parents). Only addTransform and setParent (src/engine/hierarchy.ts) write it.
  *
  * Writers of position/rotation/scale call markTransformDirty (src/engine/hierarchy.ts), which sets
  * `dirty[eid] = 1` and the world's `anyDirty` (a bare `dirty[eid] = 1` is not seen: the transform
@@ -21,7 +21,7 @@ export const Transform = {
   /** Column-major 4x4 world matrix, as three.js Matrix4.elements. */
   world: new Float32Array(MAX_ENTITIES * 16),
   parent: new Uint32Array(MAX_ENTITIES),
-  /** Depth in the hierarchy (0 for a root); maintained by setParent. */
+  /** Depth in the hierarchy (0 for a root); computed when the transform order is rebuilt. */
   depth: new Uint16Array(MAX_ENTITIES),
   /** 1 when the local transform changed since the transform system last ran. */
   dirty: new Uint8Array(MAX_ENTITIES),

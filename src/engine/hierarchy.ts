@@ -98,13 +98,29 @@ export function rebuildTransformOrder(world: ViewerWorld): void {
 let depthStamp = 0;
 let stamps = new Int32Array(0);
 
+/**
+ * Depth of an entity, computed iteratively (no recursion: a long chain must not overflow the
+ * stack): walk up to a root or to an ancestor already done in this pass, then come back down.
+ */
 function depthOf(eid: number, stamp: number): number {
-  if (stamps[eid] === stamp) return Transform.depth[eid];
-  const parent = Transform.parent[eid];
-  const depth = parent === 0 ? 0 : depthOf(parent, stamp) + 1;
-  Transform.depth[eid] = depth;
-  stamps[eid] = stamp;
-  return depth;
+  let top = eid;
+  let steps = 0;
+  while (stamps[top] !== stamp && Transform.parent[top] !== 0) {
+    top = Transform.parent[top];
+    steps++;
+  }
+  let depth = stamps[top] === stamp ? Transform.depth[top] : 0;
+  if (stamps[top] !== stamp) {
+    Transform.depth[top] = 0;
+    stamps[top] = stamp;
+  }
+  // Assign depths from the top down: the entity `steps` levels below `top` has depth + steps.
+  for (let e = eid, d = depth + steps; e !== top; e = Transform.parent[e], d--) {
+    Transform.depth[e] = Math.min(d, 0xffff);
+    stamps[e] = stamp;
+  }
+  depth += steps;
+  return Math.min(depth, 0xffff);
 }
 
 const ZERO3 = [0, 0, 0];
