@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ClientConfig } from '../../../src/protocol/config';
+import { fetchBinary, HttpError } from '../../../src/scene/fetch';
+import { fetchScene, modelFileUrl } from '../../../src/scene/load-scene';
+
+const config: ClientConfig = {
+  endpoints: {
+    account: '',
+    meetings: '/meetings',
+    publicMeetings: '/meetings',
+    modelService: 'http://models.test/',
+    modelDerivative: '',
+    modelDerivativeCdn: 'https://cdn.test/derivatives/',
+    assetCdn: '/cdn',
+  },
+  identityProvider: { domain: '', clientId: 'x', callbackUrl: '/auth/callback', audience: 'parametricos' },
+};
+
+afterEach(() => vi.unstubAllGlobals());
+
+function respond(body: BodyInit | null, init: ResponseInit = {}) {
+  vi.stubGlobal('fetch', vi.fn(async () => new Response(body, init)));
+}
+
+describe('modelFileUrl', () => {
+  it('is {model-derivative CDN}/{latestVersionKey}/model_file.binz', () => {
+    const url = modelFileUrl(config, { _id: 'm1', latestVersionKey: 'm1/v7', outputFormat: 'glb', sourceFileName: 'a.glb' });
+    expect(url).toBe('https://cdn.test/derivatives/m1/v7/model_file.binz');
+  });
+});
+
+describe('fetchScene', () => {
+  it('returns a scene that passes the schema', async () => {
+    respond(JSON.stringify({ _id: 's', name: 'S', models: [] }), { status: 200 });
+    const scene = await fetchScene(config, 's');
+    expect(scene.viewerConfig).toEqual({});
+    expect(vi.mocked(fetch).mock.calls[0][0]).toBe('http://models.test/v1/scenes/s');
+  });
+  it('names the fields of a scene that fails its schema', async () => {
+    respond(JSON.stringify({ _id: 's', name: 'S', models: [{ _id: 'm', outputFormat: 'glb' }] }), { status: 200 });
+    await expect(fetchScene(config, 's')).rejects.toThrow(/scene document is invalid: models\.0\.latestVersionKey/);
+  });
+  it('passes on the server error text', async () => {
+    respond(JSON.stringify({ error: "Scene 's' not found" }), { status: 404 });
+    await expect(fetchScene(config, 's')).rejects.toThrow("answered 404: Scene 's' not found");
+  });
+  it('refuses a body that is not JSON', async () => {
+    respond('<html>', { status: 200 });
+    await expect(fetchScene(config, 's')).rejects.toThrow('did not answer with JSON');
+  });
+});
+
+describe('fetchBinary', () => {
+  it('reports byte progress and returns the bytes', async () => {
+    const bytes = new Uint8Array(1000).map((_, i) => i & 255);
+    respond(bytes, { status: 200, headers: { 'Content-Length': '1000' } });
+    const seen: number[] = [];
+    const buffer = await fetchBinary('http://x/f', (loaded, total) => {
+      expect(total).toBe(1000);
+      seen.push(loaded);
+    });
+    expect(new Uint8Array(buffer)).toEqual(bytes);
+    expect(seen.at(-1)).toBe(1000);
+  });
+  it('copes with a Content-Length that does not match the body (compressed transfer)', async () => {
+    const bytes = new Uint8Array(300).fill(7);
+    respond(bytes, { status: 200, headers: { 'Content-Length': '100' } });
+    expect(new Uint8Array(await fetchBinary('http://x/f')).length).toBe(300);
+  });
+  it('refuses a download that ends early', async () => {
+    respond(new Uint8Array(10), { status: 200, headers: { 'Content-Length': '20' } });
+    await expect(fetchBinary('http://x/f')).rejects.toThrow('ended after 10 of 20 bytes');
+  });
+  it('throws an HttpError naming the status', async () => {
+    respond('nope', { status: 404, statusText: 'Not Found' });
+    const error = await fetchBinary('http://x/f').catch((e) => e);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error.status).toBe(404);
+    expect(error.message).toBe('The model file request failed: 404 Not Found.');
+  });
+});
