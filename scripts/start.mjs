@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const distIndex = join(root, 'dist', 'index.html');
 /** What the Vite build reads. */
-const SOURCES = ['src', 'systems', 'components', 'public', 'index.html', 'vite.config.ts', 'package.json'];
+const SOURCES = ['src', 'systems', 'components', 'public', 'index.html', 'vite.config.ts', 'package.json', 'scripts/generate-assets.ts', 'scripts/assets'];
 
 /** The newest modification time under `path` (a file or a folder), 0 when it does not exist. */
 function newestMtime(path) {

@@ -36,6 +36,10 @@ export const CONFIG_DEFAULTS = {
   IDP_DOMAIN: '',
   IDP_CLIENT_ID: 'parametricos-viewer',
   IDP_CALLBACK_URL: '/auth/callback',
+  /** SQLite commits: 'NORMAL' survives any crash of the process, 'FULL' also a power loss (slower). */
+  SQLITE_SYNCHRONOUS: 'NORMAL',
+  /** The issuer of the embedded development identity provider's tokens (IDP_DOMAIN ''). */
+  DEV_IDP_ISSUER: 'urn:parametricos:development-identity',
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -66,7 +70,23 @@ export interface ServerConfig {
     clientId: string;
     callbackUrl: string;
     audience: typeof TOKEN_AUDIENCE;
+    /** The `iss` every token must carry: IDP_ISSUER, else `https://{IDP_DOMAIN}/`, else the
+     *  development provider's issuer. */
+    issuer: string;
+    /** Where the provider's signing keys are: IDP_JWKS_URL, else `{issuer}.well-known/jwks.json`
+     *  for a real provider; undefined for the embedded development provider (keys in DATA_DIR). */
+    jwksUrl?: string;
   };
+  /** PostgreSQL connection string (DATABASE_URL); undefined = SQLite in DATA_DIR. Holds a
+   *  password: never print it. */
+  databaseUrl?: string;
+  /** SQLite's fsync policy (SQLITE_SYNCHRONOUS): 'NORMAL' (default) or 'FULL'; see db/sqlite.ts. */
+  sqliteSynchronous: 'NORMAL' | 'FULL';
+}
+
+/** True when tokens come from the embedded development identity provider (no IDP_DOMAIN). */
+export function usesDevelopmentIdentity(config: ServerConfig): boolean {
+  return config.identityProvider.jwksUrl === undefined;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -138,7 +158,42 @@ const VARIABLES = {
   IDP_DOMAIN: z.string().trim(),
   IDP_CLIENT_ID: z.string().trim().min(1, { message: 'must not be empty' }),
   IDP_CALLBACK_URL: endpoint(HTTP),
+  /** An absolute http(s) URL or a non-URL issuer string (e.g. a URN); default from IDP_DOMAIN. */
+  IDP_ISSUER: z.string().trim().min(1, { message: 'must not be empty' }),
+  IDP_JWKS_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return (HTTP as readonly string[]).includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be an absolute http(s) URL, e.g. https://login.example.com/.well-known/jwks.json' },
+    ),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return ['postgres:', 'postgresql:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be a PostgreSQL URL, e.g. postgres://user:password@host:5432/database' },
+    ),
+  SQLITE_SYNCHRONOUS: z.preprocess(
+    (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+    z.enum(['NORMAL', 'FULL'], { message: 'must be NORMAL or FULL' }),
+  ),
 } as const;
+
+/** Values never echoed in an error message. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL']);
 
 type VariableName = keyof typeof VARIABLES;
 const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[];
@@ -208,7 +263,8 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     const result = VARIABLES[name].safeParse(raw);
     if (!result.success) {
       const reason = result.error.issues[0]?.message ?? 'is invalid';
-      throw new ConfigError(`${source.describe(name)} ${reason} (got '${String(raw)}')`);
+      const shown = SECRET_VARIABLES.has(name) ? '(value hidden)' : `(got '${String(raw)}')`;
+      throw new ConfigError(`${source.describe(name)} ${reason} ${shown}`);
     }
     (values as Record<string, unknown>)[name] = result.data;
     bases[name] = source.base;
@@ -218,6 +274,28 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     (values[name] ?? (CONFIG_DEFAULTS as Record<string, unknown>)[name]) as Values[K];
   const path = (name: 'DATA_DIR' | 'DIST_DIR') => resolve(bases[name] ?? process.cwd(), get(name));
 
+  const domain = get('IDP_DOMAIN');
+  const explicitIssuer = values.IDP_ISSUER;
+  const explicitJwks = values.IDP_JWKS_URL;
+  let issuer: string = CONFIG_DEFAULTS.DEV_IDP_ISSUER;
+  let jwksUrl: string | undefined;
+  if (domain !== '' || explicitJwks !== undefined) {
+    // A real provider: its issuer and key set follow from the domain unless given.
+    const base = /^https?:\/\//i.test(domain) ? domain.replace(/\/+$/, '') : `https://${domain}`;
+    if (domain === '' && explicitIssuer === undefined) {
+      throw new ConfigError('IDP_JWKS_URL is set without IDP_DOMAIN or IDP_ISSUER: name the provider whose keys these are');
+    }
+    issuer = explicitIssuer ?? `${base}/`;
+    jwksUrl = explicitJwks ?? `${(domain !== '' ? base : issuer).replace(/\/+$/, '')}/.well-known/jwks.json`;
+    try {
+      if (!(HTTP as readonly string[]).includes(new URL(jwksUrl).protocol)) throw new Error('not http');
+    } catch {
+      throw new ConfigError(`IDP_DOMAIN must be a host name such as login.example.com (got '${domain}')`);
+    }
+  } else if (explicitIssuer !== undefined) {
+    issuer = explicitIssuer;
+  }
+
   const config: ServerConfig = {
     port: get('PORT'),
     host: get('HOST'),
@@ -225,6 +303,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     distDir: path('DIST_DIR'),
     maxAssetBytes: get('MAX_ASSET_BYTES'),
     logLevel: get('LOG_LEVEL'),
+    sqliteSynchronous: get('SQLITE_SYNCHRONOUS'),
     endpoints: {
       account: get('ACCOUNT_URL'),
       meetings: get('MEETINGS_URL'),
@@ -235,14 +314,17 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
       assetCdn: get('ASSET_CDN_URL'),
     },
     identityProvider: {
-      domain: get('IDP_DOMAIN'),
+      domain,
       clientId: get('IDP_CLIENT_ID'),
       callbackUrl: get('IDP_CALLBACK_URL'),
       audience: TOKEN_AUDIENCE,
+      issuer,
     },
   };
+  if (jwksUrl !== undefined) config.identityProvider.jwksUrl = jwksUrl;
   const publicUrl = values.PUBLIC_URL;
   if (publicUrl !== undefined) config.publicUrl = publicUrl;
+  if (values.DATABASE_URL !== undefined) config.databaseUrl = values.DATABASE_URL;
   return config;
 }
 
@@ -250,7 +332,12 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
 export function clientConfig(config: ServerConfig): ClientConfig {
   return ClientConfig.parse({
     endpoints: { ...config.endpoints },
-    identityProvider: { ...config.identityProvider },
+    identityProvider: {
+      domain: config.identityProvider.domain,
+      clientId: config.identityProvider.clientId,
+      callbackUrl: config.identityProvider.callbackUrl,
+      audience: config.identityProvider.audience,
+    },
   });
 }
 

@@ -6,19 +6,31 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { unpartition } from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import type { ModelDoc, SceneDoc } from '../protocol/scene.ts';
+import type { OptimizationSummary, ValidationReport } from '../protocol/upload.ts';
 import { detectAssetFormat, encodeContainer } from '../scene/container.ts';
 import { ModelFormatError, checkGlb } from '../scene/glb.ts';
 import { CONFIG_DEFAULTS } from './config.ts';
+import { OptimizeError, describeRefusal, optimizeModel, refuses, validateModel } from './optimize.ts';
 import { isValidId, newId, type Store } from './store.ts';
 
 /**
  * Adds a glTF model to the store: the asset is checked, packed into a container (DESIGN.md 4.1),
  * written to the derivative store under a new version key, described by a Model document, and
- * listed in a scene. A `.glb` is stored byte for byte; a `.gltf` (external files next to it or
- * embedded data URIs) is packed into one GLB first.
+ * listed in a scene. Without `optimize`, a `.glb` is stored byte for byte and a `.gltf` (external
+ * files next to it, uploaded with it, or embedded data URIs) is packed into one GLB first. With
+ * `optimize` (the CLI and uploads), the file is first checked by Khronos's glTF-Validator (errors
+ * refuse it, with the validator's report on the ImportError) and the GLB is optimised
+ * (src/server/optimize.ts) before it is packed into the container.
  */
 
-export type ImportInput = { path: string } | { bytes: Uint8Array; fileName: string };
+export type ImportInput =
+  | { path: string }
+  | {
+      bytes: Uint8Array;
+      fileName: string;
+      /** Files a .gltf refers to (its .bin and images), by the uri written in the glTF. */
+      resources?: Record<string, Uint8Array>;
+    };
 
 export interface ImportOptions {
   /** The scene to create or extend; a new random id when absent. */
@@ -30,22 +42,38 @@ export interface ImportOptions {
   maxBytes?: number;
   /** Recorded as the container's `generator`. */
   generator?: string;
+  /**
+   * Validate with glTF-Validator and optimise (default false: the GLB is stored byte for byte,
+   * which tests comparing the stored model with the file rely on; the CLI and uploads pass true).
+   */
+  optimize?: boolean;
+  /** With `optimize`: sibling nodes sharing a mesh are instanced from this many on (default 5). */
+  minInstances?: number;
+  /** The owner (user id) of a scene created by this import. */
+  ownerId?: string;
 }
 
 export interface ImportResult {
   scene: SceneDoc;
   model: ModelDoc;
+  /** With `optimize`: the validator's report on the file as given. */
+  validation?: ValidationReport;
+  /** With `optimize`: what the optimisation did. */
+  optimization?: OptimizationSummary;
 }
 
-export type ImportErrorCode = 'UNKNOWN_FORMAT' | 'INVALID_GLTF' | 'MISSING_RESOURCE' | 'TOO_LARGE' | 'BAD_OPTION';
+export type ImportErrorCode = 'UNKNOWN_FORMAT' | 'INVALID_GLTF' | 'MISSING_RESOURCE' | 'TOO_LARGE' | 'BAD_OPTION' | 'OPTIMIZE_FAILED';
 
 /** A file that cannot be imported; the message says why in words a person can act on. */
 export class ImportError extends Error {
   readonly code: ImportErrorCode;
-  constructor(code: ImportErrorCode, message: string) {
+  /** The glTF-Validator's report, when the file was refused for what the validator found. */
+  readonly report?: ValidationReport;
+  constructor(code: ImportErrorCode, message: string, report?: ValidationReport) {
     super(message);
     this.name = 'ImportError';
     this.code = code;
+    if (report) this.report = report;
   }
 }
 
@@ -129,6 +157,7 @@ async function readResources(
   json: GltfJson,
   dir: string | undefined,
   limit: { used: number; maxBytes: number },
+  provided?: Record<string, Uint8Array>,
 ): Promise<Record<string, Uint8Array<ArrayBuffer>>> {
   const resources: Record<string, Uint8Array<ArrayBuffer>> = {};
   const entries: [string, Resource][] = [
@@ -148,13 +177,20 @@ async function readResources(
       if (ABSOLUTE_URL.test(uri) || uri.startsWith('//')) {
         throw new ImportError('MISSING_RESOURCE', `${fileName}: glTF ${what} refers to "${uri}"; only files next to the .gltf and data URIs are supported.`);
       }
+      if (uri in resources) continue;
+      const uploaded = provided && findProvided(provided, uri);
+      if (uploaded) {
+        resources[uri] = Uint8Array.from(uploaded);
+        total += uploaded.byteLength;
+        if (total > limit.maxBytes) throw tooLarge(fileName, limit.maxBytes);
+        continue;
+      }
       if (dir === undefined) {
         throw new ImportError(
           'MISSING_RESOURCE',
-          `${fileName}: glTF ${what} refers to the external file "${uri}", which was not provided: import the .gltf from disk with its files next to it, or use a .glb.`,
+          `${fileName}: glTF ${what} refers to the external file "${uri}", which was not provided: upload it with the .gltf, import the .gltf from disk with its files next to it, or use a .glb.`,
         );
       }
-      if (uri in resources) continue;
       let path: string;
       try {
         path = resolve(dir, decodeURIComponent(uri));
@@ -171,6 +207,17 @@ async function readResources(
     if (total > limit.maxBytes) throw tooLarge(fileName, limit.maxBytes);
   }
   return resources;
+}
+
+/** An uploaded companion file by the uri the glTF uses: as written, URL-decoded, or by its base name. */
+function findProvided(provided: Record<string, Uint8Array>, uri: string): Uint8Array | undefined {
+  let decoded = uri;
+  try {
+    decoded = decodeURIComponent(uri);
+  } catch {
+    // not percent-encoded
+  }
+  return provided[uri] ?? provided[decoded] ?? provided[basename(decoded)];
 }
 
 function tooLarge(fileName: string, maxBytes: number): ImportError {
@@ -231,7 +278,7 @@ async function packGltf(fileName: string, json: GltfJson, resources: Record<stri
 export async function prepareAsset(
   fileName: string,
   bytes: Uint8Array,
-  options: { dir?: string; maxBytes?: number } = {},
+  options: { dir?: string; maxBytes?: number; resources?: Record<string, Uint8Array> } = {},
 ): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? CONFIG_DEFAULTS.MAX_ASSET_BYTES;
   if (bytes.byteLength > maxBytes) throw tooLarge(fileName, maxBytes);
@@ -242,13 +289,78 @@ export async function prepareAsset(
   }
   if (format === 'gltf') {
     const json = parseGltfJson(fileName, bytes);
-    const resources = await readResources(fileName, json, options.dir, { used: bytes.byteLength, maxBytes });
+    const resources = await readResources(fileName, json, options.dir, { used: bytes.byteLength, maxBytes }, options.resources);
     const glb = await packGltf(fileName, json, resources);
     if (glb.byteLength > maxBytes) throw tooLarge(fileName, maxBytes);
     checkGlbAsset(fileName, glb);
     return glb;
   }
   throw new ImportError('UNKNOWN_FORMAT', `${fileName}: Unknown file format (expected a glTF 2.0 .glb or .gltf file)`);
+}
+
+/**
+ * The files a .gltf refers to, for the validator: uploaded ones, or read from `dir`; missing ones
+ * are left out (the validator reports them). Data URIs are the validator's own business.
+ */
+async function resourcesForValidation(bytes: Uint8Array, dir: string | undefined, provided: Record<string, Uint8Array> | undefined): Promise<Record<string, Uint8Array>> {
+  const found: Record<string, Uint8Array> = {};
+  let json: GltfJson;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes)) as GltfJson;
+  } catch {
+    return found;
+  }
+  const entries = [...((json.buffers ?? []) as Resource[]), ...((json.images ?? []) as Resource[])];
+  for (const { uri } of entries) {
+    if (typeof uri !== 'string' || uri.startsWith('data:') || uri in found || ABSOLUTE_URL.test(uri) || uri.startsWith('//')) continue;
+    const uploaded = provided && findProvided(provided, uri);
+    if (uploaded) {
+      found[uri] = uploaded;
+    } else if (dir !== undefined) {
+      try {
+        found[uri] = new Uint8Array(await readFile(resolve(dir, decodeURIComponent(uri))));
+      } catch {
+        // reported by the validator
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The `optimize` path: glTF-Validator on the file as given (refusing errors throw ImportError
+ * with the report), packing a .gltf into a GLB, then the optimisation.
+ */
+export async function validateAndOptimize(
+  fileName: string,
+  bytes: Uint8Array,
+  options: { dir?: string; maxBytes: number; provided?: Record<string, Uint8Array>; minInstances?: number },
+): Promise<{ asset: Uint8Array; validation: ValidationReport; optimization: OptimizationSummary }> {
+  if (bytes.byteLength > options.maxBytes) throw tooLarge(fileName, options.maxBytes);
+  const format = detectAssetFormat(bytes);
+  const resources = format === 'gltf' ? await resourcesForValidation(bytes, options.dir, options.provided) : {};
+  const validation = await validateModel(bytes, { fileName, resources });
+  if (format !== 'glb' && format !== 'gltf') {
+    throw new ImportError('UNKNOWN_FORMAT', `${fileName}: Unknown file format (expected a glTF 2.0 .glb or .gltf file)`, validation);
+  }
+  if (refuses(validation)) throw new ImportError('INVALID_GLTF', describeRefusal(fileName, validation), validation);
+
+  let glb: Uint8Array;
+  try {
+    glb = await prepareAsset(fileName, bytes, { dir: options.dir, maxBytes: options.maxBytes, resources: options.provided });
+  } catch (error) {
+    if (error instanceof ImportError && !error.report) throw new ImportError(error.code, error.message, validation);
+    throw error;
+  }
+  try {
+    const { glb: optimized, summary } = await optimizeModel(glb, { fileName, inputReport: validation, minInstances: options.minInstances });
+    if (optimized.byteLength > options.maxBytes) throw tooLarge(fileName, options.maxBytes);
+    return { asset: optimized, validation, optimization: summary };
+  } catch (error) {
+    if (error instanceof OptimizeError) throw new ImportError('OPTIMIZE_FAILED', error.message, error.report);
+    if (error instanceof ImportError) throw error;
+    throw new ImportError('OPTIMIZE_FAILED', `${fileName}: the model could not be optimised: ${(error as Error).message}`, validation);
+  }
 }
 
 function sceneNameFromFile(fileName: string): string {
@@ -270,6 +382,7 @@ export async function importModel(store: Store, input: ImportInput, options: Imp
   let fileName: string;
   let bytes: Uint8Array;
   let dir: string | undefined;
+  let provided: Record<string, Uint8Array> | undefined;
   if ('path' in input) {
     const path = resolve(input.path);
     fileName = basename(path);
@@ -287,9 +400,17 @@ export async function importModel(store: Store, input: ImportInput, options: Imp
   } else {
     fileName = basename(input.fileName.replace(/\\/g, '/')) || 'model';
     bytes = input.bytes;
+    provided = input.resources;
   }
 
-  const asset = await prepareAsset(fileName, bytes, { dir, maxBytes });
+  let asset: Uint8Array;
+  let validation: ValidationReport | undefined;
+  let optimization: OptimizationSummary | undefined;
+  if (options.optimize) {
+    ({ asset, validation, optimization } = await validateAndOptimize(fileName, bytes, { dir, maxBytes, provided, minInstances: options.minInstances }));
+  } else {
+    asset = await prepareAsset(fileName, bytes, { dir, maxBytes, resources: provided });
+  }
   const container = await encodeContainer(asset, {
     sourceFileName: fileName,
     generator: options.generator ?? IMPORT_GENERATOR,
@@ -310,7 +431,13 @@ export async function importModel(store: Store, input: ImportInput, options: Imp
   const scene = await store.putScene(
     existing
       ? { ...existing, name: options.name ?? existing.name, models: [...existing.models, model] }
-      : { _id: sceneId, name: options.name ?? sceneNameFromFile(fileName), viewerConfig: {}, models: [model] },
+      : {
+          _id: sceneId,
+          name: options.name ?? sceneNameFromFile(fileName),
+          viewerConfig: {},
+          models: [model],
+          ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+        },
   );
-  return { scene, model };
+  return { scene, model, ...(validation ? { validation } : {}), ...(optimization ? { optimization } : {}) };
 }

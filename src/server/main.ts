@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
 import { DEMO_SCENE_ID, ensureDemoScene } from './demo.ts';
-import { openFileStore } from './store.ts';
+import { WAREHOUSE_SCENE_ID, ensureWarehouseScene } from './demo-warehouse.ts';
+import { openStore } from './store.ts';
 
 /**
  * `npm run serve` (and `npm start` after building): one process, one port, data in DATA_DIR,
@@ -10,8 +11,9 @@ import { openFileStore } from './store.ts';
  */
 async function main(): Promise<void> {
   const config = loadServerConfig();
-  const store = await openFileStore(config.dataDir);
+  const store = await openStore(config);
   const demo = await ensureDemoScene(store);
+  if ((await ensureWarehouseScene(store)).created) console.log(`Created the warehouse scene in ${config.dataDir}`);
   if (demo.created) console.log(`Created the demo scene in ${config.dataDir}`);
 
   const app = await createApp(config, store);
@@ -30,7 +32,8 @@ async function main(): Promise<void> {
   const origin = publicOrigin(config, port);
   console.log(`Home:   ${origin}/`);
   console.log(`Viewer: ${origin}/embed/${DEMO_SCENE_ID}`);
-  console.log(`Data:   ${config.dataDir}`);
+  console.log(`Warehouse: ${origin}/embed/${WAREHOUSE_SCENE_ID}`);
+  console.log(`Data:   ${config.dataDir} (${store.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${store.location})`);
 
   // A terminal's Ctrl+C reaches this process and its parent (npm start forwards it too): a repeated
   // signal while closing is ignored; a close that hangs is cut short by the timer.
@@ -44,13 +47,16 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 10_000);
     force.unref();
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`error: closing the server failed: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      .then(() => store.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(`error: closing the server failed: ${(error as Error).message}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

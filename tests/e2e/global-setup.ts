@@ -28,7 +28,7 @@ const SERVER_ENTRY = process.env.E2E_SERVER_ENTRY ?? 'src/server/main.ts';
 const READY_TIMEOUT_MS = Number(process.env.E2E_SERVER_TIMEOUT_MS ?? 90_000);
 
 /** Sources whose change makes dist/ stale (src/server is not bundled). */
-const BUILD_INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'src', 'public', 'systems', 'components'];
+const BUILD_INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'src', 'public', 'systems', 'components', 'scripts/generate-assets.ts', 'scripts/assets'];
 const BUILD_IGNORE = new Set([join(ROOT, 'src/server'), join(ROOT, 'node_modules')]);
 
 function newestMtime(path: string): number {

@@ -41,19 +41,20 @@ describe('npm run import', () => {
   afterAll(() => rm(join(dataDir, '..'), { recursive: true, force: true }));
 
   it('imports a GLB into a named scene and prints the scene id and viewer URL', async () => {
-    const run = await runTs('src/server/import-cli.ts', [join(MODELS_DIR, 'BoxAnimated.glb'), '--scene', 'boxes', '--name', 'Animated boxes'], { DATA_DIR: dataDir, PORT: '9123' });
+    const run = await runTs('src/server/import-cli.ts', [join(MODELS_DIR, 'BoxAnimated.glb'), '--scene', 'boxes', '--name', 'Animated boxes', '--no-optimize'], { DATA_DIR: dataDir, PORT: '9123' });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Scene: boxes (Animated boxes, 1 model)');
     expect(run.stdout).toContain('Viewer: http://localhost:9123/embed/boxes\n');
 
-    const scene = SceneDoc.parse(JSON.parse(await readFile(join(dataDir, 'scenes', 'boxes.json'), 'utf8')));
-    expect(scene.name).toBe('Animated boxes');
-    const model = ModelDoc.parse(JSON.parse(await readFile(join(dataDir, 'models', `${scene.models[0]._id}.json`), 'utf8')));
-    expect(model).toEqual(scene.models[0]);
     const store = await openFileStore(dataDir);
+    const scene = SceneDoc.parse(await store.getScene('boxes'));
+    expect(scene.name).toBe('Animated boxes');
+    const model = ModelDoc.parse(await store.getModel(scene.models[0]._id));
+    expect(model).toEqual(scene.models[0]);
     const decoded = await decodeContainer(new Uint8Array(await readFile(store.derivativePath(model.latestVersionKey))));
     expect(Buffer.compare(Buffer.from(decoded.asset), await readFile(join(MODELS_DIR, 'BoxAnimated.glb')))).toBe(0);
+    await store.close();
   });
 
   it('makes a new scene without --scene and uses PUBLIC_URL when set', async () => {
@@ -63,8 +64,10 @@ describe('npm run import', () => {
     expect(match).not.toBeNull();
     const sceneId = match?.[1] ?? '';
     expect(run.stdout).toContain(`Scene: ${sceneId} (Duck, 1 model)`);
-    const scene = SceneDoc.parse(JSON.parse(await readFile(join(dataDir, 'scenes', `${sceneId}.json`), 'utf8')));
+    const store = await openFileStore(dataDir);
+    const scene = SceneDoc.parse(await store.getScene(sceneId));
     expect(scene.models[0].sourceFileName).toBe('Duck.glb');
+    await store.close();
   });
 
   it('exits 2 on usage errors', async () => {

@@ -57,7 +57,8 @@ describe('demo scene', () => {
     const second = await ensureDemoScene(server.store);
     expect(second.created).toBe(false);
     expect(second.scene).toEqual(first.scene);
-    expect(await readdir(join(server.dataDir, 'models'))).toHaveLength(1);
+    // One model, one container: the second call wrote nothing.
+    expect(await readdir(join(server.dataDir, 'derivatives'))).toHaveLength(1);
 
     const scene = await (await fetch(`${server.url}/v1/scenes/demo`)).json();
     expect(scene.name).toBe('Demo machine');

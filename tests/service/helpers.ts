@@ -7,7 +7,7 @@ import { deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from '../../src/server/app.ts';
 import { loadServerConfig, type ServerConfig } from '../../src/server/config.ts';
-import { openFileStore, type Store } from '../../src/server/store.ts';
+import { openStore, type Store } from '../../src/server/store.ts';
 
 /** The repository root and the shared, read-only model corpus next to it. */
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -34,6 +34,7 @@ export interface TestServer {
 /**
  * Starts the app on a free port with a temporary DATA_DIR and a DIST_DIR holding a tiny index.html
  * (unless `withIndex` is false), a decoder file under /libs and a hashed asset under /assets.
+ * The store is SQLite in DATA_DIR, or PostgreSQL when `env.DATABASE_URL` is given.
  */
 export async function startServer(options: { withIndex?: boolean; env?: Record<string, string> } = {}): Promise<TestServer> {
   const root = await tempDir('server-');
@@ -49,7 +50,7 @@ export async function startServer(options: { withIndex?: boolean; env?: Record<s
   await writeFile(join(distDir, '.secret'), 'hidden');
 
   const config = loadServerConfig({ DATA_DIR: dataDir, DIST_DIR: distDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env });
-  const store = await openFileStore(config.dataDir);
+  const store = await openStore(config);
   const app = await createApp(config, store);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
@@ -63,6 +64,7 @@ export async function startServer(options: { withIndex?: boolean; env?: Record<s
     distDir,
     async close() {
       await app.close();
+      await store.close();
       await rm(root, { recursive: true, force: true });
     },
   };

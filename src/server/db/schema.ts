@@ -1,0 +1,87 @@
+/**
+ * The database schema, as numbered migrations applied at open (a database records the versions it
+ * has in schema_migrations). Append new migrations; never edit one that has shipped.
+ *
+ * Documents are kept whole as JSON (`doc`), checked by the zod schemas of src/protocol on the way
+ * in and out, so a field added to a schema needs no migration; the columns beside them are what
+ * queries and permissions need. Mutations are a log per model: `seq` orders it, the unique index
+ * on (model_id, uuid) makes saving idempotent with one index lookup per mutation.
+ */
+
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE scenes (
+    id TEXT PRIMARY KEY,
+    doc TEXT NOT NULL,
+    owner_id TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX scenes_owner ON scenes (owner_id);
+  CREATE TABLE models (
+    id TEXT PRIMARY KEY,
+    doc TEXT NOT NULL,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE scene_models (
+    scene_id TEXT NOT NULL REFERENCES scenes (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    model_id TEXT NOT NULL REFERENCES models (id),
+    PRIMARY KEY (scene_id, position)
+  );
+  CREATE INDEX scene_models_model ON scene_models (model_id);
+  CREATE TABLE mutations (
+    model_id TEXT NOT NULL REFERENCES models (id),
+    seq INTEGER NOT NULL,
+    uuid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    user_id TEXT,
+    saved_at TEXT NOT NULL,
+    PRIMARY KEY (model_id, seq)
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX mutations_uuid ON mutations (model_id, uuid);
+  `,
+];
+
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE scenes (
+    id TEXT PRIMARY KEY,
+    doc JSONB NOT NULL,
+    owner_id TEXT,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+  );
+  CREATE INDEX scenes_owner ON scenes (owner_id);
+  CREATE TABLE models (
+    id TEXT PRIMARY KEY,
+    doc JSONB NOT NULL,
+    last_seq BIGINT NOT NULL DEFAULT 0,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+  );
+  CREATE TABLE scene_models (
+    scene_id TEXT NOT NULL REFERENCES scenes (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    model_id TEXT NOT NULL REFERENCES models (id),
+    PRIMARY KEY (scene_id, position)
+  );
+  CREATE INDEX scene_models_model ON scene_models (model_id);
+  CREATE TABLE mutations (
+    model_id TEXT NOT NULL REFERENCES models (id),
+    seq BIGINT NOT NULL,
+    uuid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    body JSONB NOT NULL,
+    user_id TEXT,
+    saved_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (model_id, seq)
+  );
+  CREATE UNIQUE INDEX mutations_uuid ON mutations (model_id, uuid);
+  `,
+];

@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CreateSceneRequest, SetThumbnailRequest, UpdateSceneRequest, UpdateViewerConfigRequest, type SceneSummary } from '../../protocol/scene-api.ts';
+import type { SceneDoc } from '../../protocol/scene.ts';
+import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWriteScene, isOwner, requireUser } from '../auth/permissions.ts';
+import type { ServerConfig } from '../config.ts';
+import type { Store, ThumbnailExtension } from '../store.ts';
+import { HttpError, checkId, parseBody } from './http.ts';
+
+/**
+ * Scenes (DESIGN.md 4.4): list, get, create, rename and share, viewerConfig, thumbnail.
+ *
+ *   GET   /v1/scenes                      { scenes: [{ id, name, modelCount, thumbnailUrl? }] } (readable ones)
+ *   POST  /v1/scenes                      { name, public?, editors?, viewerConfig? } -> 201 Scene (owner: you)
+ *   GET   /v1/scenes/{id}                 Scene
+ *   PATCH /v1/scenes/{id}                 { name?, public?, editors? } -> Scene
+ *   PATCH /v1/scenes/{id}/viewer-config   { scene?, postprocessing?, uiConfig? } -> Scene
+ *   PUT   /v1/scenes/{id}/thumbnail       an image (png, jpeg, webp) or { thumbnailUrl } -> Scene
+ */
+
+/** Largest thumbnail image accepted. */
+export const MAX_THUMBNAIL_BYTES = 5 * 1024 * 1024;
+
+const IMAGE_TYPES: Record<string, ThumbnailExtension> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+/** The image format the bytes really are (magic numbers), whatever the Content-Type claims. */
+function sniffImage(bytes: Uint8Array): ThumbnailExtension | undefined {
+  const starts = (...values: number[]) => values.every((v, i) => bytes[i] === v);
+  if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png';
+  if (starts(0xff, 0xd8, 0xff)) return 'jpg';
+  if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return 'webp';
+  return undefined;
+}
+
+export default async function sceneRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
+  const { store } = opts;
+  // Bodies here are JSON (or, for thumbnails, images): anything else is 415, not a string.
+  app.removeContentTypeParser('text/plain');
+
+  async function sceneFor(request: FastifyRequest<{ Params: { id: string } }>): Promise<SceneDoc> {
+    const { id } = request.params;
+    checkId('scene', id);
+    const scene = await store.getScene(id);
+    if (!scene) throw new HttpError(404, `Scene '${id}' not found`);
+    return scene;
+  }
+
+  /**
+   * Applies a change for the request's user: checked before (401/403 without touching the store)
+   * and again on the scene as the transaction reads it, so a permission revoked meanwhile holds.
+   */
+  async function change(request: FastifyRequest<{ Params: { id: string } }>, edit: (scene: SceneDoc) => SceneDoc, ownerOnly = false): Promise<SceneDoc> {
+    const scene = await sceneFor(request);
+    const user = assertCanWriteScene(request, scene);
+    const allowed = (current: SceneDoc) => (ownerOnly ? isOwner(user, current) : canWriteScene(user, current));
+    const denied = (current: SceneDoc) =>
+      new AuthError(403, ownerOnly ? `Only the owner of scene '${current._id}' may change who can read or edit it` : `You may not change scene '${current._id}': only its owner and editors may`);
+    if (!allowed(scene)) throw denied(scene);
+    const updated = await store.updateScene(scene._id, (current) => {
+      if (!allowed(current)) throw denied(current);
+      return edit(current);
+    });
+    if (!updated) throw new HttpError(404, `Scene '${scene._id}' not found`);
+    return updated;
+  }
+
+  app.get('/v1/scenes', async (request, reply) => {
+    reply.header('cache-control', 'no-cache');
+    const scenes = (await store.listScenes()).filter((scene) => canReadScene(request.user, scene));
+    const list: SceneSummary[] = scenes.map((scene) => ({
+      id: scene._id,
+      name: scene.name,
+      modelCount: scene.models.length,
+      ...(scene.thumbnailUrl ? { thumbnailUrl: scene.thumbnailUrl } : {}),
+    }));
+    return { scenes: list };
+  });
+
+  app.post('/v1/scenes', async (request, reply) => {
+    const user = requireUser(request);
+    const body = parseBody(CreateSceneRequest, request.body);
+    const scene = await store.createScene({
+      name: body.name,
+      ownerId: user.id,
+      ...(body.public !== undefined ? { public: body.public } : {}),
+      ...(body.editors !== undefined ? { editors: [...new Set(body.editors)] } : {}),
+      ...(body.viewerConfig !== undefined ? { viewerConfig: body.viewerConfig } : {}),
+    });
+    reply.code(201).header('location', `/v1/scenes/${scene._id}`).header('cache-control', 'no-store');
+    return scene;
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/scenes/:id', async (request, reply) => {
+    const scene = await sceneFor(request);
+    assertCanReadScene(request, scene);
+    // A private scene must not sit in a shared cache.
+    reply.header('cache-control', scene.public === false ? 'private, no-cache' : 'no-cache');
+    return scene;
+  });
+
+  app.patch<{ Params: { id: string } }>('/v1/scenes/:id', async (request, reply) => {
+    requireUser(request);
+    const body = parseBody(UpdateSceneRequest, request.body);
+    const sharing = body.public !== undefined || body.editors !== undefined;
+    const updated = await change(
+      request,
+      (scene) => {
+        const next = { ...scene };
+        if (body.name !== undefined) next.name = body.name;
+        if (body.public !== undefined) next.public = body.public;
+        if (body.editors !== undefined) next.editors = [...new Set(body.editors)];
+        return next;
+      },
+      sharing,
+    );
+    reply.header('cache-control', 'no-store');
+    return updated;
+  });
+
+  app.patch<{ Params: { id: string } }>('/v1/scenes/:id/viewer-config', async (request, reply) => {
+    requireUser(request);
+    const body = parseBody(UpdateViewerConfigRequest, request.body);
+    const updated = await change(request, (scene) => {
+      const viewerConfig = { ...scene.viewerConfig };
+      if (body.scene !== undefined) viewerConfig.scene = body.scene;
+      if (body.postprocessing !== undefined) viewerConfig.postprocessing = body.postprocessing;
+      if (body.uiConfig !== undefined) viewerConfig.uiConfig = body.uiConfig;
+      return { ...scene, viewerConfig };
+    });
+    reply.header('cache-control', 'no-store');
+    return updated;
+  });
+
+  // Thumbnail images arrive as raw bytes.
+  app.register(async (images) => {
+    images.addContentTypeParser(Object.keys(IMAGE_TYPES), { parseAs: 'buffer', bodyLimit: MAX_THUMBNAIL_BYTES }, (_request, body, done) => done(null, body));
+
+    images.put<{ Params: { id: string } }>('/v1/scenes/:id/thumbnail', { bodyLimit: MAX_THUMBNAIL_BYTES }, async (request, reply) => {
+      const scene = await sceneFor(request);
+      assertCanWriteScene(request, scene);
+      let url: string | null;
+      if (Buffer.isBuffer(request.body)) {
+        const bytes = new Uint8Array(request.body);
+        const declared = IMAGE_TYPES[(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()];
+        const actual = sniffImage(bytes);
+        if (!actual) throw new HttpError(400, 'The thumbnail is not a PNG, JPEG or WebP image');
+        if (actual !== declared) throw new HttpError(400, `The thumbnail is a ${actual.toUpperCase()} image but was sent as ${request.headers['content-type']}`);
+        const key = await store.writeThumbnail(scene._id, bytes, actual);
+        url = `/cdn/thumbnails/${key}`;
+      } else {
+        url = parseBody(SetThumbnailRequest, request.body).thumbnailUrl;
+      }
+      const updated = await change(request, (current) => {
+        const next = { ...current };
+        if (url === null) delete next.thumbnailUrl;
+        else next.thumbnailUrl = url;
+        return next;
+      });
+      reply.header('cache-control', 'no-store');
+      return updated;
+    });
+  });
+}
