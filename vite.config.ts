@@ -3,6 +3,7 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { createReadStream, cpSync, existsSync, statSync } from 'node:fs';
 import { join, normalize, resolve } from 'node:path';
+import { generateAssets, writeAssets, type GeneratedAsset } from './scripts/generate-assets';
 
 /**
  * Decoders for Draco and Basis/KTX2 are served from /libs/draco and /libs/basis. They are copied
@@ -37,8 +38,35 @@ function decoderLibs(): Plugin {
   };
 }
 
+/**
+ * Environments (procedural skies and a studio, as gain-map JPEG and Radiance HDR, with their
+ * catalog) and the water normal map are made by our own code (scripts/generate-assets.ts): written
+ * into dist/ at build time and served from memory in dev, never committed. Made once per process.
+ */
+function generatedAssets(): Plugin {
+  let assets: Map<string, GeneratedAsset> | null = null;
+  const all = () => (assets ??= new Map(generateAssets().map((a) => [a.path, a])));
+  return {
+    name: 'generated-assets',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const url = (req.url ?? '').split('?')[0];
+        if (!url.startsWith('/assets/environments/') && !url.startsWith('/textures/')) return next();
+        const asset = all().get(url);
+        if (!asset) return next();
+        res.setHeader('Content-Type', asset.contentType);
+        res.setHeader('Content-Length', String(asset.bytes.length));
+        res.end(Buffer.from(asset.bytes.buffer, asset.bytes.byteOffset, asset.bytes.byteLength));
+      });
+    },
+    writeBundle(options) {
+      writeAssets(options.dir ?? resolve(import.meta.dirname, 'dist'), [...all().values()]);
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), decoderLibs()],
+  plugins: [react(), decoderLibs(), generatedAssets()],
   build: {
     outDir: 'dist',
     sourcemap: true,

@@ -4,3 +4,6 @@ export { Visibility } from './Visibility';
 export { Shadows } from './Shadows';
 export { ModelMember, Model, Renderable } from './ModelMember';
 export { Animated, AnimationState } from './Animation';
+export { Light, LightType } from './Light';
+export { ShadowFollow } from './ShadowFollow';
+export { WaterSurface } from './WaterSurface';

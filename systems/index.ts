@@ -2,7 +2,10 @@ import type { ViewerWorld } from '../src/engine/world';
 import { animationMixerSystem } from './animationMixerSystem';
 import { navigationSystem } from './navigationSystem';
 import { renderSystem } from './renderSystem';
+import { shadowBudgetSystem } from './shadowBudgetSystem';
+import { shadowFollowSystem } from './shadowFollowSystem';
 import { transformSystem } from './transformSystem';
+import { waterSystem } from './waterSystem';
 
 export type System = (world: ViewerWorld) => ViewerWorld;
 
@@ -20,7 +23,9 @@ export const PIPELINE: readonly System[] = [
   transformSystem, //           local -> world matrices, parents before children, dirty only
   // avatar smoothing          (meetings issue)
   // instance compaction       (editor issue: packs slots after 100 marked removals)
-  // shadow budget             (rendering issue: at most 12 shadow maps)
+  shadowFollowSystem, //        the sun's shadow box follows the view (camera moved > 10 units)
+  shadowBudgetSystem, //        at most 12 shadow maps (point light 6), by importance to the view
+  waterSystem, //               water waves advance; a frame while water is shown
   renderSystem, //              world matrices -> Object3D, draw when something changed
 ];
 

@@ -10,8 +10,9 @@ import {
   type Texture,
 } from 'three';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { Animated, AnimationState, Model, ModelMember, Renderable, Shadows, Visibility } from '../../components';
+import { Animated, AnimationState, Light, LightType, Model, ModelMember, Renderable, Shadows, Visibility } from '../../components';
 import { addTransform, removeTransformEntity } from '../engine/hierarchy';
+import { isLight, lightTypeOf } from '../engine/lights';
 import { bindObject, unbindObject } from '../engine/registry';
 import { materialTextures, releaseObjectResources, retainObjectResources } from '../engine/resources';
 import { detachFromThreeMatrixUpdates } from '../engine/sync';
@@ -96,6 +97,16 @@ export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOp
     bindObject(world, eid, object);
 
     if (ownNode !== undefined) record.nodes.set(nodeIdOf(data, ownNode), eid);
+    if (isLight(object)) {
+      // KHR_lights_punctual: the light casts when the shadow budget system gives it a map.
+      const type = lightTypeOf(object);
+      addComponent(world, eid, Light);
+      Light.type[eid] = type;
+      Light.wantsShadow[eid] = cast && type !== LightType.other ? 1 : 0;
+      Light.shadowOn[eid] = 0;
+      Light.score[eid] = 0;
+      object.castShadow = false;
+    }
     const mesh = object as Mesh;
     if (mesh.isMesh || (object as { isPoints?: boolean }).isPoints || (object as { isLine?: boolean }).isLine) {
       addComponent(world, eid, Renderable);

@@ -3,7 +3,10 @@ import { postToHost } from '../api/host-events';
 import type { ClientConfig } from '../protocol/config';
 import type { SceneDoc } from '../protocol/scene';
 import { fetchClientConfig, fetchScene, mark } from '../scene/load-scene';
+import type { QualityTier } from '../viewer/quality';
+import { applySceneSettings } from '../viewer/scene-settings';
 import { createViewer, type Viewer } from '../viewer/viewer';
+import { parseEmbedOptions } from './embed-options';
 import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 
 export interface EmbedController {
@@ -21,7 +24,13 @@ interface Debug {
  * Drives one embedded viewer through its lifecycle: started (viewerinit) -> loading (config,
  * scene, models with progress) -> ready (viewerready to the host) or failed (the overlay).
  */
-export function createEmbedController(sceneId: string, state: EmbedState, elements: { canvas: HTMLCanvasElement; container: HTMLElement }): EmbedController {
+export function createEmbedController(
+  sceneId: string,
+  state: EmbedState,
+  elements: { canvas: HTMLCanvasElement; container: HTMLElement },
+  // `?quality=low|medium|high` forces the rendering tier; absent, the viewer detects it.
+  viewerOptions: { quality?: QualityTier | null } = { quality: parseEmbedOptions(window.location.search).quality },
+): EmbedController {
   let viewer: Viewer | null = null;
   let started = false;
   const abort = new AbortController();
@@ -44,6 +53,7 @@ export function createEmbedController(sceneId: string, state: EmbedState, elemen
       state.phase = 'loading';
       viewer = createViewer({
         ...elements,
+        quality: viewerOptions.quality ?? null,
         onFatal: (error) => fail(UNEXPECTED_ERROR, error),
       });
       debug.viewer = ref(viewer) as Viewer;
@@ -70,6 +80,11 @@ export function createEmbedController(sceneId: string, state: EmbedState, elemen
         throw new Error(reasons || 'No model could be loaded.');
       }
       if (attempted === 0) addNotice(state, 'This scene has no models to show yet.');
+      // Scene settings after the models (an initial camera overrides the framing); a failure here
+      // is a configuration failure: the failure overlay. A missing environment is only a notice.
+      if (scene.viewerConfig.scene) {
+        await applySceneSettings(viewer, scene.viewerConfig.scene, { onWarning: (message) => addNotice(state, message) });
+      }
       await viewer.nextFrame();
       mark('first-frame');
       if (abort.signal.aborted) return;

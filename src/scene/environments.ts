@@ -1,0 +1,176 @@
+import {
+  ClampToEdgeWrapping,
+  DataTexture,
+  EquirectangularReflectionMapping,
+  HalfFloatType,
+  LinearFilter,
+  LinearSRGBColorSpace,
+  PMREMGenerator,
+  RGBAFormat,
+  type WebGLRenderer,
+  type WebGLRenderTarget,
+} from 'three';
+import { HDRLoader } from 'three/examples/jsm/loaders/HDRLoader.js';
+import { UltraHDRLoader } from 'three/examples/jsm/loaders/UltraHDRLoader.js';
+import {
+  ENVIRONMENT_CATALOG_URL,
+  EnvironmentCatalog,
+  EnvironmentEntry,
+  environmentUrl,
+  type EnvironmentFormat,
+} from '../protocol/environment';
+import type { EnvironmentRef } from '../protocol/scene-settings';
+
+/**
+ * Environment maps: the catalog at /assets/environments/catalog.json and loaders for both of its
+ * formats - Radiance .hdr (three's HDRLoader) and gain-map JPEG (three's UltraHDRLoader) - into a
+ * PMREM-prefiltered environment for image-based lighting, keeping the equirectangular image for
+ * the background.
+ */
+
+/** A gain-map JPEG decodes asynchronously in the loader and never settles if an image is corrupt. */
+export const ENVIRONMENT_DECODE_TIMEOUT_MS = 30_000;
+
+export interface LoadedEnvironment {
+  entry: EnvironmentEntry;
+  /** The equirectangular image (EquirectangularReflectionMapping, linear, half float). */
+  texture: DataTexture;
+  /** The prefiltered environment for scene.environment. */
+  target: WebGLRenderTarget;
+  dispose(): void;
+}
+
+const catalogs = new Map<string, Promise<EnvironmentCatalog>>();
+
+/** The catalog (fetched once per page; a failed fetch is tried again next time). */
+export function fetchEnvironmentCatalog(url = ENVIRONMENT_CATALOG_URL): Promise<EnvironmentCatalog> {
+  let pending = catalogs.get(url);
+  if (!pending) {
+    pending = (async () => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`The environment catalog ${url} could not be loaded: HTTP ${response.status}.`);
+      const parsed = EnvironmentCatalog.safeParse(await response.json());
+      if (!parsed.success) throw new Error(`The environment catalog ${url} is not valid: ${parsed.error.issues[0]?.message ?? 'unknown problem'}.`);
+      return parsed.data;
+    })();
+    catalogs.set(url, pending);
+    pending.catch(() => catalogs.delete(url));
+  }
+  return pending;
+}
+
+/**
+ * The catalog entry a scene's `environment` names: a whole entry as is; a string by id, then by
+ * path. A string that names no entry but is a path with a known extension (.hdr, .jpg) is loaded
+ * from that path, so a scene keeps working with an environment the catalog does not list.
+ */
+export async function resolveEnvironment(ref: Exclude<EnvironmentRef, null>, catalog: () => Promise<EnvironmentCatalog> = fetchEnvironmentCatalog): Promise<EnvironmentEntry> {
+  if (typeof ref !== 'string') return ref;
+  let entries: EnvironmentCatalog = [];
+  let catalogError: unknown = null;
+  try {
+    entries = await catalog();
+  } catch (error) {
+    catalogError = error;
+  }
+  const found = entries.find((e) => e.id === ref) ?? entries.find((e) => e.path === ref);
+  if (found) return found;
+  const format = formatOfPath(ref);
+  if (format) {
+    const asPath = EnvironmentEntry.safeParse({ id: ref, name: ref, path: ref, format });
+    if (asPath.success) return asPath.data;
+  }
+  if (catalogError) throw catalogError;
+  throw new Error(`The environment '${ref}' is not in the catalog.`);
+}
+
+function formatOfPath(path: string): EnvironmentFormat | null {
+  if (/\.hdr$/i.test(path)) return 'hdr';
+  if (/\.jpe?g$/i.test(path)) return 'hdrjpeg';
+  return null;
+}
+
+/** Downloads and decodes an entry's image into an equirectangular half-float texture. */
+export async function loadEnvironmentTexture(entry: EnvironmentEntry, signal?: AbortSignal): Promise<DataTexture> {
+  const url = environmentUrl(entry);
+  const response = await fetch(url, { signal });
+  if (!response.ok) throw new Error(`${url} could not be loaded: HTTP ${response.status}.`);
+  const buffer = await response.arrayBuffer();
+  const image = entry.format === 'hdr' ? decodeRadiance(buffer, url) : await decodeGainMapJpeg(buffer, url);
+  const texture = new DataTexture(image.data, image.width, image.height, RGBAFormat, HalfFloatType);
+  texture.colorSpace = LinearSRGBColorSpace;
+  texture.mapping = EquirectangularReflectionMapping;
+  texture.wrapS = texture.wrapT = ClampToEdgeWrapping;
+  texture.minFilter = texture.magFilter = LinearFilter;
+  texture.generateMipmaps = false;
+  // Both loaders give the top row first, as their own textures expect.
+  texture.flipY = true;
+  texture.name = entry.id;
+  texture.needsUpdate = true;
+  return texture;
+}
+
+interface DecodedImage {
+  width: number;
+  height: number;
+  data: Uint16Array;
+}
+
+/** Decodes a Radiance file with three's HDRLoader (half floats, RGBA). */
+export function decodeRadiance(buffer: ArrayBuffer, url = 'the environment'): DecodedImage {
+  try {
+    const parsed = new HDRLoader().setDataType(HalfFloatType).parse(buffer);
+    if (!parsed.width || !parsed.height || !parsed.data) throw new Error('no image data');
+    return { width: parsed.width, height: parsed.height, data: parsed.data as Uint16Array };
+  } catch (error) {
+    throw new Error(`${url} is not a readable Radiance HDR file: ${messageOf(error)}`);
+  }
+}
+
+/** Decodes a gain-map JPEG with three's UltraHDRLoader (half floats, RGBA). */
+export function decodeGainMapJpeg(buffer: ArrayBuffer, url = 'the environment', timeoutMs = ENVIRONMENT_DECODE_TIMEOUT_MS): Promise<DecodedImage> {
+  return new Promise<DecodedImage>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${url} could not be decoded as a gain-map JPEG within ${timeoutMs / 1000} s.`)), timeoutMs);
+    try {
+      new UltraHDRLoader().setDataType(HalfFloatType).parse(buffer, (image) => {
+        clearTimeout(timer);
+        // three r187 passes the pixels as `data` (its type declarations say `hdrBuffer`).
+        const data = (image as unknown as { data?: Uint16Array }).data ?? (image.hdrBuffer as Uint16Array);
+        resolve({ width: image.width, height: image.height, data });
+      });
+    } catch (error) {
+      clearTimeout(timer);
+      reject(new Error(`${url} is not a readable gain-map JPEG: ${messageOf(error)}`));
+    }
+  });
+}
+
+/** Loads an entry and prefilters it for image-based lighting. */
+export async function loadEnvironment(renderer: WebGLRenderer, entry: EnvironmentEntry, signal?: AbortSignal): Promise<LoadedEnvironment> {
+  const texture = await loadEnvironmentTexture(entry, signal);
+  return prefilterEnvironment(renderer, entry, texture);
+}
+
+/** PMREM-prefilters an equirectangular texture. */
+export function prefilterEnvironment(renderer: WebGLRenderer, entry: EnvironmentEntry, texture: DataTexture): LoadedEnvironment {
+  const pmrem = new PMREMGenerator(renderer);
+  let target: WebGLRenderTarget;
+  try {
+    target = pmrem.fromEquirectangular(texture);
+  } finally {
+    pmrem.dispose();
+  }
+  return {
+    entry,
+    texture,
+    target,
+    dispose() {
+      texture.dispose();
+      target.dispose();
+    },
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
