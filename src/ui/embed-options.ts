@@ -1,7 +1,9 @@
+import { parseQualityTier, type QualityTier } from '../viewer/quality';
+
 /**
  * Display options of the embedded viewer (viewer specification section 2), read from the query
  * string with the specification's names: autoPlay, uiColor, uiWatermark, uiLogoUrl,
- * uiThumbnailUrl, uiBackgroundType, uiBackgroundColor.
+ * uiThumbnailUrl, uiBackgroundType, uiBackgroundColor; and ours: quality.
  */
 export interface EmbedOptions {
   /** Start loading at once (default) or show the cover with a play button first. */
@@ -18,6 +20,8 @@ export interface EmbedOptions {
   uiBackgroundType: 'image' | 'color' | null;
   /** The cover's solid colour for uiBackgroundType 'color'; default transparent. */
   uiBackgroundColor: string;
+  /** A forced rendering quality tier ('low', 'medium', 'high'); null detects it. */
+  quality: QualityTier | null;
 }
 
 export const DEFAULT_UI_COLOR = '#1f8efa';
@@ -33,6 +37,7 @@ export function parseEmbedOptions(search: string): EmbedOptions {
     uiThumbnailUrl: parseUrl(q.get('uiThumbnailUrl')),
     uiBackgroundType: type === 'image' || type === 'color' ? type : null,
     uiBackgroundColor: parseColor(q.get('uiBackgroundColor')) ?? 'transparent',
+    quality: parseQualityTier(q.get('quality')),
   };
 }
 

@@ -1,23 +1,31 @@
 import type CameraControls from 'camera-controls';
-import type { Material, Mesh, Object3D, Texture } from 'three';
+import type { Material, Mesh, Object3D, Texture, WebGLRenderTarget } from 'three';
 import { PIPELINE, runPipeline } from '../../systems';
+import { placeSunShadow } from '../engine/lights';
 import { createRenderContext, resizeRenderContext, type RenderContext } from '../engine/renderer';
 import { syncObjectMatrices } from '../engine/sync';
 import { advanceTime, createViewerWorld, type ModelRecord, type ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
+import { defaultRenderConfig, describeRenderConfigError, RenderConfig, type RenderConfigPatch } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
 import { createModelLoader, type ModelLoader } from '../scene/gltf';
 import { loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { transformSystem } from '../../systems/transformSystem';
 import { attachAnimationEvents, listAnimations, type AnimationInfo } from './animation';
 import { createNavigation, frameObjects } from './navigation';
+import { createPostProcessing, requirePostProcessing, type PostProcessing } from './postprocessing/composer';
+import { detectQuality, settingsForTier, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
 
 export interface ViewerOptions {
   canvas: HTMLCanvasElement;
   /** The element whose size the canvas follows and that receives pointer input. */
   container: HTMLElement;
+  /** Overrides the quality tier's antialiasing (which is on for the low tier only). */
   antialias?: boolean;
+  /** Overrides the quality tier's pixel ratio. */
   pixelRatio?: number;
+  /** A forced quality tier (`?quality=`); absent or null detects it (src/viewer/quality.ts). */
+  quality?: QualityTier | null;
   /** Called when the frame loop throws: the viewer stops drawing and reports. */
   onFatal?: (error: Error) => void;
 }
@@ -49,6 +57,20 @@ export interface Viewer {
   /** Resolves after the next frame was drawn. */
   nextFrame(): Promise<void>;
   summary(): ModelSummary[];
+  /** The quality tier in use (settings) and how it was chosen (score, facts, detection time). */
+  readonly quality: QualityDetection;
+  /**
+   * Switches the tier at run time (for the host API): pixel ratio and post-processing change at
+   * once; antialiasing stays as the renderer was created (a WebGL context cannot change it), so a
+   * page that needs it reloads with `?quality=`. 'auto' goes back to the detected tier.
+   */
+  setQuality(tier: QualityTier | 'auto'): QualitySettings;
+  /** The post-processing stack; throws 'Custom effects not initialized!' when it is off (low tier). */
+  readonly postprocessing: PostProcessing;
+  /** The saved render config, read back from the effects; throws 'Custom effects not initialized!' when off. */
+  getRenderConfig(): RenderConfig;
+  /** Changes some fields of the render config; throws 'Custom effects not initialized!' when off. */
+  setRenderConfig(patch: RenderConfigPatch): RenderConfig;
   dispose(): void;
 }
 
@@ -58,13 +80,39 @@ export interface Viewer {
  */
 export function createViewer(options: ViewerOptions): Viewer {
   const world = createViewerWorld();
+  // The tier decides antialiasing, which is fixed when the WebGL context is created: detect first.
+  let detection = detectQuality({ forced: options.quality ?? null });
+  mark('quality');
   const context = createRenderContext(world, {
     canvas: options.canvas,
-    antialias: options.antialias,
-    pixelRatio: options.pixelRatio,
+    antialias: options.antialias ?? detection.settings.antialias,
+    pixelRatio: options.pixelRatio ?? detection.settings.pixelRatio,
   });
+  const antialias = options.antialias ?? detection.settings.antialias;
+  let settings: QualitySettings = { ...detection.settings, antialias, pixelRatio: context.renderer.getPixelRatio() };
   // Detect compressed texture formats before the GPU gets busy: the queries are synchronous.
   const loader: ModelLoader = createModelLoader(context.renderer);
+  // The scene's saved render config; kept while post-processing is off, applied when it turns on.
+  let renderConfig: RenderConfig = defaultRenderConfig();
+  let post: PostProcessing | null = null;
+  let sceneRadius = 0;
+  let size = { width: 0, height: 0 };
+  const setPostProcessing = (on: boolean) => {
+    if (on && !post) {
+      post = createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
+      if (size.width > 0) post.setSize(size.width, size.height);
+      if (sceneRadius > 0) post.setSceneRadius(sceneRadius);
+      world.render.draw = post.draw;
+    } else if (!on && post) {
+      renderConfig = post.getConfig();
+      post.dispose();
+      post = null;
+      world.render.draw = null;
+    }
+    if (post) post.effects.ao.configuration.halfRes = settings.tier === 'medium';
+    world.render.needsRender = true;
+  };
+  setPostProcessing(settings.postProcessing);
   context.useRoomEnvironment();
   mark('context');
   const controls = createNavigation(world, context.camera, options.container);
@@ -73,7 +121,9 @@ export function createViewer(options: ViewerOptions): Viewer {
 
   const resize = () => {
     const rect = options.container.getBoundingClientRect();
-    resizeRenderContext(world, context, Math.round(rect.width), Math.round(rect.height));
+    size = { width: Math.round(rect.width), height: Math.round(rect.height) };
+    resizeRenderContext(world, context, size.width, size.height);
+    if (post && size.width > 0 && size.height > 0) post.setSize(size.width, size.height);
   };
   resize();
   const observer = new ResizeObserver(resize);
@@ -102,6 +152,18 @@ export function createViewer(options: ViewerOptions): Viewer {
     context,
     controls,
     async loadScene(config, scene, callbacks = {}) {
+      // The saved render config: checked before any download (an invalid one fails the scene like
+      // any configuration error) and applied before the scene settings, so that a tone mapping
+      // the scene settings set afterwards wins over the config's.
+      const saved = scene.viewerConfig?.postprocessing;
+      if (saved !== undefined) {
+        const parsed = RenderConfig.safeParse(saved);
+        if (!parsed.success) throw new Error(`The scene's post-processing settings are invalid: ${describeRenderConfigError(parsed.error)}`);
+        renderConfig = parsed.data;
+      } else {
+        renderConfig = defaultRenderConfig();
+      }
+      post?.setConfig(renderConfig);
       const result = await loadSceneModels(world, config, scene, {
         loader,
         onModel: (record) => {
@@ -115,7 +177,7 @@ export function createViewer(options: ViewerOptions): Viewer {
       if (result.loaded.length > 0) {
         await viewer.frame(false);
         mark('framed');
-        await warmUp(context, result.loaded);
+        await warmUp(context, result.loaded, post?.sceneTarget() ?? null);
         mark('compiled');
       }
       return result;
@@ -127,7 +189,12 @@ export function createViewer(options: ViewerOptions): Viewer {
       const roots: Object3D[] = [];
       for (const record of world.models.values()) roots.push(record.root);
       const radius = await frameObjects(controls, context.camera, roots, enableTransition);
-      if (radius > 0) fitShadowCamera(context, controls, radius);
+      // The sun's shadow box around the new view (the shadow-follow system keeps it there).
+      if (radius > 0) placeSunShadow(world, context.sun);
+      if (radius > 0) {
+        sceneRadius = radius;
+        post?.setSceneRadius(radius);
+      }
       world.render.needsRender = true;
     },
     nextFrame() {
@@ -137,10 +204,35 @@ export function createViewer(options: ViewerOptions): Viewer {
     summary() {
       return [...world.models.values()].map(summarize);
     },
+    get quality() {
+      return { ...detection, settings: { ...settings } };
+    },
+    setQuality(tier) {
+      if (tier === 'auto' && detection.forced) detection = detectQuality();
+      const next = tier === 'auto' ? detection.settings : settingsForTier(tier, globalThis.devicePixelRatio ?? 1);
+      settings = { ...next, antialias, pixelRatio: options.pixelRatio ?? next.pixelRatio };
+      context.renderer.setPixelRatio(settings.pixelRatio);
+      resize();
+      setPostProcessing(settings.postProcessing);
+      return { ...settings };
+    },
+    get postprocessing() {
+      return requirePostProcessing(post);
+    },
+    getRenderConfig() {
+      return requirePostProcessing(post).getConfig();
+    },
+    setRenderConfig(patch) {
+      renderConfig = requirePostProcessing(post).updateConfig(patch);
+      return renderConfig;
+    },
     dispose() {
       stopped = true;
       observer.disconnect();
       context.renderer.setAnimationLoop(null);
+      post?.dispose();
+      post = null;
+      world.render.draw = null;
       controls.dispose();
       loader.dispose();
       context.dispose();
@@ -171,7 +263,7 @@ function summarize(record: ModelRecord): ModelSummary {
  * first frame is not one long task that freezes the page (WebGL uploads and, without
  * KHR_parallel_shader_compile, program links are synchronous).
  */
-async function warmUp(context: RenderContext, records: ModelRecord[]): Promise<void> {
+async function warmUp(context: RenderContext, records: ModelRecord[], sceneTarget: WebGLRenderTarget | null): Promise<void> {
   const textures = new Set<Texture>();
   const byMaterial = new Map<Material, Object3D>();
   for (const record of records) {
@@ -188,7 +280,7 @@ async function warmUp(context: RenderContext, records: ModelRecord[]): Promise<v
   }
   for (const object of byMaterial.values()) {
     try {
-      await context.renderer.compileAsync(object, context.camera, context.scene);
+      await compileFor(context, object, sceneTarget);
     } catch (error) {
       // Precompiling is an optimisation; a shader that fails reports its error when drawn.
       console.warn('Shader precompilation failed:', error);
@@ -197,19 +289,23 @@ async function warmUp(context: RenderContext, records: ModelRecord[]): Promise<v
   }
 }
 
-function yieldToMain(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * Compiles an object's materials for the target the scene is drawn into: with post-processing that
+ * is the composer's linear HDR buffer, not the screen, and three.js compiles a different program
+ * for each (output colour space, tone mapping). compileAsync picks its programs synchronously.
+ */
+function compileFor(context: RenderContext, object: Object3D, target: WebGLRenderTarget | null): Promise<unknown> {
+  const renderer = context.renderer;
+  if (!target) return renderer.compileAsync(object, context.camera, context.scene);
+  const previous = renderer.getRenderTarget();
+  renderer.setRenderTarget(target);
+  try {
+    return renderer.compileAsync(object, context.camera, context.scene);
+  } finally {
+    renderer.setRenderTarget(previous);
+  }
 }
 
-/** Points the sun's shadow camera at the framed scene. */
-function fitShadowCamera(context: RenderContext, controls: CameraControls, radius: number): void {
-  const target = controls.getTarget(context.sun.target.position);
-  context.sun.position.set(target.x + radius * 1.5, target.y + radius * 3, target.z + radius * 2);
-  context.sun.target.updateMatrixWorld();
-  const cam = context.sun.shadow.camera;
-  cam.left = cam.bottom = -radius * 1.2;
-  cam.right = cam.top = radius * 1.2;
-  cam.near = 0.01;
-  cam.far = radius * 8;
-  cam.updateProjectionMatrix();
+function yieldToMain(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

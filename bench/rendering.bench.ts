@@ -1,0 +1,256 @@
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import type { BenchResult } from './types';
+
+/**
+ * Rendering benchmarks in headless Chromium (SwiftShader here and in CI: the CPU draws, so the
+ * absolute figures are far above a GPU's; the ratios are what to watch):
+ * - frame time of the demo scene (`npm start`'s generated pump unit) per quality tier, against
+ *   the same scene, tier and context with post-processing off, all in one run. A frame is one
+ *   draw followed by a 1-pixel readPixels, which waits until the GPU has finished it, so the time
+ *   is the frame's cost, not the display's refresh interval;
+ * - the full stack (every effect on, MSAA 4): its time, its full-screen passes, and the draw calls
+ *   the post-processing adds to the scene's own;
+ * - the time the tier detection takes (goal: at most 50 ms): in the viewer as a page loads (here a
+ *   software rasteriser, which skips the micro-benchmark), and the path with the micro-benchmark
+ *   (src/viewer/quality.ts compiled on its own into a page). Every page here runs in a browser
+ *   whose GPU process is already up; the very first WebGL context of a browser also starts it
+ *   (about 300 ms with SwiftShader), which the renderer would pay anyway.
+ */
+
+const ROOT = resolve(import.meta.dirname, '..');
+const VIEWPORT = { width: 1280, height: 720 };
+const FRAMES = Number(process.env.BENCH_RENDER_FRAMES ?? 12);
+const DETECTION_RUNS = Number(process.env.BENCH_DETECTION_RUNS ?? 5);
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** The server on a fresh data dir: it creates the demo scene on start. */
+async function startServer(dataDir: string): Promise<{ base: string; stop(): void }> {
+  if (!existsSync(join(ROOT, 'dist/index.html'))) {
+    const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('vite build failed');
+  }
+  const port = await freePort();
+  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['src/server/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: join(ROOT, 'dist') },
+    stdio: 'ignore',
+    detached: true,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/v1/config`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error('the server did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    base,
+    stop() {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    },
+  };
+}
+
+async function openDemo(browser: Browser, base: string, query: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  // tsx keeps function names with a __name helper, which the page does not have.
+  await page.addInitScript('window.__name = (f) => f;');
+  await page.goto(`${base}/embed/demo?uiWatermark=false&${query}`);
+  await page.waitForFunction(() => {
+    const phase = (window as any).__viewer?.phase;
+    return phase === 'ready' || phase === 'failed';
+  }, undefined, { timeout: 180_000, polling: 200 });
+  const phase = await page.evaluate(() => (window as any).__viewer.phase);
+  if (phase !== 'ready') throw new Error(`the demo scene did not load (${query})`);
+  return page;
+}
+
+/**
+ * Median time of a synchronous frame: the viewer's draw (the composer) or, with `plain`, the
+ * renderer's own render of the same scene; each followed by readPixels to wait for the GPU.
+ */
+async function frameTime(page: Page, plain: boolean, frames = FRAMES): Promise<number> {
+  return page.evaluate(
+    ({ plain, frames }) => {
+      const v = (window as any).__viewer.viewer;
+      const r = v.world.render;
+      const renderer = r.renderer;
+      const gl = renderer.getContext() as WebGL2RenderingContext;
+      const pixel = new Uint8Array(4);
+      const autoClear = renderer.autoClear;
+      const draw = () => {
+        if (!plain && r.draw) r.draw(1 / 60);
+        else {
+          renderer.autoClear = true;
+          renderer.setRenderTarget(null);
+          renderer.render(r.scene, r.camera);
+          renderer.autoClear = autoClear;
+        }
+        gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+      };
+      for (let i = 0; i < 3; i++) draw(); // programs compiled, targets allocated
+      const times: number[] = [];
+      for (let i = 0; i < frames; i++) {
+        const t0 = performance.now();
+        draw();
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      r.needsRender = true;
+      return times[Math.floor(times.length / 2)];
+    },
+    { plain, frames },
+  );
+}
+
+/** Draw calls of one frame: the post-processing stack's, and the plain scene's. */
+async function drawCalls(page: Page): Promise<{ post: number; scene: number }> {
+  return page.evaluate(() => {
+    const v = (window as any).__viewer.viewer;
+    const r = v.world.render;
+    const info = r.renderer.info;
+    info.autoReset = false;
+    info.reset();
+    r.draw(1 / 60);
+    const post = info.render.calls;
+    info.reset();
+    r.renderer.setRenderTarget(null);
+    r.renderer.render(r.scene, r.camera);
+    const scene = info.render.calls;
+    info.autoReset = true;
+    r.needsRender = true;
+    return { post, scene };
+  });
+}
+
+/** src/viewer/quality.ts as a browser module (it imports nothing), compiled with TypeScript. */
+function qualityModule(): string {
+  const source = readFileSync(join(ROOT, 'src/viewer/quality.ts'), 'utf8');
+  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+}
+
+/** Milliseconds of detectQuality's work when the benchmark runs: probe context, facts, benchmark. */
+async function benchmarkPath(browser: Browser, base: string): Promise<number> {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  await page.route(`${base}/bench-quality.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><html><body></body></html>' }));
+  await page.route(`${base}/bench-quality.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: qualityModule() }));
+  await page.goto(`${base}/bench-quality.html`);
+  const ms = await page.evaluate(async (url) => {
+    const q = await import(url);
+    const t0 = performance.now();
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = 128;
+    const gl = canvas.getContext('webgl2', { antialias: false, depth: false, stencil: false, alpha: false, powerPreference: 'high-performance' }) as WebGL2RenderingContext;
+    const facts = {
+      cores: navigator.hardwareConcurrency,
+      memoryGb: (navigator as any).deviceMemory,
+      maxTextureSize: gl.getParameter(gl.MAX_TEXTURE_SIZE),
+      floatRenderTarget: gl.getExtension('EXT_color_buffer_float') !== null,
+      softwareRenderer: false,
+      device: null,
+    };
+    // As a GPU scoring 30..59 before the benchmark: it runs.
+    q.scoreQuality({ ...facts, cores: 2, memoryGb: 2, maxTextureSize: 8192, floatRenderTarget: true }, () => q.runGpuBenchmark(gl));
+    gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return performance.now() - t0;
+  }, `${base}/bench-quality.js`);
+  await page.close();
+  return ms;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export default async function run(): Promise<BenchResult[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-rendering-'));
+  const server = await startServer(dataDir);
+  const browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true });
+  const results: BenchResult[] = [];
+  try {
+    // ---- frame time per tier, with and without post-processing --------------------------
+    const size = `${VIEWPORT.width}x${VIEWPORT.height}`;
+    const low = await openDemo(browser, server.base, 'quality=low');
+    const lowMs = await frameTime(low, true);
+    await low.close();
+    results.push({ name: `rendering: frame, demo scene, low tier (${size}, MSAA, no post-processing)`, value: lowMs, unit: 'ms' });
+
+    for (const tier of ['medium', 'high'] as const) {
+      const page = await openDemo(browser, server.base, `quality=${tier}`);
+      const ratio = await page.evaluate(() => (window as any).__viewer.viewer.quality.settings.pixelRatio);
+      const off = await frameTime(page, true);
+      const on = await frameTime(page, false);
+      results.push({
+        name: `rendering: frame, demo scene, ${tier} tier (${size} x ${ratio}, default effects: AO, SMAA, bloom, tone mapping) vs post-processing off`,
+        value: on,
+        unit: 'ms',
+        baseline: off,
+        ratio: on / off,
+      });
+      if (tier === 'high') {
+        await page.evaluate(() =>
+          (window as any).__viewer.viewer.setRenderConfig({ multisampling: 4, ssr: { enabled: true }, chromaticAberration: { enabled: true }, vignette: { enabled: true } }),
+        );
+        const full = await frameTime(page, false);
+        const passes = await page.evaluate(() => (window as any).__viewer.viewer.postprocessing.passes());
+        const calls = await drawCalls(page);
+        results.push({ name: `rendering: frame, demo scene, high tier, full stack (every effect, MSAA 4) vs post-processing off`, value: full, unit: 'ms', baseline: off, ratio: full / off });
+        results.push({ name: `rendering: full-screen passes of the full stack (${passes.names.join(' > ')})`, value: passes.fullScreen, unit: 'passes', goal: '<= 4 (3 EffectPasses + AO)', pass: passes.fullScreen <= 4 });
+        results.push({ name: 'rendering: draw calls the full stack adds per frame (AO, blur, SMAA, copies) to the scene\'s own', value: calls.post - calls.scene, unit: 'calls', baseline: calls.scene });
+      }
+      await page.close();
+    }
+
+    // ---- tier detection --------------------------------------------------------------------
+    // In the viewer, as it loads (auto tier): the first thing the page does with WebGL.
+    const inViewer: number[] = [];
+    let facts = '';
+    for (let i = 0; i < DETECTION_RUNS; i++) {
+      const page = await openDemo(browser, server.base, '');
+      const q = await page.evaluate(() => (window as any).__viewer.viewer.quality);
+      inViewer.push(q.ms);
+      facts = `${q.settings.tier}: cpu ${q.score.cpu} + memory ${q.score.memory} + gpu ${q.score.gpu} + benchmark ${q.score.benchmark}${q.score.benchmarkRan ? ' (ran)' : ' (not run)'} = ${q.score.total}`;
+      await page.close();
+    }
+    const detectMs = median(inViewer);
+    results.push({ name: `rendering: tier detection in the viewer on page load (probe context, facts); here ${facts}`, value: detectMs, unit: 'ms', goal: '<= 50 ms', pass: detectMs <= 50 });
+    // The benchmark path (a GPU, partial score 30..59), which a software rasteriser skips: the same
+    // module on a page of its own, timing a probe context with the micro-benchmark.
+    const withBenchmark: number[] = [];
+    for (let i = 0; i < DETECTION_RUNS; i++) withBenchmark.push(await benchmarkPath(browser, server.base));
+    const benchMs = median(withBenchmark);
+    results.push({ name: 'rendering: tier detection with the GPU micro-benchmark (probe context, facts, benchmark)', value: benchMs, unit: 'ms', goal: '<= 50 ms', pass: benchMs <= 50 });
+    return results;
+  } finally {
+    await browser.close();
+    server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
