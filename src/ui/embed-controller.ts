@@ -70,6 +70,7 @@ export function createEmbedController(
           console.error(`Model ${model._id} (${model.sourceFileName}) failed to load:`, error);
           addNotice(state, `"${model.sourceFileName}" could not be loaded: ${error.message}`);
         },
+        onNotice: (text) => addNotice(state, text),
       });
       for (const model of result.skipped) {
         addNotice(state, `"${model.sourceFileName}" is stored as '${model.outputFormat}', which the viewer does not load.`);

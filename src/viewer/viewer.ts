@@ -8,6 +8,7 @@ import { advanceTime, createViewerWorld, type ModelRecord, type ViewerWorld } fr
 import type { ClientConfig } from '../protocol/config';
 import { defaultRenderConfig, describeRenderConfigError, RenderConfig, type RenderConfigPatch } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
+import { applyMutations, fetchMutationLog } from '../scene/apply-mutations';
 import { createModelLoader, type ModelLoader } from '../scene/gltf';
 import { loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { transformSystem } from '../../systems/transformSystem';
@@ -50,7 +51,13 @@ export interface Viewer {
   loadScene(
     config: ClientConfig,
     scene: SceneDoc,
-    callbacks?: { onProgress?: (p: LoadProgress) => void; onModelError?: (f: ModelFailure) => void; signal?: AbortSignal },
+    callbacks?: {
+      onProgress?: (p: LoadProgress) => void;
+      onModelError?: (f: ModelFailure) => void;
+      /** Something the viewer should tell but that does not fail the scene (e.g. saved edits that could not be loaded). */
+      onNotice?: (text: string) => void;
+      signal?: AbortSignal;
+    },
   ): Promise<LoadSceneResult>;
   /** Frames every loaded model. */
   frame(enableTransition?: boolean): Promise<void>;
@@ -174,6 +181,8 @@ export function createViewer(options: ViewerOptions): Viewer {
         onModelError: callbacks.onModelError,
         signal: callbacks.signal,
       });
+      // The saved edits of each model, before framing: a reload shows every saved edit.
+      await Promise.all(result.loaded.map((record) => applySavedEdits(world, config, record, callbacks)));
       if (result.loaded.length > 0) {
         await viewer.frame(false);
         mark('framed');
@@ -239,6 +248,38 @@ export function createViewer(options: ViewerOptions): Viewer {
     },
   };
   return viewer;
+}
+
+/** How many problems of one model's log a notice lists before "and N more". */
+const MAX_LISTED_PROBLEMS = 3;
+
+/**
+ * Fetches a loaded model's whole mutation log and applies it. A log that cannot be fetched or
+ * edits that cannot be applied are a notice: the model stays loaded as it is.
+ */
+async function applySavedEdits(
+  world: ViewerWorld,
+  config: ClientConfig,
+  record: ModelRecord,
+  callbacks: { onNotice?: (text: string) => void; signal?: AbortSignal },
+): Promise<void> {
+  let log: unknown[];
+  try {
+    log = await fetchMutationLog(config.endpoints.modelService, record.modelId, { signal: callbacks.signal });
+  } catch (error) {
+    if (callbacks.signal?.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    console.error(`The saved edits of model ${record.modelId} (${record.name}) could not be loaded:`, error);
+    callbacks.onNotice?.(`The saved edits of "${record.name}" could not be loaded, so it is shown as originally uploaded: ${reason}`);
+    return;
+  }
+  if (log.length === 0) return;
+  const { problems } = applyMutations(world, record, log);
+  if (problems.length === 0) return;
+  console.warn(`Saved edits of model ${record.modelId} (${record.name}) that could not be applied:`, problems);
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join(' ');
+  const more = problems.length > MAX_LISTED_PROBLEMS ? ` (and ${problems.length - MAX_LISTED_PROBLEMS} more)` : '';
+  callbacks.onNotice?.(`Some saved edits of "${record.name}" could not be applied: ${listed}${more}`);
 }
 
 function summarize(record: ModelRecord): ModelSummary {

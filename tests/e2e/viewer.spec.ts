@@ -12,8 +12,10 @@ import {
   recordMessages,
   sceneIdFor,
   settled,
+  store,
   storeRawModel,
 } from './helpers';
+import { signTestToken } from '../../src/server/auth/tokens';
 
 /**
  * The embedded viewer in real Chromium: every real model of ../shared/models goes through the
@@ -306,4 +308,71 @@ test('the decoders are served with the right types', async ({ request }) => {
   expect(wasm.headers()['content-type']).toContain('application/wasm');
   const basis = await request.get('/libs/basis/basis_transcoder.js');
   expect(basis.status()).toBe(200);
+});
+
+test.describe('saved edits', () => {
+  const SCENE = 'saved-edits';
+  const RED = 0xff2200;
+
+  /** BoxAnimated.glb in a scene owned by the signed-in person; its model id. */
+  async function ownedScene(): Promise<{ modelId: string; token: string }> {
+    await importIntoScene(join(MODELS, 'BoxAnimated.glb'), SCENE);
+    const { token, user } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: 'Saved', lastName: 'Edits' });
+    const s = await store();
+    const scene = (await s.getScene(SCENE))!;
+    await s.putScene({ ...scene, ownerId: user.id });
+    return { modelId: scene.models[0]._id, token };
+  }
+
+  test('saved edits are applied when the scene loads', async ({ page, request }) => {
+    const { modelId, token } = await ownedScene();
+    // Node 3 draws the outer box; material 0 is 'inner' (ids are glTF indices: the file has no extras).
+    const mutations = [
+      { type: 'updateNode', nodeId: '3', key: '3/visible', uuid: 'e2e-saved-edits-hide', createdAt: Date.now(), properties: { visible: false } },
+      { type: 'updateMaterial', materialId: '0', key: '0/color', uuid: 'e2e-saved-edits-colour', createdAt: Date.now(), properties: { color: '#ff2200' } },
+    ];
+    const saved = await request.post(`/v1/models/${modelId}/apply-mutations`, {
+      headers: { authorization: `Bearer ${token}` },
+      data: { mutations },
+    });
+    expect(saved.status(), await saved.text()).toBe(200);
+    expect((await saved.json()).saved).toHaveLength(2);
+
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`/embed/${SCENE}`);
+    expect(await settled(page)).toBe('ready');
+    const state = await page.evaluate(() => {
+      const world = (window as any).__viewer.viewer.world;
+      const record = [...world.models.values()][0];
+      return {
+        hidden: world.objects[record.nodes.get('3')].visible === false,
+        shown: world.objects[record.nodes.get('2')].visible === true,
+        colour: record.materials.get('0').color.getHex() as number,
+        other: record.materials.get('1').color.getHex() as number,
+      };
+    });
+    expect(state.hidden).toBe(true);
+    expect(state.shown).toBe(true);
+    expect(state.colour).toBe(RED);
+    expect(state.other).not.toBe(RED);
+    expect((await page.evaluate(() => (window as any).__viewer.summary()))[0].name).toBe('BoxAnimated.glb');
+    await expect(page.getByTestId('notices')).toHaveCount(0);
+    expect(errors).toEqual([]);
+  });
+
+  test('saved edits that cannot be fetched are a notice; the model still loads', async ({ page }) => {
+    await ownedScene();
+    await page.route('**/v1/models/*/mutations*', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"log store down"}' }));
+    await page.goto(`/embed/${SCENE}`);
+    expect(await settled(page)).toBe('ready');
+    await expect(page.getByTestId('notices')).toContainText('saved edits of "BoxAnimated.glb" could not be loaded');
+    await expect(page.getByTestId('notices')).toContainText('log store down');
+    const state = await page.evaluate(() => {
+      const world = (window as any).__viewer.viewer.world;
+      const record = [...world.models.values()][0];
+      return world.objects[record.nodes.get('3')].visible as boolean;
+    });
+    expect(state).toBe(true);
+  });
 });
