@@ -10,7 +10,7 @@ import type { OptimizationSummary, ValidationReport } from '../protocol/upload.t
 import { detectAssetFormat, encodeContainer } from '../scene/container.ts';
 import { ModelFormatError, checkGlb } from '../scene/glb.ts';
 import { CONFIG_DEFAULTS } from './config.ts';
-import { OptimizeError, describeRefusal, optimizeModel, refuses, validateModel } from './optimize.ts';
+import { OptimizeError, describeRefusal, loadDraco, optimizeModel, refuses, validateModel } from './optimize.ts';
 import { isValidId, newId, type Store } from './store.ts';
 
 /**
@@ -222,28 +222,6 @@ function findProvided(provided: Record<string, Uint8Array>, uri: string): Uint8A
 
 function tooLarge(fileName: string, maxBytes: number): ImportError {
   return new ImportError('TOO_LARGE', `${fileName}: The model is larger than the limit of ${maxBytes} bytes (MAX_ASSET_BYTES).`);
-}
-
-interface DracoModules {
-  decoder: unknown;
-  encoder: unknown;
-}
-let dracoModules: Promise<DracoModules> | undefined;
-
-/** The Draco decoder and encoder (WASM), loaded once and only for files that use Draco. */
-function loadDraco(): Promise<DracoModules> {
-  dracoModules ??= (async () => {
-    const specifier = 'draco3dgltf';
-    const mod = (await import(specifier)) as { default?: DracoFactory } & DracoFactory;
-    const draco = mod.default ?? mod;
-    const [decoder, encoder] = await Promise.all([draco.createDecoderModule(), draco.createEncoderModule()]);
-    return { decoder, encoder };
-  })();
-  return dracoModules;
-}
-interface DracoFactory {
-  createDecoderModule(): Promise<unknown>;
-  createEncoderModule(): Promise<unknown>;
 }
 
 /** A NodeIO that reads and writes every extension gltf-transform knows, compressed ones included. */

@@ -161,7 +161,8 @@ interface DracoModules {
 }
 let dracoModules: Promise<DracoModules> | undefined;
 
-function loadDraco(): Promise<DracoModules> {
+/** The Draco decoder and encoder (WASM), loaded once and only for files that use Draco. */
+export function loadDraco(): Promise<DracoModules> {
   dracoModules ??= (async () => {
     const specifier = 'draco3dgltf';
     const mod = (await import(specifier)) as { default?: DracoFactory } & DracoFactory;
