@@ -1,11 +1,10 @@
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { startServer } from './server';
 import type { BenchResult } from './types';
 
 /**
@@ -28,54 +27,6 @@ const ROOT = resolve(import.meta.dirname, '..');
 const VIEWPORT = { width: 1280, height: 720 };
 const FRAMES = Number(process.env.BENCH_RENDER_FRAMES ?? 12);
 const DETECTION_RUNS = Number(process.env.BENCH_DETECTION_RUNS ?? 5);
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-}
-
-/** The server on a fresh data dir: it creates the demo scene on start. */
-async function startServer(dataDir: string): Promise<{ base: string; stop(): void }> {
-  if (!existsSync(join(ROOT, 'dist/index.html'))) {
-    const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-    if (r.status !== 0) throw new Error('vite build failed');
-  }
-  const port = await freePort();
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['src/server/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: join(ROOT, 'dist') },
-    stdio: 'ignore',
-    detached: true,
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/v1/config`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error('the server did not start');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    base,
-    stop() {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    },
-  };
-}
 
 async function openDemo(browser: Browser, base: string, query: string): Promise<Page> {
   const page = await browser.newPage({ viewport: VIEWPORT });
