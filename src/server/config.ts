@@ -127,12 +127,9 @@ const integer = (min: number, max: number) =>
     .max(max, { message: `must be at most ${max}` });
 
 /** One schema per variable. Values arrive as strings (environment) or JSON values (file). */
-const VARIABLES = {
-  PORT: integer(0, 65535),
-  HOST: z.string().trim().min(1, { message: 'must not be empty' }),
-  DATA_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
-  DIST_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
-  PUBLIC_URL: z
+/** An absolute http(s) URL; the message shows `example`. */
+function absoluteHttpUrl(example: string) {
+  return z
     .string()
     .trim()
     .refine(
@@ -143,9 +140,16 @@ const VARIABLES = {
           return false;
         }
       },
-      { message: 'must be an absolute http(s) URL, e.g. https://viewer.example.com' },
-    )
-    .transform((value) => value.replace(/\/+$/, '')),
+      { message: `must be an absolute http(s) URL, e.g. ${example}` },
+    );
+}
+
+const VARIABLES = {
+  PORT: integer(0, 65535),
+  HOST: z.string().trim().min(1, { message: 'must not be empty' }),
+  DATA_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
+  DIST_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
+  PUBLIC_URL: absoluteHttpUrl('https://viewer.example.com').transform((value) => value.replace(/\/+$/, '')),
   MAX_ASSET_BYTES: integer(1, Number.MAX_SAFE_INTEGER),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
   ACCOUNT_URL: endpoint(HTTP),
@@ -160,19 +164,7 @@ const VARIABLES = {
   IDP_CALLBACK_URL: endpoint(HTTP),
   /** An absolute http(s) URL or a non-URL issuer string (e.g. a URN); default from IDP_DOMAIN. */
   IDP_ISSUER: z.string().trim().min(1, { message: 'must not be empty' }),
-  IDP_JWKS_URL: z
-    .string()
-    .trim()
-    .refine(
-      (value) => {
-        try {
-          return (HTTP as readonly string[]).includes(new URL(value).protocol);
-        } catch {
-          return false;
-        }
-      },
-      { message: 'must be an absolute http(s) URL, e.g. https://login.example.com/.well-known/jwks.json' },
-    ),
+  IDP_JWKS_URL: absoluteHttpUrl('https://login.example.com/.well-known/jwks.json'),
   DATABASE_URL: z
     .string()
     .trim()
