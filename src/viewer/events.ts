@@ -29,3 +29,26 @@ export class Emitter<Events extends Record<string, unknown>> {
     this.listeners.clear();
   }
 }
+
+/** A hit as the outside sees it: plain data (the host API posts it as is). */
+export interface HitEventData {
+  point: { x: number; y: number; z: number };
+  normal: { x: number; y: number; z: number };
+  modelId: string | null;
+  nodeId: string | null;
+  nodeName: string;
+  materialId: string | null;
+  materialName: string;
+  instanceId: number | null;
+}
+
+/**
+ * Every event the viewer raises, by name. Each tool adds its own entries here (add, never change
+ * an existing one: the UI and the host API rely on them).
+ */
+export interface ViewerEventMap extends Record<string, unknown> {
+  /** A click (not a drag) that hit the scene while no tool took it. */
+  hit: HitEventData;
+  /** A click that hit nothing. */
+  'background-hit': { clientX: number; clientY: number };
+}

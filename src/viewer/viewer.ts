@@ -13,6 +13,7 @@ import { createModelLoader, type ModelLoader } from '../scene/gltf';
 import { loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { transformSystem } from '../../systems/transformSystem';
 import { attachAnimationEvents, listAnimations, type AnimationInfo } from './animation';
+import { Emitter, type ViewerEventMap } from './events';
 import { createNavigation, frameObjects } from './navigation';
 import { createPostProcessing, requirePostProcessing, type PostProcessing } from './postprocessing/composer';
 import { detectQuality, settingsForTier, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
@@ -48,6 +49,8 @@ export interface Viewer {
   world: ViewerWorld;
   context: RenderContext;
   controls: CameraControls;
+  /** The viewer's outward events (hit, background-hit and the tools' events). */
+  readonly events: Emitter<ViewerEventMap>;
   loadScene(
     config: ClientConfig,
     scene: SceneDoc,
@@ -154,10 +157,12 @@ export function createViewer(options: ViewerOptions): Viewer {
     }
   });
 
+  const events = new Emitter<ViewerEventMap>();
   const viewer: Viewer = {
     world,
     context,
     controls,
+    events,
     async loadScene(config, scene, callbacks = {}) {
       // The saved render config: checked before any download (an invalid one fails the scene like
       // any configuration error) and applied before the scene settings, so that a tone mapping
@@ -237,6 +242,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     },
     dispose() {
       stopped = true;
+      events.clear();
       observer.disconnect();
       context.renderer.setAnimationLoop(null);
       post?.dispose();
