@@ -14,7 +14,10 @@ import { loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type Mo
 import { transformSystem } from '../../systems/transformSystem';
 import { attachAnimationEvents, listAnimations, type AnimationInfo } from './animation';
 import { Emitter, type ViewerEventMap } from './events';
-import { createNavigation, frameObjects } from './navigation';
+import { createNavigation, type Navigation } from './navigation';
+import { createOrientationGizmo, type OrientationGizmo } from './orientation-gizmo';
+import { takeScreenshot, type ScreenshotOptions } from './screenshot';
+import { createPicker, type ViewerPicker } from './picking';
 import { createPostProcessing, requirePostProcessing, type PostProcessing } from './postprocessing/composer';
 import { detectQuality, settingsForTier, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
 
@@ -30,6 +33,8 @@ export interface ViewerOptions {
   quality?: QualityTier | null;
   /** Called when the frame loop throws: the viewer stops drawing and reports. */
   onFatal?: (error: Error) => void;
+  /** The orientation gizmo at the container's top right (default true). */
+  orientationGizmo?: boolean;
 }
 
 export interface ModelSummary {
@@ -49,8 +54,20 @@ export interface Viewer {
   world: ViewerWorld;
   context: RenderContext;
   controls: CameraControls;
+  /**
+   * Modes, projection, camera config, fit, recentre, views along the axes (src/viewer/navigation.ts).
+   * `navigation.camera` (also world.render.camera) is the camera in use; `context.camera` stays the
+   * perspective one.
+   */
+  readonly navigation: Navigation;
+  /** The orientation gizmo, or null when turned off. */
+  readonly gizmo: OrientationGizmo | null;
+  /** A picture of the current view without helpers (src/viewer/screenshot.ts). */
+  screenshot(options?: ScreenshotOptions): Promise<Blob>;
   /** The viewer's outward events (hit, background-hit and the tools' events). */
   readonly events: Emitter<ViewerEventMap>;
+  /** Picking (src/viewer/picking.ts): hits under a screen point, vertex snapping; trees built in the background. */
+  readonly picker: ViewerPicker;
   loadScene(
     config: ClientConfig,
     scene: SceneDoc,
@@ -125,7 +142,18 @@ export function createViewer(options: ViewerOptions): Viewer {
   setPostProcessing(settings.postProcessing);
   context.useRoomEnvironment();
   mark('context');
-  const controls = createNavigation(world, context.camera, options.container);
+  const navigation = createNavigation(world, context.camera, options.container, {
+    // The projection replaced the camera: the renderer draws with it and the passes are rebuilt on it.
+    onCameraChange: (camera) => {
+      world.render.camera = camera;
+      if (post) {
+        setPostProcessing(false);
+        setPostProcessing(true);
+      }
+    },
+  });
+  const controls = navigation.controls;
+  const gizmo = options.orientationGizmo === false ? null : createOrientationGizmo(options.container, navigation);
   let drawnWaiters: (() => void)[] = [];
   let stopped = false;
 
@@ -133,6 +161,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     const rect = options.container.getBoundingClientRect();
     size = { width: Math.round(rect.width), height: Math.round(rect.height) };
     resizeRenderContext(world, context, size.width, size.height);
+    navigation.setSize(size.width, size.height);
     if (post && size.width > 0 && size.height > 0) post.setSize(size.width, size.height);
   };
   resize();
@@ -158,11 +187,18 @@ export function createViewer(options: ViewerOptions): Viewer {
   });
 
   const events = new Emitter<ViewerEventMap>();
+  const picker = createPicker({ world });
   const viewer: Viewer = {
     world,
     context,
     controls,
+    navigation,
+    gizmo,
+    screenshot(screenshotOptions) {
+      return takeScreenshot({ world, setPassSize: (w, h) => post?.setSize(w, h), restoreViewport: resize }, screenshotOptions);
+    },
     events,
+    picker,
     async loadScene(config, scene, callbacks = {}) {
       // The saved render config: checked before any download (an invalid one fails the scene like
       // any configuration error) and applied before the scene settings, so that a tone mapping
@@ -193,6 +229,10 @@ export function createViewer(options: ViewerOptions): Viewer {
         mark('framed');
         await warmUp(context, result.loaded, post?.sceneTarget() ?? null);
         mark('compiled');
+        // Picking trees in the background once the first frame is out (a pick before then uses
+        // three's plain raycast for that mesh); a hidden tab that draws no frame starts them anyway.
+        const roots = result.loaded.map((record) => record.root);
+        void Promise.race([viewer.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]).then(() => picker.prepare(roots));
       }
       return result;
     },
@@ -202,7 +242,7 @@ export function createViewer(options: ViewerOptions): Viewer {
       syncObjectMatrices(world);
       const roots: Object3D[] = [];
       for (const record of world.models.values()) roots.push(record.root);
-      const radius = await frameObjects(controls, context.camera, roots, enableTransition);
+      const radius = await navigation.fit(roots, enableTransition);
       // The sun's shadow box around the new view (the shadow-follow system keeps it there).
       if (radius > 0) placeSunShadow(world, context.sun);
       if (radius > 0) {
@@ -243,12 +283,14 @@ export function createViewer(options: ViewerOptions): Viewer {
     dispose() {
       stopped = true;
       events.clear();
+      picker.dispose();
       observer.disconnect();
       context.renderer.setAnimationLoop(null);
       post?.dispose();
       post = null;
       world.render.draw = null;
-      controls.dispose();
+      gizmo?.dispose();
+      navigation.dispose();
       loader.dispose();
       context.dispose();
     },

@@ -1,0 +1,737 @@
+import { hasComponent } from 'bitecs';
+import {
+  Layers,
+  Matrix3,
+  Matrix4,
+  Mesh,
+  Plane,
+  Ray,
+  Raycaster,
+  Sphere,
+  Vector2,
+  Vector3,
+  type BufferGeometry,
+  type Camera,
+  type InstancedMesh,
+  type Intersection,
+  type Material,
+  type Object3D,
+  type SkinnedMesh,
+} from 'three';
+import { INTERSECTED, MeshBVH, NOT_INTERSECTED, SkinnedMeshBVH } from 'three-mesh-bvh';
+import { ModelMember } from '../../components';
+import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../engine/errors';
+import { HELPER_LAYER, SCENE_LAYER } from '../engine/layers';
+import { findEntityOf, getEid } from '../engine/registry';
+import type { ModelRecord, ViewerWorld } from '../engine/world';
+import { createTreeBuilder, type TreeBuilder } from './bvh-builder';
+import type { HitEventData } from './events';
+import type { PickHit, Picker, PickOptions } from './pick-types';
+
+/** "Vertex picking snaps to the nearest vertex within 0.25" (viewer specification section 5). */
+export const SNAP_RADIUS = 0.25;
+/** "When restricted to a plane, only points within 0.001 of the plane are accepted." */
+export const SNAP_PLANE_TOLERANCE = 0.001;
+/**
+ * Meshes with at least this many triangles get their tree from the worker; smaller ones are built
+ * on the main thread in short slices (a worker round trip costs more than such a build).
+ */
+export const WORKER_MIN_TRIANGLES = 20_000;
+/** A main-thread build slice: after this many milliseconds the builder yields to the page. */
+const SLICE_MS = 8;
+
+export interface PickerOptions {
+  world: ViewerWorld;
+  /** Trees of meshes with at least this many triangles are built off the main thread; default WORKER_MIN_TRIANGLES. */
+  workerMinTriangles?: number;
+  /**
+   * Builds trees in a Web Worker; default: when the environment has `Worker`. Without one (Node,
+   * a page policy that refuses workers) every tree is built on the main thread in slices.
+   */
+  useWorker?: boolean;
+}
+
+/** The viewer's picker: the Picker contract plus what tests and tools may inspect. */
+export interface ViewerPicker extends Picker {
+  /** The acceleration tree a pick uses for this mesh now, or null (a pick then falls back to three's raycast). */
+  treeOf(mesh: Mesh): MeshBVH | SkinnedMeshBVH | null;
+  /** Resolves when every tree build started so far has finished (or failed, which is reported). */
+  idle(): Promise<void>;
+}
+
+/** Static trees, one per geometry (shared by every mesh and instance drawing it). */
+interface StaticTree {
+  bvh: MeshBVH;
+  /** The geometry's position and index versions the tree was built from: an edit makes it stale. */
+  positionVersion: number;
+  indexVersion: number;
+}
+
+/** Trees of skinned or morphed meshes, one per mesh: their triangles follow the current pose. */
+interface PoseTree {
+  bvh: SkinnedMeshBVH;
+  geometry: BufferGeometry;
+  /** Bone matrices and morph influences at the last refit. */
+  pose: Float64Array;
+}
+
+/** The version of a geometry's positions (an interleaved attribute counts its buffer's). */
+function positionVersionOf(geometry: BufferGeometry): number {
+  const attribute = geometry.getAttribute('position') as { version?: number; data?: { version: number } };
+  return attribute.data ? attribute.data.version : (attribute.version ?? 0);
+}
+
+/** The per-pick best hit, kept in scratch objects until the hit is returned. */
+interface Best {
+  distance: number;
+  object: Mesh | null;
+  instanceId: number;
+  faceIndex: number;
+  materialIndex: number;
+  point: Vector3;
+  localNormal: Vector3;
+  /** The world matrix the hit triangle was in (the instance's, for instanced meshes). */
+  matrix: Matrix4;
+}
+
+const MESH_RAYCAST = Mesh.prototype.raycast;
+const MODEL_LAYERS = new Layers();
+MODEL_LAYERS.set(SCENE_LAYER);
+
+/**
+ * Picking with three-mesh-bvh: first hits under a screen point for the viewer's current camera
+ * (perspective or orthographic), skipping helpers (layer 15), invisible objects and parts cut away
+ * by clipping planes; vertex snapping by a sphere query on the same trees. Trees are built in the
+ * background by `prepare` (large meshes in a worker); until a mesh has one, picks use three's
+ * plain raycast for it. Trees follow their geometry: an edited geometry is rebuilt, a disposed one
+ * drops its tree.
+ */
+export function createPicker(options: PickerOptions): ViewerPicker {
+  const { world } = options;
+  const workerMinTriangles = options.workerMinTriangles ?? WORKER_MIN_TRIANGLES;
+  const builder: TreeBuilder | null =
+    (options.useWorker ?? typeof Worker !== 'undefined') ? createTreeBuilder() : null;
+
+  const trees = new WeakMap<BufferGeometry, StaticTree>();
+  const poseTrees = new Map<Mesh, PoseTree>();
+  /** Geometries queued or being built, with the build. */
+  const building = new Map<BufferGeometry, Promise<void>>();
+  const watched = new WeakSet<BufferGeometry>();
+  const inflight = new Set<Promise<void>>();
+  let disposed = false;
+
+  // Scratch state: a pick allocates only its returned hit (and what three's raycasts allocate).
+  const raycaster = new Raycaster();
+  raycaster.firstHitOnly = true;
+  const ndc = new Vector2();
+  const ray = new Ray();
+  const stack: Object3D[] = [];
+  const hits: Intersection[] = [];
+  const proxy = new Mesh();
+  proxy.matrixAutoUpdate = false;
+  proxy.matrixWorldAutoUpdate = false;
+  const sphere = new Sphere();
+  const sphereHit = new Vector3();
+  const forward = new Vector3();
+  const clipPlane = new Plane();
+  const normalMatrix = new Matrix3();
+  const instanceMatrix = new Matrix4();
+  const inverse = new Matrix4();
+  const localCenter = new Vector3();
+  const vertex = new Vector3();
+  const scale = new Vector3();
+  const best: Best = {
+    distance: Infinity,
+    object: null,
+    instanceId: -1,
+    faceIndex: -1,
+    materialIndex: 0,
+    point: new Vector3(),
+    localNormal: new Vector3(),
+    matrix: new Matrix4(),
+  };
+  let poseScratch: Float64Array = new Float64Array(64);
+  // The ray's visible interval [near, far] after the camera's and the renderer's clipping planes.
+  let intervalNear = 0;
+  let intervalFar = Infinity;
+
+  // ---- trees -------------------------------------------------------------------------------
+
+  const isPosed = (mesh: Mesh): boolean =>
+    (mesh as SkinnedMesh).isSkinnedMesh === true || (mesh.geometry.morphAttributes.position?.length ?? 0) > 0;
+
+  const watch = (geometry: BufferGeometry): void => {
+    if (watched.has(geometry)) return;
+    watched.add(geometry);
+    const onDispose = () => {
+      geometry.removeEventListener('dispose', onDispose);
+      watched.delete(geometry);
+      trees.delete(geometry);
+      building.delete(geometry);
+      for (const [mesh, entry] of poseTrees) if (entry.geometry === geometry) poseTrees.delete(mesh);
+    };
+    geometry.addEventListener('dispose', onDispose);
+  };
+
+  /** The current static tree of a geometry, or null when it has none or its geometry was edited since. */
+  const staticTree = (geometry: BufferGeometry): MeshBVH | null => {
+    const entry = trees.get(geometry);
+    if (!entry) return null;
+    if (positionVersionOf(geometry) !== entry.positionVersion || (geometry.index?.version ?? 0) !== entry.indexVersion) {
+      trees.delete(geometry);
+      return null;
+    }
+    return entry.bvh;
+  };
+
+  const storeStatic = (geometry: BufferGeometry, bvh: MeshBVH, positionVersion: number, indexVersion: number): void => {
+    if (disposed || !watched.has(geometry)) return; // disposed while building
+    // Edited while the worker was building: that tree is stale, the next prepare or pick rebuilds it.
+    if (positionVersionOf(geometry) !== positionVersion || (geometry.index?.version ?? 0) !== indexVersion) return;
+    trees.set(geometry, { bvh, positionVersion, indexVersion });
+  };
+
+  const triangles = (geometry: BufferGeometry): number => {
+    const count = geometry.index ? geometry.index.count : geometry.getAttribute('position').count;
+    return Math.floor(Math.min(count, geometry.drawRange.count) / 3);
+  };
+
+  const buildInline = (geometry: BufferGeometry): void => {
+    const positionVersion = positionVersionOf(geometry);
+    const indexVersion = geometry.index?.version ?? 0;
+    // indirect: the geometry's index stays as it is (it is shared with the GPU and with other tools).
+    const bvh = new MeshBVH(geometry, { indirect: true, setBoundingBox: false });
+    storeStatic(geometry, bvh, positionVersion, indexVersion);
+  };
+
+  /** What a posed mesh's triangles depend on: its bones' world matrices, bind matrix and morph influences. */
+  const poseOf = (mesh: Mesh, into: Float64Array): Float64Array => {
+    const skinned = (mesh as SkinnedMesh).isSkinnedMesh ? (mesh as SkinnedMesh) : null;
+    const bones = skinned ? skinned.skeleton.bones : [];
+    const morphs = mesh.morphTargetInfluences?.length ?? 0;
+    const length = (bones.length + (skinned ? 1 : 0)) * 16 + morphs;
+    const out = into.length === length ? into : new Float64Array(length);
+    let k = 0;
+    for (const bone of bones) {
+      const e = bone.matrixWorld.elements;
+      for (let i = 0; i < 16; i++) out[k++] = e[i];
+    }
+    if (skinned) for (let i = 0; i < 16; i++) out[k++] = skinned.bindMatrix.elements[i];
+    for (let i = 0; i < morphs; i++) out[k++] = mesh.morphTargetInfluences![i];
+    return out;
+  };
+
+  const samePose = (a: Float64Array, b: Float64Array): boolean => {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  };
+
+  /** The pose tree of a skinned or morphed mesh, refitted to the current pose (built on first use). */
+  const poseTree = (mesh: Mesh): SkinnedMeshBVH => {
+    let entry = poseTrees.get(mesh);
+    if (entry && entry.geometry !== mesh.geometry) {
+      poseTrees.delete(mesh);
+      entry = undefined;
+    }
+    if (!entry) {
+      watch(mesh.geometry);
+      // SkinnedMeshBVH reads mesh.getVertexPosition, which applies bones and morph targets alike.
+      const bvh = new SkinnedMeshBVH(mesh as SkinnedMesh, { indirect: true, setBoundingBox: false });
+      entry = { bvh, geometry: mesh.geometry, pose: poseOf(mesh, new Float64Array(0)) };
+      poseTrees.set(mesh, entry);
+      return entry.bvh;
+    }
+    poseScratch = poseOf(mesh, poseScratch);
+    if (!samePose(poseScratch, entry.pose)) {
+      entry.bvh.refit();
+      const previous = entry.pose;
+      entry.pose = poseScratch;
+      poseScratch = previous.length === poseScratch.length ? previous : new Float64Array(poseScratch.length);
+    }
+    return entry.bvh;
+  };
+
+  const track = (promise: Promise<void>): Promise<void> => {
+    inflight.add(promise);
+    void promise.finally(() => inflight.delete(promise));
+    return promise;
+  };
+
+  const requestStatic = (geometry: BufferGeometry, name: string): Promise<void> | null => {
+    const current = building.get(geometry);
+    if (current) return current;
+    if (staticTree(geometry) || !geometry.getAttribute('position')) return null;
+    watch(geometry);
+    let build: Promise<void>;
+    if (builder && triangles(geometry) >= workerMinTriangles) {
+      const positionVersion = positionVersionOf(geometry);
+      const indexVersion = geometry.index?.version ?? 0;
+      build = builder
+        .build(geometry)
+        .then((serialized) => {
+          if (building.get(geometry) !== build) return; // disposed meanwhile
+          storeStatic(geometry, MeshBVH.deserialize(serialized, geometry, { setIndex: false }), positionVersion, indexVersion);
+        })
+        .catch((error: unknown) => {
+          // The mesh stays pickable through three's raycast; the failure is reported, not hidden.
+          console.error(`The picking tree of "${name}" could not be built in the worker:`, error);
+        });
+    } else {
+      build = sliced(() => {
+        if (building.get(geometry) !== build) return;
+        try {
+          buildInline(geometry);
+        } catch (error) {
+          console.error(`The picking tree of "${name}" could not be built:`, error);
+        }
+      });
+    }
+    const finished = build.finally(() => {
+      if (building.get(geometry) === build) building.delete(geometry);
+    });
+    building.set(geometry, build);
+    return track(finished);
+  };
+
+  // Main-thread builds run one after another in slices of about SLICE_MS, yielding in between.
+  let chain: Promise<void> = Promise.resolve();
+  let sliceStart = 0;
+  const sliced = (work: () => void): Promise<void> => {
+    chain = chain.then(async () => {
+      if (disposed) return;
+      if (now() - sliceStart > SLICE_MS) {
+        await yieldToMain();
+        sliceStart = now();
+      }
+      work();
+    });
+    return chain;
+  };
+
+  // ---- picking -----------------------------------------------------------------------------
+
+  const readCamera = (): Camera => {
+    const camera = world.render.camera;
+    if (!camera) throw new Error(ERR_CAMERA);
+    // What the renderer does before drawing: a camera without a parent follows its own transform.
+    if (camera.parent === null && camera.matrixWorldAutoUpdate) camera.updateMatrixWorld();
+    return camera;
+  };
+
+  /** Narrows [intervalNear, intervalFar] to the part of `ray` on the kept side of a plane. */
+  const clipInterval = (plane: Plane): void => {
+    const denominator = plane.normal.dot(ray.direction);
+    const start = plane.distanceToPoint(ray.origin);
+    if (Math.abs(denominator) < 1e-12) {
+      if (start < 0) intervalFar = -Infinity;
+      return;
+    }
+    const t = -start / denominator;
+    if (denominator > 0) intervalNear = Math.max(intervalNear, t);
+    else intervalFar = Math.min(intervalFar, t);
+  };
+
+  const cameraInterval = (camera: Camera): void => {
+    intervalNear = 0;
+    intervalFar = Infinity;
+    const frustum = camera as Camera & { near?: number; far?: number };
+    if (typeof frustum.near !== 'number' || typeof frustum.far !== 'number') return;
+    camera.getWorldDirection(forward);
+    vertex.setFromMatrixPosition(camera.matrixWorld);
+    // Only what lies between the camera's near and far planes is drawn, so only that is hit.
+    clipPlane.normal.copy(forward);
+    clipPlane.constant = -forward.dot(vertex) - frustum.near;
+    clipInterval(clipPlane);
+    clipPlane.normal.copy(forward).negate();
+    clipPlane.constant = forward.dot(vertex) + frustum.far;
+    clipInterval(clipPlane);
+  };
+
+  const localClipping = (): boolean => world.render.renderer?.localClippingEnabled ?? true;
+
+  /** A material's local planes narrow the interval (intersection of kept half-spaces) when it cuts by union. */
+  const simpleMaterial = (material: Material | Material[]): Material | null => {
+    if (Array.isArray(material)) {
+      if (!localClipping()) return null;
+      for (const m of material) if (m.clippingPlanes?.length) return null;
+      return material[0] ?? null;
+    }
+    if (localClipping() && material.clippingPlanes?.length && material.clipIntersection) return null;
+    return material;
+  };
+
+  /** Whether a world point on a material survives that material's own clipping planes. */
+  const keptByMaterial = (material: Material | undefined, point: Vector3): boolean => {
+    if (!material) return false;
+    if (!material.visible) return false;
+    const planes = localClipping() ? material.clippingPlanes : null;
+    if (!planes || planes.length === 0) return true;
+    if (material.clipIntersection) {
+      for (const plane of planes) if (plane.distanceToPoint(point) >= 0) return true;
+      return false;
+    }
+    for (const plane of planes) if (plane.distanceToPoint(point) < 0) return false;
+    return true;
+  };
+
+  /** Casts against one drawable in the matrix `target.matrixWorld`; keeps the hit when it is the nearest so far. */
+  const castTarget = (mesh: Mesh, target: Mesh, instanceId: number, near: number, far: number, firstOnly: boolean): void => {
+    const geometry = mesh.geometry;
+    raycaster.near = near;
+    raycaster.far = far;
+    raycaster.firstHitOnly = firstOnly;
+    hits.length = 0;
+    if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) {
+      poseTree(mesh).raycastObject3D(target, raycaster, hits);
+    } else {
+      const tree = staticTree(geometry);
+      if (tree) {
+        // The bounding sphere first, as three's raycast does: most meshes are nowhere near the ray.
+        if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
+        sphere.copy(geometry.boundingSphere!).applyMatrix4(target.matrixWorld);
+        if (!sphere.containsPoint(ray.origin)) {
+          if (ray.intersectSphere(sphere, sphereHit) === null) return;
+          if (sphereHit.distanceTo(ray.origin) > far) return;
+        }
+        tree.raycastObject3D(target, raycaster, hits);
+      } else {
+        MESH_RAYCAST.call(target, raycaster, hits);
+        if (!disposed) requestStatic(geometry, mesh.name);
+      }
+    }
+    for (const hit of hits) {
+      if (hit.distance >= best.distance || hit.distance < near || hit.distance > far) continue;
+      const materials = mesh.material;
+      const materialIndex = hit.face?.materialIndex ?? 0;
+      const material = Array.isArray(materials) ? materials[materialIndex] : materials;
+      if (!keptByMaterial(material, hit.point)) continue;
+      best.distance = hit.distance;
+      best.object = mesh;
+      best.instanceId = instanceId;
+      best.faceIndex = hit.faceIndex ?? -1;
+      best.materialIndex = materialIndex;
+      best.point.copy(hit.point);
+      if (hit.face) best.localNormal.copy(hit.face.normal);
+      else best.localNormal.set(0, 0, 0);
+      best.matrix.copy(target.matrixWorld);
+    }
+  };
+
+  const castMesh = (mesh: Mesh): void => {
+    const material = mesh.material;
+    if (!material) return;
+    const simple = simpleMaterial(material);
+    let near = intervalNear;
+    let far = intervalFar;
+    let firstOnly = true;
+    if (simple) {
+      if (!Array.isArray(material) && !material.visible) return;
+      if (!Array.isArray(material) && localClipping() && material.clippingPlanes) {
+        const savedNear = intervalNear;
+        const savedFar = intervalFar;
+        for (const plane of material.clippingPlanes) clipInterval(plane);
+        near = intervalNear;
+        far = intervalFar;
+        intervalNear = savedNear;
+        intervalFar = savedFar;
+      }
+    } else {
+      // Planes that cut by intersection, or several materials with their own planes: every hit in
+      // the interval is tested one by one.
+      firstOnly = false;
+    }
+    far = Math.min(far, best.distance);
+    if (!(near <= far)) return;
+    if ((mesh as InstancedMesh).isInstancedMesh) {
+      const instanced = mesh as InstancedMesh;
+      proxy.geometry = instanced.geometry;
+      proxy.material = instanced.material;
+      for (let i = 0; i < instanced.count; i++) {
+        instanced.getMatrixAt(i, instanceMatrix);
+        proxy.matrixWorld.multiplyMatrices(instanced.matrixWorld, instanceMatrix);
+        castTarget(mesh, proxy, i, near, Math.min(far, best.distance), firstOnly);
+      }
+      proxy.geometry = undefined as unknown as BufferGeometry;
+      proxy.material = undefined as unknown as Material;
+    } else {
+      castTarget(mesh, mesh, -1, near, far, firstOnly);
+    }
+  };
+
+  const isDrawable = (o: Object3D): o is Mesh => (o as Mesh).isMesh === true && !!(o as Mesh).geometry;
+
+  const walk = (roots: readonly Object3D[], modelLayersOnly: boolean): void => {
+    stack.length = 0;
+    for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]);
+    while (stack.length > 0) {
+      const o = stack.pop()!;
+      if (!o.visible) continue;
+      // Helpers, and everything under them, are never hit by a model pick.
+      if (modelLayersOnly && o.layers.isEnabled(HELPER_LAYER)) continue;
+      if (isDrawable(o) && (!modelLayersOnly || o.layers.test(MODEL_LAYERS))) castMesh(o);
+      const children = o.children;
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+    }
+  };
+
+  const pickImpl = (x: number, y: number, pickOptions?: PickOptions): PickHit | null => {
+    if (disposed) throw new Error(ERR_RAYCASTER);
+    if (!Number.isFinite(x) || !Number.isFinite(y)) throw new Error(`A pick needs finite coordinates (got ${x}, ${y}).`);
+    const camera = readCamera();
+    const objects = pickOptions?.objects;
+    let roots: readonly Object3D[];
+    if (objects) roots = objects;
+    else {
+      const scene = world.render.scene;
+      if (!scene) throw new Error(ERR_SCENE);
+      sceneRoots[0] = scene;
+      roots = sceneRoots;
+    }
+    ndc.set(x, y);
+    raycaster.setFromCamera(ndc, camera);
+    ray.copy(raycaster.ray);
+    cameraInterval(camera);
+    const global = world.render.renderer?.clippingPlanes;
+    if (global) for (const plane of global) clipInterval(plane);
+    best.distance = Infinity;
+    best.object = null;
+    if (intervalNear <= intervalFar) walk(roots, !objects);
+    sceneRoots[0] = undefined as unknown as Object3D;
+    raycaster.ray.copy(ray);
+    if (!best.object) return null;
+    return makeHit();
+  };
+  const sceneRoots: Object3D[] = [undefined as unknown as Object3D];
+
+  const makeHit = (): PickHit => {
+    const object = best.object!;
+    const normal = best.localNormal.clone();
+    normalMatrix.getNormalMatrix(best.matrix);
+    normal.applyMatrix3(normalMatrix).normalize();
+    if (normal.lengthSq() === 0 || !Number.isFinite(normal.x)) normal.copy(ray.direction).negate();
+    else if (normal.dot(ray.direction) > 0) normal.negate();
+    const materials = object.material;
+    const material = (Array.isArray(materials) ? materials[best.materialIndex] : materials) ?? null;
+    const ids = describe(object, material);
+    return {
+      point: best.point.clone(),
+      normal,
+      distance: best.distance,
+      object,
+      eid: ids.eid,
+      modelId: ids.record ? ids.record.modelId : null,
+      nodeId: ids.nodeId,
+      nodeName: ids.nodeName,
+      material,
+      materialId: ids.materialId,
+      instanceId: best.instanceId >= 0 ? best.instanceId : null,
+      faceIndex: best.faceIndex >= 0 ? best.faceIndex : null,
+    };
+  };
+
+  // ---- ids from the registry ---------------------------------------------------------------
+
+  interface Reverse {
+    nodesSize: number;
+    nodes: Map<number, string>;
+    materialsSize: number;
+    materials: Map<Material, string>;
+  }
+  const reverse = new WeakMap<ModelRecord, Reverse>();
+
+  const reverseOf = (record: ModelRecord): Reverse => {
+    let entry = reverse.get(record);
+    if (!entry) {
+      entry = { nodesSize: -1, nodes: new Map(), materialsSize: -1, materials: new Map() };
+      reverse.set(record, entry);
+    }
+    if (entry.nodesSize !== record.nodes.size) {
+      entry.nodes.clear();
+      for (const [id, eid] of record.nodes) entry.nodes.set(eid, id);
+      entry.nodesSize = record.nodes.size;
+    }
+    if (entry.materialsSize !== record.materials.size) {
+      entry.materials.clear();
+      for (const [id, material] of record.materials) entry.materials.set(material, id);
+      entry.materialsSize = record.materials.size;
+    }
+    return entry;
+  };
+
+  const describe = (
+    object: Object3D,
+    material: Material | null,
+  ): { eid: number; record: ModelRecord | null; nodeId: string | null; nodeName: string; materialId: string | null } => {
+    const entity = findEntityOf(object);
+    const modelEid = entity && hasComponent(world, entity, ModelMember) ? ModelMember.model[entity] : 0;
+    const record = modelEid ? (world.models.get(modelEid) ?? null) : null;
+    if (!record) return { eid: entity, record: null, nodeId: null, nodeName: object.name, materialId: null };
+    const maps = reverseOf(record);
+    const materialId = material ? (maps.materials.get(material) ?? null) : null;
+    // The hit drawable is a node itself or a primitive under its node: the nearest registered node.
+    for (let o: Object3D | null = object; o; o = o.parent) {
+      const eid = getEid(o);
+      const nodeId = eid ? maps.nodes.get(eid) : undefined;
+      if (nodeId !== undefined) return { eid, record, nodeId, nodeName: o.name, materialId };
+      if (o === record.root) break;
+    }
+    return { eid: entity, record, nodeId: null, nodeName: object.name, materialId };
+  };
+
+  // ---- snapping ----------------------------------------------------------------------------
+
+  const snapState = { bestSq: 0, radiusSq: 0, found: false };
+  const snapMatrix = new Matrix4();
+  const snapPoint = new Vector3();
+  let snapPlane: Plane | null = null;
+
+  /** Considers one local-space vertex: world position, radius and plane checks, nearest so far. */
+  const considerVertex = (local: Vector3, target: Vector3): void => {
+    vertex.copy(local).applyMatrix4(snapMatrix);
+    const d = vertex.distanceToSquared(snapPoint);
+    if (d > snapState.radiusSq || d >= snapState.bestSq) return;
+    if (snapPlane && Math.abs(snapPlane.distanceToPoint(vertex)) > SNAP_PLANE_TOLERANCE) return;
+    snapState.bestSq = d;
+    snapState.found = true;
+    target.copy(vertex);
+  };
+
+  const snapToVertex = (hit: PickHit, target: Vector3, radius = SNAP_RADIUS, plane?: Plane): Vector3 | null => {
+    if (!(radius >= 0) || !Number.isFinite(radius)) throw new Error(`The snap radius must be a finite number of at least 0 (got ${radius}).`);
+    const mesh = hit.object as Mesh;
+    if (!isDrawable(mesh)) return null;
+    const geometry = mesh.geometry;
+    const instanced = (mesh as InstancedMesh).isInstancedMesh === true;
+    if (instanced) {
+      if (hit.instanceId === null || hit.instanceId < 0 || hit.instanceId >= (mesh as InstancedMesh).count) return null;
+      (mesh as InstancedMesh).getMatrixAt(hit.instanceId, instanceMatrix);
+      snapMatrix.multiplyMatrices(mesh.matrixWorld, instanceMatrix);
+    } else {
+      snapMatrix.copy(mesh.matrixWorld);
+    }
+    snapPoint.copy(hit.point);
+    snapPlane = plane ?? null;
+    snapState.radiusSq = radius * radius;
+    snapState.bestSq = Infinity;
+    snapState.found = false;
+    // The query sphere in the mesh's local space: the largest scale axis shrinks it least, so no
+    // vertex within the world radius is missed; the exact test is done in world space.
+    inverse.copy(snapMatrix).invert();
+    localCenter.copy(snapPoint).applyMatrix4(inverse);
+    scale.setFromMatrixScale(snapMatrix);
+    const minScale = Math.min(Math.abs(scale.x), Math.abs(scale.y), Math.abs(scale.z));
+    if (minScale === 0) return null;
+    sphere.set(localCenter, radius / minScale);
+
+    const posed = isPosed(mesh) && !instanced;
+    const tree: MeshBVH | SkinnedMeshBVH | null = posed ? poseTree(mesh) : staticTree(geometry);
+    if (tree) {
+      const onTriangle = (triangle: { a: Vector3; b: Vector3; c: Vector3 }): boolean => {
+        considerVertex(triangle.a, target);
+        considerVertex(triangle.b, target);
+        considerVertex(triangle.c, target);
+        return false;
+      };
+      const intersectsBounds = (box: { intersectsSphere(s: Sphere): boolean }) =>
+        box.intersectsSphere(sphere) ? INTERSECTED : NOT_INTERSECTED;
+      if (posed) (tree as SkinnedMeshBVH).shapecast({ intersectsBounds, intersectsTriangle: onTriangle });
+      else (tree as MeshBVH).shapecast({ intersectsBounds, intersectsTriangle: onTriangle });
+    } else {
+      // No tree yet: every vertex (in its current pose).
+      const count = geometry.getAttribute('position').count;
+      for (let i = 0; i < count; i++) {
+        if (posed) mesh.getVertexPosition(i, snapPoint2);
+        else snapPoint2.fromBufferAttribute(geometry.getAttribute('position'), i);
+        if (snapPoint2.distanceToSquared(localCenter) > sphere.radius * sphere.radius) continue;
+        considerVertex(snapPoint2, target);
+      }
+      requestStatic(geometry, mesh.name);
+    }
+    snapPlane = null;
+    return snapState.found ? target : null;
+  };
+  const snapPoint2 = new Vector3();
+
+  // ---- the Picker --------------------------------------------------------------------------
+
+  return {
+    pick: pickImpl,
+    pickAtClient(clientX, clientY, pickOptions) {
+      const canvas = world.render.renderer?.domElement;
+      if (!canvas) throw new Error(ERR_RENDERER);
+      const rect = canvas.getBoundingClientRect();
+      if (rect.width <= 0 || rect.height <= 0) return null;
+      const x = ((clientX - rect.left) / rect.width) * 2 - 1;
+      const y = -((clientY - rect.top) / rect.height) * 2 + 1;
+      return pickImpl(x, y, pickOptions);
+    },
+    snapToVertex,
+    async prepare(roots) {
+      if (disposed) return;
+      const started: Promise<void>[] = [];
+      const seen = new Set<BufferGeometry>();
+      for (const root of roots) {
+        root.traverse((o) => {
+          if (!isDrawable(o)) return;
+          const mesh = o;
+          if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) {
+            if (poseTrees.has(mesh)) return;
+            started.push(
+              track(
+                sliced(() => {
+                  try {
+                    if (mesh.geometry && !disposed) poseTree(mesh);
+                  } catch (error) {
+                    console.error(`The picking tree of "${mesh.name}" could not be built:`, error);
+                  }
+                }),
+              ),
+            );
+            return;
+          }
+          if (seen.has(mesh.geometry)) return;
+          seen.add(mesh.geometry);
+          const request = requestStatic(mesh.geometry, mesh.name);
+          if (request) started.push(request);
+        });
+      }
+      await Promise.all(started);
+    },
+    treeOf(mesh) {
+      if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) return poseTrees.get(mesh)?.bvh ?? null;
+      return staticTree(mesh.geometry);
+    },
+    async idle() {
+      while (inflight.size > 0) await Promise.all([...inflight]);
+    },
+    dispose() {
+      disposed = true;
+      building.clear();
+      poseTrees.clear();
+      builder?.dispose();
+    },
+  };
+}
+
+/** A hit as plain data, for the 'hit' event and the host API. */
+export function toHitEventData(hit: PickHit): HitEventData {
+  return {
+    point: { x: hit.point.x, y: hit.point.y, z: hit.point.z },
+    normal: { x: hit.normal.x, y: hit.normal.y, z: hit.normal.z },
+    modelId: hit.modelId,
+    nodeId: hit.nodeId,
+    nodeName: hit.nodeName,
+    materialId: hit.materialId,
+    materialName: hit.material?.name ?? '',
+    instanceId: hit.instanceId,
+  };
+}
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
+function yieldToMain(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -1,0 +1,474 @@
+import {
+  Bone,
+  BoxGeometry,
+  BufferAttribute,
+  DoubleSide,
+  Group,
+  InstancedMesh,
+  Matrix4,
+  Mesh,
+  MeshBasicMaterial,
+  Object3D,
+  OrthographicCamera,
+  PerspectiveCamera,
+  Plane,
+  PlaneGeometry,
+  Scene,
+  Skeleton,
+  SkinnedMesh,
+  Vector3,
+  type Camera,
+  type WebGLRenderer,
+} from 'three';
+import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { describe, expect, it } from 'vitest';
+import { HELPER_LAYER } from '../../../src/engine/layers';
+import { syncObjectMatrices } from '../../../src/engine/sync';
+import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
+import { spawnModel } from '../../../src/scene/model-entities';
+import { createPicker, SNAP_RADIUS, toHitEventData, type ViewerPicker } from '../../../src/viewer/picking';
+import { transformSystem } from '../../../systems/transformSystem';
+
+// ---- a world with a scene and a camera, models spawned as the viewer does ------------------
+
+interface Fixture {
+  world: ViewerWorld;
+  scene: Scene;
+  picker: ViewerPicker;
+}
+
+function fixture(camera: Camera = perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0))): Fixture {
+  const world = createViewerWorld();
+  const scene = new Scene();
+  world.render.scene = scene;
+  world.render.camera = camera;
+  return { world, scene, picker: createPicker({ world, useWorker: false }) };
+}
+
+function perspective(position: Vector3, target: Vector3, up = new Vector3(0, 1, 0)): PerspectiveCamera {
+  const camera = new PerspectiveCamera(45, 1, 0.1, 2000);
+  camera.up.copy(up);
+  camera.position.copy(position);
+  camera.lookAt(target);
+  camera.updateMatrixWorld();
+  return camera;
+}
+
+/** A model whose default scene holds `nodes` (each a glTF node with a nodeId in its extras). */
+function addModel(f: Fixture, modelId: string, nodes: Object3D[]): ModelRecord {
+  const content = new Group();
+  const associations = new Map<object, { nodes?: number; materials?: number }>();
+  nodes.forEach((node, i) => {
+    content.add(node);
+    associations.set(node, { nodes: i });
+  });
+  const materials = new Set<object>();
+  for (const node of nodes) {
+    node.traverse((o) => {
+      const m = (o as Mesh).material;
+      if (m) for (const x of Array.isArray(m) ? m : [m]) materials.add(x);
+    });
+  }
+  [...materials].forEach((m, i) => associations.set(m, { materials: i }));
+  const gltf = { scene: content, scenes: [content], animations: [], parser: { associations, json: {} } } as unknown as GLTF;
+  const record = spawnModel(f.world, gltf, { modelId, name: `${modelId}.glb` });
+  f.scene.add(record.root);
+  settle(f.world);
+  return record;
+}
+
+/** World matrices as the frame loop leaves them (entity objects are not updated by three). */
+function settle(world: ViewerWorld): void {
+  transformSystem(world);
+  syncObjectMatrices(world);
+}
+
+function node(object: Object3D, nodeId: string, name = nodeId): Object3D {
+  object.name = name;
+  object.userData.nodeId = nodeId;
+  return object;
+}
+
+function box(size = 2, x = 0, y = 0, z = 0, material = new MeshBasicMaterial()): Mesh {
+  const mesh = new Mesh(new BoxGeometry(size, size, size, 4, 4, 4), material);
+  mesh.position.set(x, y, z);
+  return mesh;
+}
+
+function expectVector(actual: { x: number; y: number; z: number }, x: number, y: number, z: number, digits = 5): void {
+  expect(actual.x).toBeCloseTo(x, digits);
+  expect(actual.y).toBeCloseTo(y, digits);
+  expect(actual.z).toBeCloseTo(z, digits);
+}
+
+// ---- hits -----------------------------------------------------------------------------------
+
+describe('pick', () => {
+  it('hits a known box at the known point with the outward normal and the node ids, before and after its tree exists', async () => {
+    const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
+    const material = new MeshBasicMaterial();
+    material.name = 'Steel';
+    material.userData.materialId = 'mat-steel';
+    const record = addModel(f, 'model-a', [node(box(2, 3, 0, 0, material), 'node-box', 'Housing')]);
+
+    // No tree yet: three's plain raycast.
+    const mesh = record.root.getObjectByName('Housing') as Mesh;
+    expect(f.picker.treeOf(mesh)).toBeNull();
+    const plain = f.picker.pick(0, 0)!;
+    expect(plain).not.toBeNull();
+    const plainOff = f.picker.pick(0.013, 0.021)!;
+
+    await f.picker.prepare([record.root]);
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
+    const hit = f.picker.pick(0, 0)!;
+    for (const h of [plain, hit]) {
+      expectVector(h.point, 3, 0, 1);
+      expectVector(h.normal, 0, 0, 1);
+      expect(h.distance).toBeCloseTo(9, 5);
+      expect(h.object).toBe(mesh);
+      expect(h.modelId).toBe('model-a');
+      expect(h.nodeId).toBe('node-box');
+      expect(h.nodeName).toBe('Housing');
+      expect(h.eid).toBe(record.nodes.get('node-box'));
+      expect(h.material).toBe(material);
+      expect(h.materialId).toBe('mat-steel');
+      expect(h.instanceId).toBeNull();
+    }
+    // The same triangle away from edges (the centre lies on an edge shared by two).
+    const off = f.picker.pick(0.013, 0.021)!;
+    expect(off.faceIndex).toBe(plainOff.faceIndex);
+    expect(off.point.distanceTo(plainOff.point)).toBeLessThan(1e-9);
+    // Fresh vectors per hit: a kept hit never changes under a later pick.
+    const kept = hit.point.clone();
+    f.picker.pick(0.01, 0.01);
+    expect(hit.point.equals(kept)).toBe(true);
+    expect(toHitEventData(hit)).toEqual({
+      point: { x: hit.point.x, y: hit.point.y, z: hit.point.z },
+      normal: { x: hit.normal.x, y: hit.normal.y, z: hit.normal.z },
+      modelId: 'model-a',
+      nodeId: 'node-box',
+      nodeName: 'Housing',
+      materialId: 'mat-steel',
+      materialName: 'Steel',
+      instanceId: null,
+    });
+  });
+
+  it('gives the node of a primitive under a multi-primitive node, and the normal in world space for a rotated node', async () => {
+    const f = fixture(perspective(new Vector3(0, 10, 0), new Vector3(0, 0, 0), new Vector3(0, 0, -1)));
+    const group = node(new Group(), 'node-group', 'Assembly');
+    const part = box(2);
+    part.name = 'primitive-0';
+    group.add(part);
+    // A quarter turn about x: the box's local +z face now faces world +y... and -y.
+    group.rotation.x = -Math.PI / 2;
+    addModel(f, 'model-b', [group]);
+    await f.picker.prepare([f.scene]);
+    const hit = f.picker.pick(0, 0)!;
+    expectVector(hit.point, 0, 1, 0);
+    expectVector(hit.normal, 0, 1, 0);
+    expect(hit.nodeId).toBe('node-group');
+    expect(hit.nodeName).toBe('Assembly');
+    expect(hit.object).toBe(part);
+  });
+
+  it('returns null on the background', async () => {
+    const f = fixture();
+    addModel(f, 'model-a', [node(box(2), 'n')]);
+    expect(f.picker.pick(0.9, 0.9)).toBeNull();
+    await f.picker.prepare([f.scene]);
+    expect(f.picker.pick(0.9, 0.9)).toBeNull();
+    expect(f.picker.pick(0, 0)).not.toBeNull();
+  });
+
+  it('rejects non-finite coordinates and needs a camera and a scene', () => {
+    const f = fixture();
+    expect(() => f.picker.pick(Number.NaN, 0)).toThrow('finite');
+    f.world.render.scene = null;
+    expect(() => f.picker.pick(0, 0)).toThrow("Scene hasn't been initialised.");
+    f.world.render.camera = null;
+    expect(() => f.picker.pick(0, 0)).toThrow("Camera hasn't been initialised.");
+  });
+
+  it('never hits helpers on layer 15, unless a tool picks among its own objects', async () => {
+    const f = fixture();
+    addModel(f, 'model-a', [node(box(2), 'n')]);
+    const handle = new Mesh(new PlaneGeometry(4, 4), new MeshBasicMaterial({ side: DoubleSide }));
+    handle.position.z = 3;
+    handle.layers.set(HELPER_LAYER);
+    const helperGroup = new Group();
+    helperGroup.layers.set(HELPER_LAYER);
+    const child = new Mesh(new PlaneGeometry(4, 4), new MeshBasicMaterial()); // layer 0, under a helper
+    child.position.z = 4;
+    helperGroup.add(child);
+    f.scene.add(handle, helperGroup);
+    for (const o of [handle, helperGroup, child]) o.updateMatrixWorld(true);
+    await f.picker.prepare([f.scene]);
+    const hit = f.picker.pick(0, 0)!;
+    expect(hit.nodeId).toBe('n');
+    expect(hit.point.z).toBeCloseTo(1, 5);
+    const own = f.picker.pick(0, 0, { objects: [handle] })!;
+    expect(own.object).toBe(handle);
+    expect(own.point.z).toBeCloseTo(3, 5);
+    expect(own.eid).toBe(0);
+    expect(own.nodeId).toBeNull();
+  });
+
+  it('never hits invisible objects, invisible parents or invisible materials', async () => {
+    const f = fixture();
+    const front = box(2, 0, 0, 4);
+    front.visible = false;
+    const hiddenParent = node(new Group(), 'hidden');
+    hiddenParent.visible = false;
+    hiddenParent.add(box(2, 0, 0, 2));
+    const clear = box(2, 0, 0, 6, new MeshBasicMaterial({ visible: false }));
+    addModel(f, 'model-a', [node(box(2), 'back'), node(front, 'front'), hiddenParent, node(clear, 'clear')]);
+    for (const prepared of [false, true]) {
+      if (prepared) await f.picker.prepare([f.scene]);
+      const hit = f.picker.pick(0, 0)!;
+      expect(hit.nodeId).toBe('back');
+      expect(hit.point.z).toBeCloseTo(1, 5);
+    }
+  });
+
+  it('hits the right instance of an instanced mesh, in that instance\'s transform', async () => {
+    const f = fixture(perspective(new Vector3(5, 0, 10), new Vector3(5, 0, 0)));
+    const instanced = new InstancedMesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial(), 3);
+    const m = new Matrix4();
+    instanced.setMatrixAt(0, m.makeTranslation(-5, 0, 0));
+    instanced.setMatrixAt(1, m.makeTranslation(0, 0, 0));
+    // Instance 2: at x 5, scaled by 2, so its front face is at z 1.
+    instanced.setMatrixAt(2, m.makeScale(2, 2, 2).setPosition(5, 0, 0));
+    const record = addModel(f, 'model-i', [node(instanced, 'node-inst', 'Bolts')]);
+    for (const prepared of [false, true]) {
+      if (prepared) await f.picker.prepare([record.root]);
+      expect(f.picker.treeOf(instanced) !== null).toBe(prepared);
+      const hit = f.picker.pick(0, 0)!;
+      expect(hit.instanceId).toBe(2);
+      expect(hit.object).toBe(instanced);
+      expectVector(hit.point, 5, 0, 1);
+      expectVector(hit.normal, 0, 0, 1);
+      expect(hit.nodeId).toBe('node-inst');
+      expect(toHitEventData(hit).instanceId).toBe(2);
+    }
+  });
+
+  it('hits a skinned mesh where its current pose puts it, not where its bind pose is', async () => {
+    const f = fixture(perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0)));
+    const geometry = new BoxGeometry(1, 1, 1, 2, 2, 2);
+    const count = geometry.getAttribute('position').count;
+    geometry.setAttribute('skinIndex', new BufferAttribute(new Uint16Array(count * 4), 4));
+    const weights = new Float32Array(count * 4);
+    for (let i = 0; i < count; i++) weights[i * 4] = 1;
+    geometry.setAttribute('skinWeight', new BufferAttribute(weights, 4));
+    const skinned = new SkinnedMesh(geometry, new MeshBasicMaterial());
+    const bone = new Bone();
+    const rig = node(new Group(), 'rig', 'Rig');
+    rig.add(bone, skinned);
+    const record = addModel(f, 'model-s', [rig]);
+    skinned.bind(new Skeleton([bone]));
+    // Pose: the bone moves the whole mesh 3 units right (the bone is an entity: move it through the ECS).
+    const { setPosition } = await import('../../../src/engine/hierarchy');
+    setPosition(f.world, bone.userData.eid as number, 3, 0, 0);
+    settle(f.world);
+    const ndcOf = (x: number) => new Vector3(x, 0, 0.5).project(f.world.render.camera!).x;
+    for (const prepared of [false, true]) {
+      if (prepared) await f.picker.prepare([record.root]);
+      expect(f.picker.pick(0, 0)).toBeNull();
+      const hit = f.picker.pick(ndcOf(3), 0)!;
+      expect(hit).not.toBeNull();
+      expect(hit.object).toBe(skinned);
+      expect(hit.point.x).toBeCloseTo(3, 4);
+      expect(hit.point.z).toBeCloseTo(0.5, 4);
+      expect(hit.nodeId).toBe('rig');
+    }
+    // A new pose after the tree was built: the tree follows.
+    setPosition(f.world, bone.userData.eid as number, -3, 0, 0);
+    settle(f.world);
+    expect(f.picker.pick(ndcOf(3), 0)).toBeNull();
+    expect(f.picker.pick(ndcOf(-3), 0)!.point.x).toBeCloseTo(-3, 4);
+  });
+
+  it('skips what a renderer clipping plane cuts away and hits the visible surface behind', async () => {
+    const f = fixture();
+    addModel(f, 'model-c', [node(box(2), 'front'), node(box(2, 0, 0, -5), 'back')]);
+    // Keeps z <= 0.5: the front box's near face (z = 1) is cut; its far side faces away.
+    const plane = new Plane(new Vector3(0, 0, -1), 0.5);
+    f.world.render.renderer = { clippingPlanes: [plane], localClippingEnabled: true } as unknown as WebGLRenderer;
+    for (const prepared of [false, true]) {
+      if (prepared) await f.picker.prepare([f.scene]);
+      const hit = f.picker.pick(0, 0)!;
+      expect(hit.nodeId).toBe('back');
+      expect(hit.point.z).toBeCloseTo(-4, 5);
+    }
+    // A plane that cuts nothing in view changes nothing.
+    plane.set(new Vector3(0, 0, -1), 5);
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('front');
+  });
+
+  it('honours material clipping planes, by union and by intersection, and double-sided cut surfaces behind', async () => {
+    const f = fixture();
+    const cut = new MeshBasicMaterial({ clippingPlanes: [new Plane(new Vector3(0, 0, -1), 0.5)] });
+    addModel(f, 'model-c', [node(box(2, 0, 0, 0, cut), 'front'), node(box(2, 0, 0, -5), 'back')]);
+    await f.picker.prepare([f.scene]);
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('back');
+    // Double-sided: the inside of the far face (z = -1) is what shows through the cut.
+    cut.side = DoubleSide;
+    const inside = f.picker.pick(0, 0)!;
+    expect(inside.nodeId).toBe('front');
+    expect(inside.point.z).toBeCloseTo(-1, 5);
+    expectVector(inside.normal, 0, 0, 1);
+    cut.side = 0; // FrontSide
+    // By intersection: cut only where both planes cut; x >= 0.5 is kept by the second plane, x = 0 is not.
+    cut.clippingPlanes = [new Plane(new Vector3(0, 0, -1), 0.5), new Plane(new Vector3(1, 0, 0), -0.5)];
+    cut.clipIntersection = true;
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('back');
+    const ndcX = new Vector3(0.8, 0, 1).project(f.world.render.camera!).x;
+    expect(f.picker.pick(ndcX, 0)!.nodeId).toBe('front');
+    // Local clipping off in the renderer: material planes do not cut.
+    f.world.render.renderer = { clippingPlanes: [], localClippingEnabled: false } as unknown as WebGLRenderer;
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('front');
+  });
+
+  it('does not hit what lies in front of the camera\'s near plane', async () => {
+    const camera = perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0));
+    camera.near = 2;
+    camera.updateProjectionMatrix();
+    const f = fixture(camera);
+    addModel(f, 'model-a', [node(box(2), 'far'), node(box(2, 0, 0, 9), 'too-close')]);
+    await f.picker.prepare([f.scene]);
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('far');
+  });
+
+  it('works with an orthographic camera, and reads the camera at pick time', async () => {
+    const f = fixture();
+    addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'right'), node(box(2, -3, 0, 0), 'left')]);
+    await f.picker.prepare([f.scene]);
+    const ortho = new OrthographicCamera(-5, 5, 5, -5, 0.1, 100);
+    ortho.position.set(0, 0, 10);
+    ortho.updateMatrixWorld();
+    f.world.render.camera = ortho;
+    const hit = f.picker.pick(0.6, 0.1)!;
+    expect(hit.nodeId).toBe('right');
+    expectVector(hit.point, 3, 0.5, 1);
+    expectVector(hit.normal, 0, 0, 1);
+    // From the ray's origin on the camera's plane.
+    expect(hit.distance).toBeCloseTo(9, 2);
+    expect(f.picker.pick(-0.6, 0)!.nodeId).toBe('left');
+    expect(f.picker.pick(0, 0)).toBeNull();
+    // A camera that moved since the last frame (no render in between) is followed.
+    ortho.position.set(3, 0, 10);
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('right');
+  });
+});
+
+// ---- trees ------------------------------------------------------------------------------------
+
+describe('trees', () => {
+  it('drops a tree when its geometry is disposed, and rebuilds after an edit while picks stay right', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
+    const mesh = record.root.getObjectByName('n') as Mesh;
+    await f.picker.prepare([record.root]);
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
+    // Move every vertex 1 unit towards the camera.
+    const position = mesh.geometry.getAttribute('position') as BufferAttribute;
+    for (let i = 0; i < position.count; i++) position.setZ(i, position.getZ(i) + 1);
+    position.needsUpdate = true;
+    mesh.geometry.computeBoundingSphere();
+    expect(f.picker.treeOf(mesh)).toBeNull();
+    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2, 5);
+    await f.picker.idle();
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
+    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2, 5);
+    mesh.geometry.dispose();
+    expect(f.picker.treeOf(mesh)).toBeNull();
+  });
+});
+
+// ---- snapping -----------------------------------------------------------------------------------
+
+describe('snapToVertex', () => {
+  async function boxScene(): Promise<Fixture & { ndcOf(x: number, y: number, z: number): [number, number] }> {
+    const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
+    addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'n')]);
+    await f.picker.prepare([f.scene]);
+    const ndcOf = (x: number, y: number, z: number): [number, number] => {
+      const p = new Vector3(x, y, z).project(f.world.render.camera!);
+      return [p.x, p.y];
+    };
+    return { ...f, ndcOf };
+  }
+
+  it('snaps to the nearest vertex within the radius (default 0.25) and not beyond it', async () => {
+    const f = await boxScene();
+    // A point 0.1 from the corner (4, 1, 1) of the front face.
+    const hit = f.picker.pick(...f.ndcOf(3.93, 0.93, 1))!;
+    expectVector(hit.point, 3.93, 0.93, 1, 4);
+    const target = new Vector3();
+    expect(SNAP_RADIUS).toBe(0.25);
+    expect(f.picker.snapToVertex(hit, target)).toBe(target);
+    expectVector(target, 4, 1, 1);
+    expect(f.picker.snapToVertex(hit, new Vector3(), 0.05)).toBeNull();
+    // The box has 4 segments: vertices every 0.5 on the face; (3.5, 0.5, 1) is nearest to (3.6, 0.6, 1).
+    const inner = f.picker.pick(...f.ndcOf(3.6, 0.6, 1))!;
+    expectVector(f.picker.snapToVertex(inner, target)!, 3.5, 0.5, 1);
+    // The middle of a cell is 0.35 from every vertex: nothing within 0.25.
+    const middle = f.picker.pick(...f.ndcOf(3.25, 0.25, 1))!;
+    expect(f.picker.snapToVertex(middle, target)).toBeNull();
+    expect(() => f.picker.snapToVertex(hit, target, -1)).toThrow('snap radius');
+  });
+
+  it('with a plane, accepts only vertices within 0.001 of it', async () => {
+    const f = await boxScene();
+    const hit = f.picker.pick(...f.ndcOf(3.93, 0.93, 1))!;
+    const target = new Vector3();
+    expectVector(f.picker.snapToVertex(hit, target, 0.25, new Plane(new Vector3(0, 0, 1), -1))!, 4, 1, 1);
+    expectVector(f.picker.snapToVertex(hit, target, 0.25, new Plane(new Vector3(0, 0, 1), -1.0009))!, 4, 1, 1);
+    expect(f.picker.snapToVertex(hit, target, 0.25, new Plane(new Vector3(0, 0, 1), -1.002))).toBeNull();
+    // A plane through the edge x = 4 but not through the corner's neighbours at y = 0.5.
+    expectVector(f.picker.snapToVertex(hit, target, 0.6, new Plane(new Vector3(0, 1, 0), -0.5))!, 4, 0.5, 1);
+  });
+
+  it('is instance-aware and skin-aware, and works before a tree exists', async () => {
+    const f = fixture(perspective(new Vector3(5, 0, 10), new Vector3(5, 0, 0)));
+    const instanced = new InstancedMesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial(), 2);
+    instanced.setMatrixAt(0, new Matrix4());
+    instanced.setMatrixAt(1, new Matrix4().makeScale(2, 2, 2).setPosition(5, 0, 0));
+    addModel(f, 'model-i', [node(instanced, 'inst')]);
+    const target = new Vector3();
+    const at = (x: number, y: number, z: number) => {
+      const p = new Vector3(x, y, z).project(f.world.render.camera!);
+      return f.picker.pick(p.x, p.y)!;
+    };
+    const before = at(5.9, 0.9, 1);
+    expect(before.instanceId).toBe(1);
+    expectVector(f.picker.snapToVertex(before, target)!, 6, 1, 1);
+    await f.picker.prepare([f.scene]);
+    const after = at(5.9, 0.9, 1);
+    expectVector(f.picker.snapToVertex(after, target)!, 6, 1, 1);
+  });
+
+  it('snaps to a skinned mesh\'s posed vertices', async () => {
+    const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
+    const geometry = new BoxGeometry(1, 1, 1);
+    const count = geometry.getAttribute('position').count;
+    geometry.setAttribute('skinIndex', new BufferAttribute(new Uint16Array(count * 4), 4));
+    const weights = new Float32Array(count * 4);
+    for (let i = 0; i < count; i++) weights[i * 4] = 1;
+    geometry.setAttribute('skinWeight', new BufferAttribute(weights, 4));
+    const skinned = new SkinnedMesh(geometry, new MeshBasicMaterial());
+    const bone = new Bone();
+    const rig = node(new Group(), 'rig');
+    rig.add(bone, skinned);
+    addModel(f, 'model-s', [rig]);
+    skinned.bind(new Skeleton([bone]));
+    const { setPosition } = await import('../../../src/engine/hierarchy');
+    setPosition(f.world, bone.userData.eid as number, 3, 0, 0);
+    settle(f.world);
+    await f.picker.prepare([f.scene]);
+    const p = new Vector3(3.4, 0.4, 0.5).project(f.world.render.camera!);
+    const hit = f.picker.pick(p.x, p.y)!;
+    expectVector(f.picker.snapToVertex(hit, new Vector3())!, 3.5, 0.5, 0.5);
+  });
+});
