@@ -15,3 +15,12 @@ export const DIRECTIONAL_INTENSITY = 1;
 /** Animation speed: minimum 0.1, default 1. */
 export const ANIMATION_SPEED_MIN = 0.1;
 export const ANIMATION_SPEED_DEFAULT = 1;
+/** Orientation gizmo (editor specification): 110 px square, padding 15, bubble sizes 8 and 6. */
+export const ORIENTATION_GIZMO_SIZE = 110;
+export const ORIENTATION_GIZMO_PADDING = 15;
+export const ORIENTATION_GIZMO_PRIMARY_BUBBLE = 8;
+export const ORIENTATION_GIZMO_SECONDARY_BUBBLE = 6;
+/** Screenshots (viewer specification sections 2 and 9): the download's name, PNG by default, lossy quality 0.8. */
+export const SCREENSHOT_FILE_NAME = 'high-res-screenshot.png';
+export const SCREENSHOT_DEFAULT_FORMAT = 'png';
+export const SCREENSHOT_DEFAULT_QUALITY = 0.8;

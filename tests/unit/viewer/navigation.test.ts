@@ -1,0 +1,366 @@
+import CameraControls from 'camera-controls';
+import { BoxGeometry, Mesh, MeshBasicMaterial, Object3D, OrthographicCamera, PerspectiveCamera, Vector3 } from 'three';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CAMERA_MAX_DISTANCE, CAMERA_MAX_DISTANCE_ORBIT, CAMERA_MIN_DISTANCE, KEYBOARD_SPEED } from '../../../src/engine/constants';
+import { ERR_MODE } from '../../../src/engine/errors';
+import { HELPER_LAYER } from '../../../src/engine/layers';
+import { createViewerWorld } from '../../../src/engine/world';
+import {
+  createNavigation,
+  distanceForHalfHeight,
+  distanceLimits,
+  effectiveMode,
+  FIRST_PERSON_DISTANCE,
+  isTypingTarget,
+  isWalkKey,
+  mouseButtonsFor,
+  parseMode,
+  RUN_FACTOR,
+  touchesFor,
+  visibleHalfHeight,
+  walkSpeed,
+  type Navigation,
+} from '../../../src/viewer/navigation';
+import { navigationSystem } from '../../../systems/navigationSystem';
+
+// camera-controls builds a DOMRect for its element; Node has none. Navigation runs here without
+// an element (no input listeners), exactly as createNavigation(world, camera, null) documents.
+beforeAll(() => {
+  const g = globalThis as { DOMRect?: unknown };
+  if (!g.DOMRect) {
+    g.DOMRect = class {
+      constructor(public x = 0, public y = 0, public width = 0, public height = 0) {}
+    };
+  }
+});
+
+const A = CameraControls.ACTION;
+
+function setup(): { nav: Navigation; camera: PerspectiveCamera; world: ReturnType<typeof createViewerWorld>; cameras: (PerspectiveCamera | OrthographicCamera)[] } {
+  const world = createViewerWorld();
+  const camera = new PerspectiveCamera(45, 16 / 9, 0.1, 2000);
+  const cameras: (PerspectiveCamera | OrthographicCamera)[] = [];
+  const nav = createNavigation(world, camera, null, { onCameraChange: (c) => cameras.push(c) });
+  nav.setSize(1600, 900);
+  return { nav, camera, world, cameras };
+}
+
+/** A 4 x 2 x 2 box at the origin: bounding radius sqrt(6). */
+function model(): Object3D {
+  const mesh = new Mesh(new BoxGeometry(4, 2, 2), new MeshBasicMaterial());
+  mesh.updateMatrixWorld(true);
+  return mesh;
+}
+
+function settle(nav: Navigation): void {
+  for (let i = 0; i < 400; i++) nav.controls.update(1 / 60);
+}
+
+function viewDirection(nav: Navigation): Vector3 {
+  const p = nav.controls.getPosition(new Vector3(), true);
+  const t = nav.controls.getTarget(new Vector3(), true);
+  return t.sub(p).normalize();
+}
+
+/** Half the visible height at the orbit target, whatever the projection. */
+function visibleHalfAtTarget(nav: Navigation): number {
+  const cam = nav.camera;
+  if ((cam as OrthographicCamera).isOrthographicCamera) {
+    const o = cam as OrthographicCamera;
+    return (o.top - o.bottom) / 2 / o.zoom;
+  }
+  const p = cam as PerspectiveCamera;
+  return visibleHalfHeight(nav.controls.distance, p.getEffectiveFOV());
+}
+
+describe('modes', () => {
+  it('starts in Orbit, perspective, simple', () => {
+    const { nav } = setup();
+    expect(nav.state()).toEqual({ mode: 'Orbit', projection: 'Perspective', cameraConfig: 'simple' });
+  });
+
+  it('an unknown mode throws the specification text and changes nothing', () => {
+    const { nav } = setup();
+    expect(() => nav.setMode('Fly')).toThrow(ERR_MODE);
+    expect(() => nav.setMode('orbit')).toThrow('The specified mode does not exist!');
+    expect(() => parseMode(undefined)).toThrow(ERR_MODE);
+    expect(nav.mode).toBe('Orbit');
+  });
+
+  it('FirstPerson needs perspective: in orthographic it falls back to Orbit', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    expect(effectiveMode('FirstPerson', 'Orthographic')).toBe('Orbit');
+    expect(effectiveMode('FirstPerson', 'Perspective')).toBe('FirstPerson');
+    nav.setProjection('Orthographic');
+    expect(nav.setMode('FirstPerson')).toBe('Orbit');
+    expect(nav.mode).toBe('Orbit');
+    // And switching to orthographic while in FirstPerson leaves FirstPerson.
+    nav.setProjection('Perspective');
+    expect(nav.setMode('FirstPerson')).toBe('FirstPerson');
+    nav.setProjection('Orthographic');
+    expect(nav.mode).toBe('Orbit');
+    expect(nav.controls.distance).toBeGreaterThan(1);
+  });
+
+  it('FirstPerson keeps the eye and the view direction, and Orbit gets its distance back', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    const eye = nav.controls.getPosition(new Vector3(), true);
+    const dir = viewDirection(nav);
+    const orbitDistance = nav.controls.distance;
+    nav.setMode('FirstPerson');
+    settle(nav);
+    expect(nav.controls.distance).toBeCloseTo(FIRST_PERSON_DISTANCE, 6);
+    expect(nav.controls.getPosition(new Vector3(), true).distanceTo(eye)).toBeLessThan(1e-6);
+    expect(viewDirection(nav).dot(dir)).toBeGreaterThan(0.9999);
+    expect(nav.controls.azimuthRotateSpeed).toBeLessThan(0);
+    nav.setMode('Orbit');
+    settle(nav);
+    expect(nav.controls.distance).toBeCloseTo(orbitDistance, 5);
+    expect(nav.controls.getPosition(new Vector3(), true).distanceTo(eye)).toBeLessThan(1e-5);
+    expect(nav.controls.azimuthRotateSpeed).toBeGreaterThan(0);
+  });
+
+  it('Plan looks straight down, locks the polar angle, and Orbit restores it', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    const polar = nav.controls.polarAngle;
+    nav.setMode('Plan');
+    settle(nav);
+    expect(nav.controls.polarAngle).toBeLessThan(1e-3);
+    expect(viewDirection(nav).y).toBeLessThan(-0.999);
+    expect(nav.controls.maxPolarAngle).toBe(0);
+    nav.setMode('Orbit');
+    settle(nav);
+    expect(nav.controls.polarAngle).toBeCloseTo(polar, 4);
+  });
+
+  it('tells subscribers about every change', () => {
+    const { nav } = setup();
+    const seen: string[] = [];
+    nav.subscribe((s) => seen.push(`${s.mode}/${s.projection}/${s.cameraConfig}`));
+    nav.setMode('Plan');
+    nav.setCameraConfig('editor');
+    nav.setProjection('Orthographic');
+    expect(seen).toEqual(['Plan/Perspective/simple', 'Plan/Perspective/editor', 'Plan/Orthographic/editor']);
+  });
+});
+
+describe('camera config', () => {
+  it("'simple': left rotates, middle and right truck, the wheel dollies", () => {
+    const { nav } = setup();
+    const b = nav.controls.mouseButtons;
+    expect([b.left, b.middle, b.right, b.wheel]).toEqual([A.ROTATE, A.TRUCK, A.TRUCK, A.DOLLY]);
+    nav.setShift(true);
+    expect([b.left, b.middle, b.right]).toEqual([A.ROTATE, A.TRUCK, A.TRUCK]);
+  });
+
+  it("'editor': left does nothing, middle or right rotate, with Shift held they truck", () => {
+    const { nav } = setup();
+    nav.setCameraConfig('editor');
+    const b = nav.controls.mouseButtons;
+    expect([b.left, b.middle, b.right]).toEqual([A.NONE, A.ROTATE, A.ROTATE]);
+    nav.setShift(true);
+    expect([b.left, b.middle, b.right]).toEqual([A.NONE, A.TRUCK, A.TRUCK]);
+    nav.setShift(false);
+    expect([b.left, b.middle, b.right]).toEqual([A.NONE, A.ROTATE, A.ROTATE]);
+    nav.setCameraConfig('simple');
+    expect([b.left, b.middle, b.right]).toEqual([A.ROTATE, A.TRUCK, A.TRUCK]);
+  });
+
+  it('an unknown config is refused by name', () => {
+    const { nav } = setup();
+    expect(() => nav.setCameraConfig('blender')).toThrow(`Unknown camera config "blender": expected 'simple' or 'editor'.`);
+    expect(nav.cameraConfig).toBe('simple');
+  });
+
+  it('the wheel zooms in orthographic and FirstPerson; touch gestures follow the mode', () => {
+    const out = { left: 0, middle: 0, right: 0, wheel: 0 } as CameraControls['mouseButtons'];
+    expect(mouseButtonsFor('simple', 'Orbit', 'Orthographic', false, out).wheel).toBe(A.ZOOM);
+    expect(mouseButtonsFor('editor', 'FirstPerson', 'Perspective', false, out).wheel).toBe(A.ZOOM);
+    expect(mouseButtonsFor('editor', 'Plan', 'Perspective', true, out)).toEqual({ left: A.NONE, middle: A.TRUCK, right: A.TRUCK, wheel: A.DOLLY });
+    const t = { one: 0, two: 0, three: 0 } as CameraControls['touches'];
+    expect(touchesFor('Orbit', 'Perspective', t)).toEqual({ one: A.TOUCH_ROTATE, two: A.TOUCH_DOLLY_TRUCK, three: A.TOUCH_TRUCK });
+    expect(touchesFor('Orbit', 'Orthographic', t).two).toBe(A.TOUCH_ZOOM_TRUCK);
+    expect(touchesFor('FirstPerson', 'Perspective', t)).toEqual({ one: A.TOUCH_ROTATE, two: A.TOUCH_ZOOM_TRUCK, three: A.TOUCH_TRUCK });
+    expect(touchesFor('Plan', 'Perspective', t)).toEqual({ one: A.TOUCH_TRUCK, two: A.TOUCH_DOLLY_TRUCK, three: A.TOUCH_ROTATE });
+  });
+});
+
+describe('distance limits', () => {
+  it('minimum 1, maximum 300 in Orbit and 5000 otherwise', () => {
+    expect(distanceLimits('Orbit', 5)).toEqual({ min: CAMERA_MIN_DISTANCE, max: CAMERA_MAX_DISTANCE_ORBIT });
+    expect(distanceLimits('Plan', 5)).toEqual({ min: CAMERA_MIN_DISTANCE, max: CAMERA_MAX_DISTANCE });
+    expect(distanceLimits('Orbit', 0)).toEqual({ min: 1, max: 300 });
+    expect(distanceLimits('FirstPerson', 5)).toEqual({ min: FIRST_PERSON_DISTANCE, max: FIRST_PERSON_DISTANCE });
+  });
+
+  it('widen for scenes too small or too large for them', () => {
+    expect(distanceLimits('Orbit', 0.05).min).toBeCloseTo(0.01);
+    expect(distanceLimits('Orbit', 1).min).toBe(1);
+    expect(distanceLimits('Orbit', 37.5).max).toBe(300);
+    expect(distanceLimits('Orbit', 100).max).toBe(800);
+    expect(distanceLimits('Plan', 1000).max).toBe(8000);
+  });
+
+  it('are applied to the controls per mode', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    expect([nav.controls.minDistance, nav.controls.maxDistance]).toEqual([1, 300]);
+    nav.setMode('Plan');
+    expect([nav.controls.minDistance, nav.controls.maxDistance]).toEqual([1, 5000]);
+    nav.setMode('FirstPerson');
+    expect(nav.controls.minDistance).toBe(FIRST_PERSON_DISTANCE);
+    nav.setMode('Orbit');
+    expect(nav.controls.maxDistance).toBe(300);
+    // A dolly past the limit stops at it.
+    await nav.controls.dollyTo(1000, false);
+    expect(nav.controls.distance).toBe(300);
+  });
+});
+
+describe('projection', () => {
+  it('keeps the visible height at the target both ways and hands over the camera', async () => {
+    const { nav, camera, cameras } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    await nav.controls.dollyTo(9, false);
+    settle(nav);
+    const before = visibleHalfAtTarget(nav);
+    expect(before).toBeCloseTo(visibleHalfHeight(9, 45), 6);
+    const target = nav.controls.getTarget(new Vector3(), true);
+    const dir = viewDirection(nav);
+
+    nav.setProjection('Orthographic');
+    settle(nav);
+    expect(nav.camera).toBeInstanceOf(OrthographicCamera);
+    expect(cameras).toEqual([nav.orthographicCamera]);
+    expect(nav.controls.camera).toBe(nav.orthographicCamera);
+    expect(nav.camera.layers.isEnabled(HELPER_LAYER)).toBe(true);
+    expect(visibleHalfAtTarget(nav)).toBeCloseTo(before, 6);
+    expect(nav.controls.getTarget(new Vector3(), true).distanceTo(target)).toBeLessThan(1e-9);
+    expect(viewDirection(nav).dot(dir)).toBeGreaterThan(0.9999);
+    // The aspect follows the drawing area.
+    const o = nav.orthographicCamera;
+    expect((o.right - o.left) / (o.top - o.bottom)).toBeCloseTo(16 / 9, 6);
+
+    // Zoom in orthographic, then back: the perspective camera shows the same height.
+    await nav.controls.zoomTo(2, false);
+    settle(nav);
+    const zoomed = visibleHalfAtTarget(nav);
+    expect(zoomed).toBeCloseTo(before / 2, 6);
+    expect(nav.toggleProjection()).toBe('Perspective');
+    settle(nav);
+    expect(nav.camera).toBe(camera);
+    expect(cameras[1]).toBe(camera);
+    expect(visibleHalfAtTarget(nav)).toBeCloseTo(zoomed, 5);
+    expect(nav.controls.distance).toBeCloseTo(distanceForHalfHeight(zoomed, 45), 5);
+  });
+
+  it('an unknown projection is refused', () => {
+    const { nav } = setup();
+    expect(() => nav.setProjection('Fisheye')).toThrow(`Unknown projection "Fisheye": expected 'Perspective' or 'Orthographic'.`);
+  });
+});
+
+describe('views, recentre, fit', () => {
+  it('lookAlong puts the camera on that side of the target', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    const cases: [string, [number, number, number]][] = [
+      ['+x', [-1, 0, 0]],
+      ['-x', [1, 0, 0]],
+      ['+z', [0, 0, -1]],
+      ['-z', [0, 0, 1]],
+      ['+y', [0, -1, 0]],
+      ['-y', [0, 1, 0]],
+    ];
+    for (const [axis, expected] of cases) {
+      void nav.lookAlong(axis, false);
+      settle(nav);
+      const d = viewDirection(nav);
+      expect(d.dot(new Vector3(...expected)), axis).toBeGreaterThan(0.999);
+    }
+    await expect(nav.lookAlong('up')).rejects.toThrow('Unknown view axis "up"');
+  });
+
+  it('a side view from Plan returns to Orbit; the top view stays in Plan', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    nav.setMode('Plan');
+    void nav.lookAlong('+y', false);
+    expect(nav.mode).toBe('Plan');
+    void nav.lookAlong('+x', false);
+    settle(nav);
+    expect(nav.mode).toBe('Orbit');
+    expect(viewDirection(nav).x).toBeLessThan(-0.999);
+  });
+
+  it('recentreOn keeps the camera and moves the target to the point, smoothly', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    const eye = nav.controls.getPosition(new Vector3(), true);
+    const point = new Vector3(1.5, 0.5, -0.5);
+    const done = nav.recentreOn(point);
+    nav.controls.update(1 / 60);
+    // Smooth: not there after one frame.
+    expect(nav.controls.getTarget(new Vector3(), false).distanceTo(point)).toBeGreaterThan(1e-3);
+    settle(nav);
+    await done;
+    expect(nav.controls.getTarget(new Vector3(), true).distanceTo(point)).toBeLessThan(1e-6);
+    expect(nav.controls.getPosition(new Vector3(), true).distanceTo(eye)).toBeLessThan(1e-6);
+    await expect(nav.recentreOn(new Vector3(NaN, 0, 0))).rejects.toThrow('finite');
+  });
+
+  it('fit frames the models and returns their radius; nothing to frame returns 0', async () => {
+    const { nav, camera } = setup();
+    expect(await nav.fit([new Object3D()])).toBe(0);
+    const r = await nav.fit([model()]);
+    expect(r).toBeCloseTo(Math.sqrt(6), 6);
+    expect(nav.sceneRadius).toBeCloseTo(Math.sqrt(6), 6);
+    expect(nav.controls.getTarget(new Vector3(), true).length()).toBeLessThan(1e-6);
+    // The whole sphere fits the vertical field of view.
+    expect(visibleHalfHeight(nav.controls.distance, camera.fov)).toBeGreaterThanOrEqual(r * 0.99);
+  });
+});
+
+describe('first-person keys', () => {
+  it('speed: KEYBOARD_SPEED metres per millisecond, scaled down for scenes under 1 m, faster with Shift', () => {
+    expect(walkSpeed(10, false)).toBeCloseTo(KEYBOARD_SPEED * 1000);
+    expect(walkSpeed(0.1, false)).toBeCloseTo(KEYBOARD_SPEED * 1000 * 0.1);
+    expect(walkSpeed(10, true)).toBeCloseTo(KEYBOARD_SPEED * 1000 * RUN_FACTOR);
+    expect(isWalkKey('KeyW')).toBe(true);
+    expect(isWalkKey('ArrowLeft')).toBe(true);
+    expect(isWalkKey('KeyX')).toBe(false);
+  });
+
+  it('the navigation system walks forward by speed x time while a key is held', async () => {
+    const { nav, world } = setup();
+    await nav.fit([model()]);
+    nav.setMode('FirstPerson');
+    settle(nav);
+    const eye = nav.controls.getPosition(new Vector3(), true);
+    const forward = viewDirection(nav).setY(0).normalize();
+    nav.controls.walk.forward = 1;
+    nav.controls.walk.speed = 5;
+    world.time.delta = 0.1;
+    navigationSystem(world);
+    const moved = nav.controls.getPosition(new Vector3(), true).sub(eye);
+    expect(moved.length()).toBeCloseTo(0.5, 5);
+    expect(moved.normalize().dot(forward)).toBeGreaterThan(0.9999);
+    expect(world.render.needsRender).toBe(true);
+  });
+
+  it('typing targets are recognised', () => {
+    expect(isTypingTarget({ tagName: 'INPUT', type: 'text' } as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget({ tagName: 'INPUT', type: 'range' } as unknown as EventTarget)).toBe(false);
+    expect(isTypingTarget({ tagName: 'TEXTAREA' } as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget({ tagName: 'DIV', isContentEditable: true } as unknown as EventTarget)).toBe(true);
+    expect(isTypingTarget({ tagName: 'CANVAS' } as unknown as EventTarget)).toBe(false);
+    expect(isTypingTarget(null)).toBe(false);
+  });
+});
