@@ -12,6 +12,8 @@ import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './
 export interface EmbedController {
   /** Starts the viewer: by autoPlay or the play button. Idempotent. */
   start(): void;
+  /** The viewer once started (null before start and after dispose). */
+  readonly viewer: Viewer | null;
   dispose(): void;
 }
 
@@ -103,6 +105,9 @@ export function createEmbedController(
       state.phase = 'started';
       postToHost({ type: 'viewerinit', sceneId });
       void run();
+    },
+    get viewer() {
+      return viewer;
     },
     dispose() {
       abort.abort();
