@@ -75,6 +75,19 @@ interface PoseTree {
   pose: Float64Array;
 }
 
+/**
+ * The material index of a triangle from the geometry's groups (the skinned tree reports 0 for all);
+ * `fallback` when no group holds it.
+ */
+function groupMaterial(geometry: BufferGeometry, faceIndex: number, fallback: number): number {
+  if (faceIndex < 0) return fallback;
+  const first = faceIndex * 3;
+  for (const group of geometry.groups) {
+    if (first >= group.start && first < group.start + group.count) return group.materialIndex ?? 0;
+  }
+  return fallback;
+}
+
 /** The version of a geometry's positions (an interleaved attribute counts its buffer's). */
 function positionVersionOf(geometry: BufferGeometry): number {
   const attribute = geometry.getAttribute('position') as { version?: number; data?: { version: number } };
@@ -400,10 +413,11 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         if (!disposed) requestStatic(geometry, mesh.name);
       }
     }
-    for (const hit of hits) {
+    for (let h = 0; h < hits.length; h++) {
+      const hit = hits[h];
       if (hit.distance >= best.distance || hit.distance < near || hit.distance > far) continue;
       const materials = mesh.material;
-      const materialIndex = hit.face?.materialIndex ?? 0;
+      const materialIndex = Array.isArray(materials) ? groupMaterial(geometry, hit.faceIndex ?? -1, hit.face?.materialIndex ?? 0) : 0;
       const material = Array.isArray(materials) ? materials[materialIndex] : materials;
       if (!keptByMaterial(material, hit.point)) continue;
       best.distance = hit.distance;
@@ -461,9 +475,17 @@ export function createPicker(options: PickerOptions): ViewerPicker {
 
   const isDrawable = (o: Object3D): o is Mesh => (o as Mesh).isMesh === true && !!(o as Mesh).geometry;
 
-  const walk = (roots: readonly Object3D[], modelLayersOnly: boolean): void => {
-    stack.length = 0;
-    for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]);
+  /** Whether a model root is drawn: in the scene, under visible ancestors that are not helpers. */
+  const drawnRoot = (root: Object3D, scene: Object3D): boolean => {
+    for (let o: Object3D | null = root.parent; o; o = o.parent) {
+      if (!o.visible || o.layers.isEnabled(HELPER_LAYER)) return false;
+      if (o === scene) return true;
+    }
+    return false;
+  };
+
+  /** Casts against every drawable under the objects already on the stack. */
+  const walk = (modelLayersOnly: boolean): void => {
     while (stack.length > 0) {
       const o = stack.pop()!;
       if (!o.visible) continue;
@@ -480,13 +502,15 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     if (!Number.isFinite(x) || !Number.isFinite(y)) throw new Error(`A pick needs finite coordinates (got ${x}, ${y}).`);
     const camera = readCamera();
     const objects = pickOptions?.objects;
-    let roots: readonly Object3D[];
-    if (objects) roots = objects;
-    else {
+    stack.length = 0;
+    if (objects) {
+      for (let i = objects.length - 1; i >= 0; i--) stack.push(objects[i]);
+    } else {
+      // The loaded models, not the scene's own props (shadow catcher, water): a click beside the
+      // models is a background hit.
       const scene = world.render.scene;
       if (!scene) throw new Error(ERR_SCENE);
-      sceneRoots[0] = scene;
-      roots = sceneRoots;
+      for (const record of world.models.values()) if (drawnRoot(record.root, scene)) stack.push(record.root);
     }
     ndc.set(x, y);
     raycaster.setFromCamera(ndc, camera);
@@ -496,13 +520,12 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     if (global) for (const plane of global) clipInterval(plane);
     best.distance = Infinity;
     best.object = null;
-    if (intervalNear <= intervalFar) walk(roots, !objects);
-    sceneRoots[0] = undefined as unknown as Object3D;
+    if (intervalNear <= intervalFar) walk(!objects);
+    stack.length = 0;
     raycaster.ray.copy(ray);
     if (!best.object) return null;
     return makeHit();
   };
-  const sceneRoots: Object3D[] = [undefined as unknown as Object3D];
 
   const makeHit = (): PickHit => {
     const object = best.object!;

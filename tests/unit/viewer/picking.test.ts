@@ -192,7 +192,7 @@ describe('pick', () => {
 
   it('never hits helpers on layer 15, unless a tool picks among its own objects', async () => {
     const f = fixture();
-    addModel(f, 'model-a', [node(box(2), 'n')]);
+    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
     const handle = new Mesh(new PlaneGeometry(4, 4), new MeshBasicMaterial({ side: DoubleSide }));
     handle.position.z = 3;
     handle.layers.set(HELPER_LAYER);
@@ -201,7 +201,8 @@ describe('pick', () => {
     const child = new Mesh(new PlaneGeometry(4, 4), new MeshBasicMaterial()); // layer 0, under a helper
     child.position.z = 4;
     helperGroup.add(child);
-    f.scene.add(handle, helperGroup);
+    // Under the model's root, where a model pick looks (a tool may attach its handles to a node).
+    record.root.add(handle, helperGroup);
     for (const o of [handle, helperGroup, child]) o.updateMatrixWorld(true);
     await f.picker.prepare([f.scene]);
     const hit = f.picker.pick(0, 0)!;
@@ -210,8 +211,56 @@ describe('pick', () => {
     const own = f.picker.pick(0, 0, { objects: [handle] })!;
     expect(own.object).toBe(handle);
     expect(own.point.z).toBeCloseTo(3, 5);
-    expect(own.eid).toBe(0);
+    // Not a node of the model: no node id.
     expect(own.nodeId).toBeNull();
+    // A tool's own object outside every model: no entity, no ids.
+    const gizmo = new Mesh(new PlaneGeometry(1, 1), new MeshBasicMaterial());
+    gizmo.position.z = 5;
+    gizmo.layers.set(HELPER_LAYER);
+    gizmo.updateMatrixWorld();
+    f.scene.add(gizmo);
+    const handleHit = f.picker.pick(0, 0, { objects: [gizmo] })!;
+    expect(handleHit.object).toBe(gizmo);
+    expect(handleHit.eid).toBe(0);
+    expect(handleHit.modelId).toBeNull();
+    expect(f.picker.pick(0, 0)!.nodeId).toBe('n');
+  });
+
+  it('hits the loaded models only, not the scene\'s own props (a shadow catcher, water)', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'n')]);
+    const catcher = new Mesh(new PlaneGeometry(100, 100), new MeshBasicMaterial());
+    catcher.position.z = -2;
+    catcher.updateMatrixWorld();
+    f.scene.add(catcher);
+    await f.picker.prepare([f.scene]);
+    expect(f.picker.pick(0, 0)).toBeNull();
+    // A model that is not in the scene (removed, or not added yet) is not hit either.
+    const ndc = new Vector3(3, 0, 1).project(f.world.render.camera!);
+    expect(f.picker.pick(ndc.x, ndc.y)!.nodeId).toBe('n');
+    f.scene.remove(record.root);
+    expect(f.picker.pick(ndc.x, ndc.y)).toBeNull();
+  });
+
+  it('names the material of the hit face of a mesh with several materials', async () => {
+    const f = fixture();
+    // BoxGeometry groups: +x, -x, +y, -y, +z, -z.
+    const materials = ['px', 'nx', 'py', 'ny', 'pz', 'nz'].map((id) => {
+      const m = new MeshBasicMaterial();
+      m.name = id.toUpperCase();
+      m.userData.materialId = id;
+      return m;
+    });
+    const mesh = new Mesh(new BoxGeometry(2, 2, 2), materials);
+    mesh.rotation.y = 0.3;
+    addModel(f, 'model-m', [node(mesh, 'multi')]);
+    for (const prepared of [false, true]) {
+      if (prepared) await f.picker.prepare([f.scene]);
+      const hit = f.picker.pick(0, 0)!;
+      expect(hit.material).toBe(materials[4]);
+      expect(hit.materialId).toBe('pz');
+      expect(toHitEventData(hit).materialName).toBe('PZ');
+    }
   });
 
   it('never hits invisible objects, invisible parents or invisible materials', async () => {
