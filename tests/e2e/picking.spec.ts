@@ -125,7 +125,9 @@ test('picks name the node, material and model; the large mesh\'s tree comes from
   expect(result.knot).toMatchObject({ nodeId: 'knot-node', nodeName: 'Knot', materialName: 'Copper' });
   // Snapping from a point on a vertex finds that vertex (or one as near, within float error).
   expect(result.snapped).not.toBeNull();
-  const d = Math.hypot(...result.snapped!.map((v, i) => v - result.chosen![i]));
+  const snapped = result.snapped as number[];
+  const chosen = result.chosen as number[];
+  const d = Math.hypot(...snapped.map((v: number, i: number) => v - chosen[i]));
   expect(d).toBeLessThan(0.01);
   expect(result.background).toBeNull();
   // The worker worked on copies: the geometry drawn and picked kept its arrays.
