@@ -607,6 +607,18 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   const snapState = { bestSq: 0, radiusSq: 0, found: false };
   const snapMatrix = new Matrix4();
   const snapPoint = new Vector3();
+  const snapLocal = new Vector3();
+  let snapTarget: Vector3 | null = null;
+  /** The sphere query: boxes that reach the sphere, then each triangle's three corners. */
+  const snapCallbacks = {
+    intersectsBounds: (box: { intersectsSphere(s: Sphere): boolean }) => (box.intersectsSphere(sphere) ? INTERSECTED : NOT_INTERSECTED),
+    intersectsTriangle: (triangle: { a: Vector3; b: Vector3; c: Vector3 }): boolean => {
+      considerVertex(triangle.a, snapTarget!);
+      considerVertex(triangle.b, snapTarget!);
+      considerVertex(triangle.c, snapTarget!);
+      return false;
+    },
+  };
   let snapPlane: Plane | null = null;
 
   /** Considers one local-space vertex: world position, radius and plane checks, nearest so far. */
@@ -650,31 +662,25 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     const posed = isPosed(mesh) && !instanced;
     const tree: MeshBVH | SkinnedMeshBVH | null = posed ? poseTree(mesh) : staticTree(geometry);
     if (tree) {
-      const onTriangle = (triangle: { a: Vector3; b: Vector3; c: Vector3 }): boolean => {
-        considerVertex(triangle.a, target);
-        considerVertex(triangle.b, target);
-        considerVertex(triangle.c, target);
-        return false;
-      };
-      const intersectsBounds = (box: { intersectsSphere(s: Sphere): boolean }) =>
-        box.intersectsSphere(sphere) ? INTERSECTED : NOT_INTERSECTED;
-      if (posed) (tree as SkinnedMeshBVH).shapecast({ intersectsBounds, intersectsTriangle: onTriangle });
-      else (tree as MeshBVH).shapecast({ intersectsBounds, intersectsTriangle: onTriangle });
+      snapTarget = target;
+      if (posed) (tree as SkinnedMeshBVH).shapecast(snapCallbacks);
+      else (tree as MeshBVH).shapecast(snapCallbacks);
+      snapTarget = null;
     } else {
       // No tree yet: every vertex (in its current pose).
-      const count = geometry.getAttribute('position').count;
-      for (let i = 0; i < count; i++) {
-        if (posed) mesh.getVertexPosition(i, snapPoint2);
-        else snapPoint2.fromBufferAttribute(geometry.getAttribute('position'), i);
-        if (snapPoint2.distanceToSquared(localCenter) > sphere.radius * sphere.radius) continue;
-        considerVertex(snapPoint2, target);
+      const position = geometry.getAttribute('position');
+      const localRadiusSq = sphere.radius * sphere.radius;
+      for (let i = 0; i < position.count; i++) {
+        if (posed) mesh.getVertexPosition(i, snapLocal);
+        else snapLocal.fromBufferAttribute(position, i);
+        if (snapLocal.distanceToSquared(localCenter) > localRadiusSq) continue;
+        considerVertex(snapLocal, target);
       }
       requestStatic(geometry, mesh.name);
     }
     snapPlane = null;
     return snapState.found ? target : null;
   };
-  const snapPoint2 = new Vector3();
 
   // ---- the Picker --------------------------------------------------------------------------
 
