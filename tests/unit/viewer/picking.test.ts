@@ -338,6 +338,25 @@ describe('pick', () => {
     expect(f.picker.pick(ndcOf(-3), 0)!.point.x).toBeCloseTo(-3, 4);
   });
 
+  it('hits a morphed mesh where its current morph influences put it', async () => {
+    const f = fixture(perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0)));
+    const geometry = new BoxGeometry(1, 1, 1);
+    const position = geometry.getAttribute('position');
+    // Target 0 moves every vertex 2 units towards the camera.
+    const moved = new Float32Array(position.count * 3);
+    for (let i = 0; i < position.count; i++) moved.set([position.getX(i), position.getY(i), position.getZ(i) + 2], i * 3);
+    geometry.morphAttributes.position = [new BufferAttribute(moved, 3)];
+    const mesh = new Mesh(geometry, new MeshBasicMaterial());
+    mesh.updateMorphTargets();
+    addModel(f, 'model-m', [node(mesh, 'morph')]);
+    await f.picker.prepare([f.scene]);
+    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(0.5, 5);
+    mesh.morphTargetInfluences![0] = 1;
+    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2.5, 5);
+    mesh.morphTargetInfluences![0] = 0.5;
+    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(1.5, 5);
+  });
+
   it('skips what a renderer clipping plane cuts away and hits the visible surface behind', async () => {
     const f = fixture();
     addModel(f, 'model-c', [node(box(2), 'front'), node(box(2, 0, 0, -5), 'back')]);
