@@ -2,7 +2,9 @@ import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions } from './embed-options';
-import { createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+import { addNotice, createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+import { AnimationPanel } from './AnimationPanel';
+import { ViewControls } from './ViewControls';
 
 const DEFAULT_LOGO = '/assets/images/logo.svg';
 const PRODUCT_URL = 'https://parametricos.com';
@@ -61,6 +63,12 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
             Reload
           </button>
         </div>
+      )}
+      {snap.phase === 'ready' && controllerRef.current?.viewer && (
+        <>
+          <ViewControls viewer={controllerRef.current.viewer} onError={(text) => addNotice(state, text)} />
+          <AnimationPanel viewer={controllerRef.current.viewer} />
+        </>
       )}
       {snap.notices.length > 0 && snap.phase !== 'failed' && (
         <ul className="notices" data-testid="notices">

@@ -587,7 +587,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         sphere.center.x,
         sphere.center.y,
         sphere.center.z,
-        false,
+        enableTransition,
       );
       if (projection === 'Orthographic') {
         ortho.near = perspective.near;
