@@ -7,50 +7,82 @@ import { answerBuildRequest, UNREADABLE_BUILD_ID, type BuildReply, type BuildReq
  * started on first use, requests matched to replies by id. The geometry's own arrays are never
  * transferred (that would detach them while the geometry is drawn and picked): the positions and
  * the index are copied, only the copies travel, and the tree's buffers come back transferred.
- * Where workers are unavailable, or the worker fails, a tree is built on the calling thread.
+ *
+ * Requests wait in a queue and at most MAX_IN_FLIGHT are with the worker: each copy is made when
+ * its request is sent, one per task, so a model of many large meshes neither blocks the page with
+ * one long copying task nor holds a copy of every mesh at once. Where workers are unavailable, or
+ * the worker fails, trees are built on the calling thread.
  */
 export interface TreeBuilder {
-  /** The serialized indirect MeshBVH of a geometry (MeshBVH.deserialize(it, geometry, { setIndex: false })). */
-  build(geometry: BufferGeometry): Promise<SerializedBVH>;
+  /**
+   * The serialized indirect MeshBVH of a geometry (MeshBVH.deserialize(it, geometry, { setIndex:
+   * false })) with the geometry's position and index versions when it was copied; null when
+   * `wanted` said no by the time the request's turn came (the geometry was disposed meanwhile).
+   */
+  build(geometry: BufferGeometry, wanted?: () => boolean): Promise<BuiltTree | null>;
   dispose(): void;
 }
 
-interface Pending {
-  resolve(serialized: SerializedBVH): void;
+export interface BuiltTree {
+  serialized: SerializedBVH;
+  positionVersion: number;
+  indexVersion: number;
+}
+
+/** Requests with the worker at once: one building, one copied and waiting behind it. */
+const MAX_IN_FLIGHT = 2;
+
+interface Queued {
+  geometry: BufferGeometry;
+  wanted: () => boolean;
+  resolve(tree: BuiltTree | null): void;
   reject(error: Error): void;
+}
+
+interface Sent {
+  queued: Queued;
+  positionVersion: number;
+  indexVersion: number;
 }
 
 export function createTreeBuilder(): TreeBuilder {
   let worker: Worker | null = null;
   /** Set when the worker could not start or crashed: later builds run on the calling thread. */
   let broken = false;
+  let disposed = false;
   let nextId = 1;
-  const pending = new Map<number, Pending>();
+  const queue: Queued[] = [];
+  const sent = new Map<number, Sent>();
+  let pumping = false;
 
   const failWorker = (message: string): void => {
-    const failed = [...pending.values()];
-    pending.clear();
+    const failed = [...sent.values()];
+    sent.clear();
     worker?.terminate();
     worker = null;
     broken = true;
-    for (const request of failed) request.reject(new Error(message));
+    // What the worker held is built here instead (reported once, not hidden).
+    if (failed.length > 0 && !disposed) console.warn(`${message} Building the picking trees on the main thread instead.`);
+    for (const { queued } of failed) queue.unshift(queued);
+    schedule();
   };
 
   const settle = (reply: BuildReply): void => {
     if (reply.id === UNREADABLE_BUILD_ID) {
-      failWorker(`The picking tree worker failed: ${'error' in reply ? reply.error : 'unreadable request'}`);
+      failWorker(`The picking tree worker failed: ${'error' in reply ? reply.error : 'unreadable request'}.`);
       return;
     }
-    const request = pending.get(reply.id);
+    const request = sent.get(reply.id);
     if (!request) return;
-    pending.delete(reply.id);
-    if ('error' in reply) request.reject(new Error(reply.error));
-    else request.resolve(reply.serialized);
+    sent.delete(reply.id);
+    if ('error' in reply) request.queued.reject(new Error(reply.error));
+    else request.queued.resolve({ serialized: reply.serialized, positionVersion: request.positionVersion, indexVersion: request.indexVersion });
+    schedule();
   };
 
   const ensureWorker = (): Worker | null => {
     if (worker) return worker;
-    if (broken || typeof Worker === 'undefined') return null;
+    if (broken || disposed || typeof Worker === 'undefined') return null;
     try {
       worker = new Worker(new URL('./bvh-worker.ts', import.meta.url), { type: 'module' });
     } catch {
@@ -66,38 +98,72 @@ export function createTreeBuilder(): TreeBuilder {
     return worker;
   };
 
-  return {
-    build(geometry) {
-      const request: BuildRequest = copyRequest(geometry, nextId++);
-      const target = ensureWorker();
-      if (!target) return Promise.resolve().then(() => buildHere(request));
-      return new Promise<SerializedBVH>((resolve, reject) => {
-        pending.set(request.id, { resolve, reject });
+  /** Sends (or, without a worker, builds) the next queued request; one per task. */
+  const pumpOne = (): void => {
+    pumping = false;
+    if (disposed) return;
+    const target = ensureWorker();
+    if (target && sent.size >= MAX_IN_FLIGHT) return;
+    const queued = queue.shift();
+    if (!queued) return;
+    if (!queued.wanted()) {
+      queued.resolve(null);
+      schedule();
+      return;
+    }
+    const { geometry } = queued;
+    const positionVersion = positionVersionOf(geometry);
+    const indexVersion = geometry.index?.version ?? 0;
+    try {
+      const request = copyRequest(geometry, nextId++);
+      if (!target) {
+        const { reply } = answerBuildRequest(request);
+        if ('error' in reply) queued.reject(new Error(reply.error));
+        else queued.resolve({ serialized: reply.serialized, positionVersion, indexVersion });
+      } else {
         const transfer: ArrayBuffer[] = [request.position.buffer as ArrayBuffer];
         if (request.index) transfer.push(request.index.buffer as ArrayBuffer);
-        try {
-          target.postMessage(request, transfer);
-        } catch (error) {
-          pending.delete(request.id);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        }
-      }).catch((error: unknown) => {
-        // A worker that died mid-way: build this one here rather than leave the mesh without a tree.
-        if (!broken) throw error;
-        console.warn('The picking tree worker is unavailable; building on the main thread:', error);
-        return buildHere(copyRequest(geometry, request.id));
+        sent.set(request.id, { queued, positionVersion, indexVersion });
+        target.postMessage(request, transfer);
+      }
+    } catch (error) {
+      queued.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    schedule();
+  };
+
+  const schedule = (): void => {
+    if (pumping || disposed || queue.length === 0) return;
+    if (worker && sent.size >= MAX_IN_FLIGHT) return; // settle() schedules again
+    pumping = true;
+    setTimeout(pumpOne, 0);
+  };
+
+  return {
+    build(geometry, wanted = () => true) {
+      if (disposed) return Promise.reject(new Error('The picking tree builder was disposed.'));
+      return new Promise<BuiltTree | null>((resolve, reject) => {
+        queue.push({ geometry, wanted, resolve, reject });
+        schedule();
       });
     },
     dispose() {
-      failWorker('The picking tree worker was stopped.');
+      disposed = true;
+      worker?.terminate();
+      worker = null;
+      const dropped = [...queue, ...[...sent.values()].map((s) => s.queued)];
+      queue.length = 0;
+      sent.clear();
+      for (const request of dropped) request.resolve(null);
     },
   };
 }
 
-function buildHere(request: BuildRequest): SerializedBVH {
-  const { reply } = answerBuildRequest(request);
-  if ('error' in reply) throw new Error(reply.error);
-  return reply.serialized;
+/** The version of a geometry's positions (an interleaved attribute counts its buffer's). */
+export function positionVersionOf(geometry: BufferGeometry): number {
+  const attribute = geometry.getAttribute('position') as { version?: number; data?: { version: number } } | undefined;
+  if (!attribute) return 0;
+  return attribute.data ? attribute.data.version : (attribute.version ?? 0);
 }
 
 /**

@@ -24,7 +24,7 @@ import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../engine/er
 import { HELPER_LAYER, SCENE_LAYER } from '../engine/layers';
 import { findEntityOf, getEid } from '../engine/registry';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
-import { createTreeBuilder, type TreeBuilder } from './bvh-builder';
+import { createTreeBuilder, positionVersionOf, type TreeBuilder } from './bvh-builder';
 import type { HitEventData } from './events';
 import type { PickHit, Picker, PickOptions } from './pick-types';
 
@@ -88,11 +88,7 @@ function groupMaterial(geometry: BufferGeometry, faceIndex: number, fallback: nu
   return fallback;
 }
 
-/** The version of a geometry's positions (an interleaved attribute counts its buffer's). */
-function positionVersionOf(geometry: BufferGeometry): number {
-  const attribute = geometry.getAttribute('position') as { version?: number; data?: { version: number } };
-  return attribute.data ? attribute.data.version : (attribute.version ?? 0);
-}
+
 
 /** The per-pick best hit, kept in scratch objects until the hit is returned. */
 interface Best {
@@ -278,13 +274,12 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     watch(geometry);
     let build: Promise<void>;
     if (builder && triangles(geometry) >= workerMinTriangles) {
-      const positionVersion = positionVersionOf(geometry);
-      const indexVersion = geometry.index?.version ?? 0;
       build = builder
-        .build(geometry)
-        .then((serialized) => {
-          if (building.get(geometry) !== build) return; // disposed meanwhile
-          storeStatic(geometry, MeshBVH.deserialize(serialized, geometry, { setIndex: false }), positionVersion, indexVersion);
+        .build(geometry, () => !disposed && building.get(geometry) === build)
+        .then((built) => {
+          if (!built || building.get(geometry) !== build) return; // disposed meanwhile
+          const bvh = MeshBVH.deserialize(built.serialized, geometry, { setIndex: false });
+          storeStatic(geometry, bvh, built.positionVersion, built.indexVersion);
         })
         .catch((error: unknown) => {
           // The mesh stays pickable through three's raycast; the failure is reported, not hidden.

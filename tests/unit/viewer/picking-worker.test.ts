@@ -116,9 +116,18 @@ describe('the tree worker (answerBuildRequest) and its requests', () => {
 
 type Behaviour = 'answer' | 'crash' | 'unconstructible';
 
-function installFakeWorker(behaviour: Behaviour): { posted: { transfer: Transferable[] }[]; terminated: () => number } {
+interface FakeState {
+  posted: { transfer: Transferable[] }[];
+  terminated: () => number;
+  /** Most requests the worker held at once. */
+  maxHeld: () => number;
+}
+
+function installFakeWorker(behaviour: Behaviour): FakeState {
   const posted: { transfer: Transferable[] }[] = [];
   let terminated = 0;
+  let held = 0;
+  let maxHeld = 0;
   class FakeWorker {
     onmessage: ((event: { data: BuildReply }) => void) | null = null;
     onerror: ((event: { message: string; preventDefault(): void }) => void) | null = null;
@@ -130,17 +139,19 @@ function installFakeWorker(behaviour: Behaviour): { posted: { transfer: Transfer
     }
     postMessage(message: unknown, transfer: Transferable[]) {
       posted.push({ transfer });
+      maxHeld = Math.max(maxHeld, ++held);
       setTimeout(() => {
+        held--;
         if (behaviour === 'crash') this.onerror?.({ message: 'out of memory', preventDefault() {} });
         else this.onmessage?.({ data: answerBuildRequest(message).reply });
-      }, 0);
+      }, 5);
     }
     terminate() {
       terminated++;
     }
   }
   vi.stubGlobal('Worker', FakeWorker);
-  return { posted, terminated: () => terminated };
+  return { posted, terminated: () => terminated, maxHeld: () => maxHeld };
 }
 
 describe('createTreeBuilder', () => {
@@ -153,15 +164,36 @@ describe('createTreeBuilder', () => {
     const fake = installFakeWorker('answer');
     const builder = createTreeBuilder();
     const geometry = new TorusKnotGeometry(5, 1.5, 100, 16);
+    const version = (geometry.getAttribute('position') as BufferAttribute).version;
     const [a, b] = await Promise.all([builder.build(geometry), builder.build(new BoxGeometry(1, 1, 1))]);
     expect(fake.posted.length).toBe(2);
     const own = geometry.getAttribute('position').array as Float32Array;
-    for (const { transfer } of fake.posted) expect(transfer).not.toContain(own.buffer);
+    for (const { transfer } of fake.posted) {
+      expect(transfer.length).toBe(2); // the copied positions and index
+      expect(transfer).not.toContain(own.buffer);
+    }
     expect(own.length).toBeGreaterThan(0); // not detached
-    expectSameHits(geometry, MeshBVH.deserialize(a, geometry, { setIndex: false }));
-    expect(b.roots.length).toBeGreaterThan(0);
+    expect(a!.positionVersion).toBe(version);
+    expectSameHits(geometry, MeshBVH.deserialize(a!.serialized, geometry, { setIndex: false }));
+    expect(b!.serialized.roots.length).toBeGreaterThan(0);
     builder.dispose();
     expect(fake.terminated()).toBe(1);
+  });
+
+  it('holds at most two requests with the worker, copies each when it is sent, and skips unwanted ones', async () => {
+    const fake = installFakeWorker('answer');
+    const builder = createTreeBuilder();
+    const geometries = Array.from({ length: 6 }, () => new TorusKnotGeometry(5, 1.5, 40, 8));
+    let wanted = true;
+    const builds = geometries.map((g, i) => builder.build(g, () => (i === 5 ? wanted : true)));
+    wanted = false; // the last one's geometry is, say, disposed before its turn
+    const trees = await Promise.all(builds);
+    expect(fake.maxHeld()).toBeLessThanOrEqual(2);
+    expect(fake.posted.length).toBe(5);
+    expect(trees.slice(0, 5).every((t) => t !== null)).toBe(true);
+    expect(trees[5]).toBeNull();
+    builder.dispose();
+    await expect(builder.build(geometries[0])).rejects.toThrow('disposed');
   });
 
   it('builds on the calling thread when the worker crashes or cannot start', async () => {
@@ -170,8 +202,8 @@ describe('createTreeBuilder', () => {
       installFakeWorker(behaviour);
       const builder = createTreeBuilder();
       const geometry = new TorusKnotGeometry(5, 1.5, 60, 12);
-      const serialized = await builder.build(geometry);
-      expectSameHits(geometry, MeshBVH.deserialize(serialized, geometry, { setIndex: false }));
+      const built = await builder.build(geometry);
+      expectSameHits(geometry, MeshBVH.deserialize(built!.serialized, geometry, { setIndex: false }));
       builder.dispose();
     }
     expect(warn).toHaveBeenCalledTimes(1); // the crash is reported; a refused worker is simply not used
@@ -202,7 +234,8 @@ describe('the picker with the worker path', () => {
     const prepared = picker.prepare([root]);
     doomed.geometry.dispose();
     await prepared;
-    expect(fake.posted.length).toBe(2); // the two knots; the box was built inline
+    // The big knot only: the box was built inline, the disposed knot never copied nor sent.
+    expect(fake.posted.length).toBe(1);
     expect(picker.treeOf(big)).not.toBeNull();
     expect(picker.treeOf(small)).not.toBeNull();
     expect(picker.treeOf(doomed)).toBeNull();
