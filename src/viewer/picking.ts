@@ -358,11 +358,16 @@ export function createPicker(options: PickerOptions): ViewerPicker {
 
   const localClipping = (): boolean => world.render.renderer?.localClippingEnabled ?? true;
 
-  /** A material's local planes narrow the interval (intersection of kept half-spaces) when it cuts by union. */
+  /**
+   * The material when the first hit of the mesh is the one to keep: one material (whose local
+   * planes, cutting by union, narrow the interval), or several that are all visible and unclipped.
+   * Otherwise (planes cutting by intersection, groups with their own planes or hidden materials)
+   * null: every hit in the interval is tested one by one.
+   */
   const simpleMaterial = (material: Material | Material[]): Material | null => {
     if (Array.isArray(material)) {
-      if (!localClipping()) return null;
-      for (const m of material) if (m.clippingPlanes?.length) return null;
+      const clipping = localClipping();
+      for (const m of material) if (!m.visible || (clipping && m.clippingPlanes?.length)) return null;
       return material[0] ?? null;
     }
     if (localClipping() && material.clippingPlanes?.length && material.clipIntersection) return null;

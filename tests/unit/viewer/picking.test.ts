@@ -261,6 +261,12 @@ describe('pick', () => {
       expect(hit.materialId).toBe('pz');
       expect(toHitEventData(hit).materialName).toBe('PZ');
     }
+    // A hidden group: the ray goes on through the box to the visible inside of the back face.
+    materials[4].visible = false;
+    materials[5].side = DoubleSide;
+    const through = f.picker.pick(0, 0)!;
+    expect(through.materialId).toBe('nz');
+    expect(through.point.z).toBeLessThan(0);
   });
 
   it('never hits invisible objects, invisible parents or invisible materials', async () => {
