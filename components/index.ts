@@ -7,3 +7,5 @@ export { Animated, AnimationState } from './Animation';
 export { Light, LightType } from './Light';
 export { ShadowFollow } from './ShadowFollow';
 export { WaterSurface } from './WaterSurface';
+export { Measurement, MeasurementKind } from './Measurement';
+export { SectionPlane } from './SectionPlane';

@@ -4,6 +4,7 @@ import { createEmbedController, prefetchCover, type EmbedController } from './em
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { AnimationPanel } from './AnimationPanel';
+import { ToolsPanel } from './ToolsPanel';
 import { ViewControls } from './ViewControls';
 
 const DEFAULT_LOGO = '/assets/images/logo.svg';
@@ -68,6 +69,7 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
         <>
           <ViewControls viewer={controllerRef.current.viewer} onError={(text) => addNotice(state, text)} />
           <AnimationPanel viewer={controllerRef.current.viewer} />
+          <ToolsPanel tools={controllerRef.current.viewer.tools} />
         </>
       )}
       {snap.notices.length > 0 && snap.phase !== 'failed' && (

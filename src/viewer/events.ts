@@ -51,4 +51,46 @@ export interface ViewerEventMap extends Record<string, unknown> {
   hit: HitEventData;
   /** A click that hit nothing. */
   'background-hit': { clientX: number; clientY: number };
+  /** The active tool changed (null: none). */
+  tool: ToolEventData;
+  /** A measurement was created, corrected (a point dragged) or deleted. */
+  measurement: MeasurementEventData;
+  /** Shift + left click sampled a point of the model. */
+  sample: SampleEventData;
+  /** A section plane was created, moved or rotated, or deleted. */
+  section: SectionEventData;
+}
+
+export interface ToolEventData {
+  tool: 'section-tool' | 'length-measure-tool' | 'area-measure-tool' | 'angle-measure-tool' | null;
+  previous: 'section-tool' | 'length-measure-tool' | 'area-measure-tool' | 'angle-measure-tool' | null;
+}
+
+export interface MeasurementEventData {
+  action: 'created' | 'updated' | 'deleted';
+  /** The measurement's entity id. */
+  id: number;
+  kind: 'length' | 'area' | 'angle';
+  /** Metres, square metres or degrees. */
+  value: number;
+  /** The label as shown: '2.00 m', '6.00 m²', '90.00°'. */
+  label: string;
+  points: { x: number; y: number; z: number }[];
+}
+
+export interface SampleEventData {
+  point: { x: number; y: number; z: number };
+  /** The label as shown: 'X 1.00 · Y 2.00 · Z 0.50 m'. */
+  label: string;
+  /** What was hit at the point. */
+  hit: HitEventData;
+}
+
+export interface SectionEventData {
+  action: 'created' | 'updated' | 'deleted';
+  /** The plane's entity id. */
+  id: number;
+  /** The kept side is where normal . p + constant >= 0. */
+  normal: { x: number; y: number; z: number };
+  constant: number;
 }

@@ -18,6 +18,7 @@ import { createNavigation, type Navigation } from './navigation';
 import { createOrientationGizmo, type OrientationGizmo } from './orientation-gizmo';
 import { takeScreenshot, type ScreenshotOptions } from './screenshot';
 import { createPicker, type ViewerPicker } from './picking';
+import { createTools, type ViewerTools } from './tools';
 import { createPostProcessing, requirePostProcessing, type PostProcessing } from './postprocessing/composer';
 import { detectQuality, settingsForTier, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
 
@@ -68,6 +69,8 @@ export interface Viewer {
   readonly events: Emitter<ViewerEventMap>;
   /** Picking (src/viewer/picking.ts): hits under a screen point, vertex snapping; trees built in the background. */
   readonly picker: ViewerPicker;
+  /** Pointer input, measurement, section planes and the point sampler (src/viewer/tools). */
+  readonly tools: ViewerTools;
   loadScene(
     config: ClientConfig,
     scene: SceneDoc,
@@ -188,6 +191,8 @@ export function createViewer(options: ViewerOptions): Viewer {
 
   const events = new Emitter<ViewerEventMap>();
   const picker = createPicker({ world });
+  // Double-click recentres through the navigation (which handles Orbit, FirstPerson and Plan).
+  const tools = createTools({ world, container: options.container, events, picker: () => picker, controls, recentre: (point) => void navigation.recentreOn(point) });
   const viewer: Viewer = {
     world,
     context,
@@ -199,6 +204,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     },
     events,
     picker,
+    tools,
     async loadScene(config, scene, callbacks = {}) {
       // The saved render config: checked before any download (an invalid one fails the scene like
       // any configuration error) and applied before the scene settings, so that a tone mapping
@@ -283,6 +289,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     dispose() {
       stopped = true;
       events.clear();
+      tools.dispose();
       picker.dispose();
       observer.disconnect();
       context.renderer.setAnimationLoop(null);

@@ -1,0 +1,106 @@
+import { Group, Vector2, Vector3, type Camera, type Ray, type Scene, type WebGLRenderer } from 'three';
+import type { ViewerWorld } from '../../engine/world';
+import type { Emitter, ViewerEventMap } from '../events';
+import type { Picker } from '../pick-types';
+import type { LabelLayer } from './labels';
+
+/** What every tool module shares: the world, the DOM, the picker, the helpers' root and labels. */
+export interface ToolContext {
+  readonly world: ViewerWorld;
+  readonly container: HTMLElement;
+  readonly scene: Scene;
+  readonly renderer: WebGLRenderer;
+  /** Root of the tools' helper objects (layer 15), a child of the scene. */
+  readonly helpers: Group;
+  readonly labels: LabelLayer;
+  readonly events: Emitter<ViewerEventMap>;
+  /** The viewer's picker; throws when there is none. */
+  picker(): Picker;
+  /** The current camera (navigation may replace it: never keep it). */
+  camera(): Camera;
+  /** Asks for a frame (render on demand) and for the labels to follow. */
+  redraw(): void;
+  /** Tells the UI that the tools' state changed. */
+  changed(): void;
+  /** A world point in client pixels; false when it is behind the camera. */
+  toClient(point: Vector3, out: Vector2): boolean;
+  /** The pointer ray through a client pixel, for the current camera. */
+  rayAt(clientX: number, clientY: number, out: Ray): Ray;
+}
+
+const ndc = new Vector3();
+const direction = new Vector3();
+
+export function createToolContext(options: {
+  world: ViewerWorld;
+  container: HTMLElement;
+  labels: LabelLayer;
+  events: Emitter<ViewerEventMap>;
+  picker: () => Picker | null;
+  changed: () => void;
+}): ToolContext {
+  const { world, container } = options;
+  const scene = world.render.scene;
+  const renderer = world.render.renderer;
+  if (!scene) throw new Error("Scene hasn't been initialised.");
+  if (!renderer) throw new Error("Renderer hasn't been initialised.");
+  const helpers = new Group();
+  helpers.name = 'Tool helpers';
+  scene.add(helpers);
+  const camera = (): Camera => {
+    const c = world.render.camera;
+    if (!c) throw new Error("Camera hasn't been initialised.");
+    return c;
+  };
+  let labelsQueued = false;
+  const view = container.ownerDocument.defaultView ?? window;
+  const updateLabels = () => {
+    labelsQueued = false;
+    if (world.render.camera) options.labels.update(world.render.camera);
+  };
+  return {
+    world,
+    container,
+    scene,
+    renderer,
+    helpers,
+    labels: options.labels,
+    events: options.events,
+    picker() {
+      const picker = options.picker();
+      if (!picker) throw new Error("Raycaster hasn't been initialised.");
+      return picker;
+    },
+    camera,
+    redraw() {
+      world.render.needsRender = true;
+      if (!labelsQueued) {
+        labelsQueued = true;
+        view.requestAnimationFrame(updateLabels);
+      }
+    },
+    changed: options.changed,
+    toClient(point, out) {
+      const c = camera();
+      const rect = container.getBoundingClientRect();
+      ndc.copy(point).project(c);
+      if (ndc.z > 1 || ndc.z < -1) return false;
+      out.set(rect.left + ((ndc.x + 1) / 2) * rect.width, rect.top + ((1 - ndc.y) / 2) * rect.height);
+      return true;
+    },
+    rayAt(clientX, clientY, out) {
+      const c = camera() as Camera & { isOrthographicCamera?: boolean };
+      const rect = container.getBoundingClientRect();
+      const x = ((clientX - rect.left) / rect.width) * 2 - 1;
+      const y = -((clientY - rect.top) / rect.height) * 2 + 1;
+      if (c.isOrthographicCamera) {
+        out.origin.set(x, y, -1).unproject(c);
+        out.direction.set(0, 0, -1).transformDirection(c.matrixWorld);
+      } else {
+        out.origin.setFromMatrixPosition(c.matrixWorld);
+        out.direction.copy(direction.set(x, y, 0.5).unproject(c).sub(out.origin).normalize());
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import {
+  Color,
+  DoubleSide,
+  MeshStandardMaterial,
+  ShaderMaterial,
+  type Material,
+  type Object3D,
+} from 'three';
+import { LineMaterial } from 'three/examples/jsm/lines/LineMaterial.js';
+import { HELPER_LAYER } from '../../engine/layers';
+
+/**
+ * Materials of the tools' helpers and caps.
+ *
+ * Section planes go into renderer.clippingPlanes (global clipping, so everything drawn and picked
+ * is cut). Helpers must not be cut: a measurement on a part that a plane removed stays readable,
+ * the plane's own square and gizmo sit exactly on (or across) the plane. three.js has no per-material
+ * opt-out of global planes, so helper materials drop the fragment clipping chunk at compile time
+ * (onBeforeCompile; a distinct program cache key keeps the programs apart). Caps are cut by every
+ * plane except their own: their chunk skips one plane index (a uniform), see capMaterial.
+ */
+const CLIP_CHUNK = '#include <clipping_planes_fragment>';
+
+export function exemptFromClipping<M extends Material>(material: M): M {
+  material.onBeforeCompile = (shader) => {
+    shader.fragmentShader = shader.fragmentShader.replace(CLIP_CHUNK, '');
+  };
+  material.customProgramCacheKey = () => 'tools-helper-noclip';
+  return material;
+}
+
+/** Puts an object tree on the helper layer (pictures and the picker leave it out). */
+export function onHelperLayer<T extends Object3D>(object: T): T {
+  object.traverse((o) => o.layers.set(HELPER_LAYER));
+  return object;
+}
+
+/** A screen-constant line drawn over the model (no depth test), not clipped. */
+export function createLineMaterial(color: number, width: number, dashed = false): LineMaterial {
+  const material = new LineMaterial({
+    color,
+    linewidth: width,
+    worldUnits: false,
+    dashed,
+    dashSize: 6,
+    gapSize: 4,
+    depthTest: false,
+    depthWrite: false,
+    transparent: true,
+  });
+  return exemptFromClipping(material);
+}
+
+/**
+ * Round screen-constant point markers (a disc with a dark rim), drawn over the model, not clipped.
+ * `size` in CSS pixels; the vertex shader scales by the renderer's pixel ratio (uniform).
+ */
+export function createPointMaterial(color: number, size: number): ShaderMaterial {
+  return new ShaderMaterial({
+    name: 'Tools.PointMarker',
+    uniforms: { color: { value: new Color(color) }, size: { value: size }, pixelRatio: { value: 1 } },
+    vertexShader: /* glsl */ `
+      uniform float size;
+      uniform float pixelRatio;
+      void main() {
+        gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
+        gl_PointSize = size * pixelRatio;
+      }`,
+    fragmentShader: /* glsl */ `
+      uniform vec3 color;
+      void main() {
+        vec2 c = gl_PointCoord * 2.0 - 1.0;
+        float r = dot(c, c);
+        if (r > 1.0) discard;
+        vec3 rim = vec3(0.05, 0.08, 0.12);
+        gl_FragColor = vec4(r > 0.55 ? rim : color, 1.0);
+        #include <colorspace_fragment>
+      }`,
+    depthTest: false,
+    depthWrite: false,
+    transparent: true,
+    // No clipping chunk in the shader: never cut by section planes.
+    clipping: false,
+  });
+}
+
+/** A flat translucent fill (section plane squares, area fills), double sided, not clipped. */
+export function createFillMaterial(color: number, opacity: number, depthTest = true): ShaderMaterial {
+  return new ShaderMaterial({
+    name: 'Tools.Fill',
+    uniforms: { color: { value: new Color(color) }, opacity: { value: opacity } },
+    vertexShader: /* glsl */ `
+      void main() {
+        gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
+      }`,
+    fragmentShader: /* glsl */ `
+      uniform vec3 color;
+      uniform float opacity;
+      void main() {
+        gl_FragColor = vec4(color, opacity);
+        #include <colorspace_fragment>
+      }`,
+    side: DoubleSide,
+    transparent: true,
+    depthTest,
+    depthWrite: false,
+    clipping: false,
+  });
+}
+
+/**
+ * The material of a cap: the cut mesh's colour, lit, double sided, cut by every section plane but
+ * the one it lies on (`skipPlane` = that plane's index in renderer.clippingPlanes, kept current by
+ * the section tool). GLSL ES 3.0 allows the loop's dynamic index into the uniform array.
+ */
+export function createCapMaterial(color: Color): MeshStandardMaterial & { userData: { skipPlane: { value: number } } } {
+  const material = new MeshStandardMaterial({ color, side: DoubleSide, roughness: 0.85, metalness: 0 });
+  const skipPlane = { value: -1 };
+  material.userData.skipPlane = skipPlane;
+  material.onBeforeCompile = (shader) => {
+    shader.uniforms.capSkipPlane = skipPlane;
+    shader.fragmentShader = `uniform int capSkipPlane;\n${shader.fragmentShader}`.replace(
+      CLIP_CHUNK,
+      /* glsl */ `
+      #if NUM_CLIPPING_PLANES > 0
+        for (int i = 0; i < UNION_CLIPPING_PLANES; i++) {
+          if (i == capSkipPlane) continue;
+          vec4 capPlane = clippingPlanes[i];
+          if (dot(vClipPosition, capPlane.xyz) > capPlane.w) discard;
+        }
+      #endif`,
+    );
+  };
+  material.customProgramCacheKey = () => 'tools-section-cap';
+  return material as MeshStandardMaterial & { userData: { skipPlane: { value: number } } };
+}

@@ -1,0 +1,212 @@
+import { createClickTracker, type ClickTracker } from './click-tracker';
+
+/** Keys the tools act on (routed to the active tool, or to the selection). */
+export type KeyAction = 'escape' | 'delete' | 'enter' | 'undo';
+
+/**
+ * The tools' action for a key press, or null. Nothing while focus is in a text field (typing a
+ * name must not delete a measurement), and Enter is left to a focused button or link.
+ */
+export function keyAction(event: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'altKey' | 'target'>): KeyAction | null {
+  if (isTextEntry(event.target)) return null;
+  switch (event.key) {
+    case 'Escape':
+      return 'escape';
+    case 'Delete':
+    case 'Backspace':
+      return event.ctrlKey || event.metaKey || event.altKey ? null : 'delete';
+    case 'Enter':
+      return isActivatable(event.target) ? null : 'enter';
+    case 'z':
+    case 'Z':
+      return (event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey ? 'undo' : null;
+    default:
+      return null;
+  }
+}
+
+function isTextEntry(target: EventTarget | null): boolean {
+  const element = target as (HTMLElement & { type?: string }) | null;
+  if (!element || typeof element.tagName !== 'string') return false;
+  const tag = element.tagName.toLowerCase();
+  if (tag === 'textarea' || tag === 'select') return true;
+  if (tag === 'input') return !['button', 'checkbox', 'radio', 'range', 'submit', 'reset', 'color'].includes(element.type ?? 'text');
+  return element.isContentEditable === true;
+}
+
+function isActivatable(target: EventTarget | null): boolean {
+  const element = target as HTMLElement | null;
+  if (!element || typeof element.tagName !== 'string') return false;
+  const tag = element.tagName.toLowerCase();
+  return tag === 'button' || tag === 'a' || element.getAttribute('role') === 'button';
+}
+
+/** What the pointer dispatcher calls; the tools (index.ts) implement it. Coordinates are client pixels. */
+export interface InputHandlers {
+  /**
+   * A left press on the canvas: true when a tool takes it as a handle drag (a measurement point, the
+   * section gizmo). Camera input is then off until the release; a release that did not move is
+   * also reported as a click.
+   */
+  grab(clientX: number, clientY: number): boolean;
+  drag(clientX: number, clientY: number): void;
+  release(clientX: number, clientY: number): void;
+  /** A left click (not a drag) without Shift. */
+  click(clientX: number, clientY: number): void;
+  /** Shift + left click: the point sampler. */
+  shiftClick(clientX: number, clientY: number): void;
+  doubleClick(clientX: number, clientY: number): void;
+  /** The pointer moved over the canvas with no button pressed; at most once per animation frame. */
+  hover(clientX: number, clientY: number): void;
+  /** The pointer left the canvas. */
+  leave(): void;
+  /** Returns true when the key was used (its default action is then prevented). */
+  key(action: KeyAction): boolean;
+}
+
+/** The camera input that a handle drag turns off (camera-controls' `enabled`). */
+export interface CameraInput {
+  enabled: boolean;
+}
+
+export interface PointerInput {
+  dispose(): void;
+}
+
+/**
+ * The pointer and keyboard dispatcher on the viewer's container. It listens in the capture phase,
+ * so it sees a press before camera-controls (which listens on the same element) and can turn the
+ * camera off for a handle drag. Only presses on the viewer's canvas count: overlays (panels,
+ * labels, the orientation gizmo) are the UI's. Hover work is coalesced to one call per animation frame, with no allocation per move.
+ */
+export function attachPointerInput(
+  container: HTMLElement,
+  canvas: HTMLCanvasElement,
+  camera: () => CameraInput,
+  handlers: InputHandlers,
+): PointerInput {
+  const view = container.ownerDocument.defaultView ?? window;
+  const tracker: ClickTracker = createClickTracker();
+  let grabbed = false;
+  let grabPointer = -1;
+  let cameraWasEnabled = true;
+  let hoverX = 0;
+  let hoverY = 0;
+  let hoverQueued = false;
+  let hoverFrame = 0;
+
+  // The viewer's canvas (not an overlay's, like the orientation gizmo's), or the container itself:
+  // a pointer captured by the container (TransformControls captures every press) gets its later
+  // events, and its clicks, targeted at the container.
+  const onCanvas = (event: Event) => event.target === canvas || event.target === container;
+
+  const runHover = () => {
+    hoverQueued = false;
+    handlers.hover(hoverX, hoverY);
+  };
+
+  const onPointerDown = (event: PointerEvent) => {
+    if (!onCanvas(event) || !event.isPrimary) return;
+    if (event.button !== 0) {
+      tracker.cancel();
+      return;
+    }
+    tracker.down(event.clientX, event.clientY, event.timeStamp, event.button);
+    if (!event.shiftKey && handlers.grab(event.clientX, event.clientY)) {
+      grabbed = true;
+      grabPointer = event.pointerId;
+      const controls = camera();
+      cameraWasEnabled = controls.enabled;
+      controls.enabled = false;
+      try {
+        container.setPointerCapture(event.pointerId);
+      } catch {
+        // A synthetic or already released pointer cannot be captured; the drag still works on the canvas.
+      }
+    }
+  };
+
+  const onPointerMove = (event: PointerEvent) => {
+    if (grabbed && event.pointerId === grabPointer) {
+      tracker.move(event.clientX, event.clientY);
+      handlers.drag(event.clientX, event.clientY);
+      return;
+    }
+    tracker.move(event.clientX, event.clientY);
+    if (event.buttons === 0 && onCanvas(event)) {
+      hoverX = event.clientX;
+      hoverY = event.clientY;
+      if (!hoverQueued) {
+        hoverQueued = true;
+        hoverFrame = view.requestAnimationFrame(runHover);
+      }
+    }
+  };
+
+  const onPointerUp = (event: PointerEvent) => {
+    let kind: 'click' | 'drag' | null;
+    if (grabbed && event.pointerId === grabPointer) {
+      grabbed = false;
+      kind = tracker.up(event.clientX, event.clientY, event.timeStamp, event.button);
+      handlers.release(event.clientX, event.clientY);
+      camera().enabled = cameraWasEnabled;
+      try {
+        container.releasePointerCapture(event.pointerId);
+      } catch {
+        // Already released.
+      }
+      // A press on a handle that did not move is still a click (a measurement started on the
+      // corner another measurement already uses).
+    } else {
+      kind = tracker.up(event.clientX, event.clientY, event.timeStamp, event.button);
+    }
+    // The press was on the canvas (the tracker only follows those); the release may be anywhere.
+    if (kind !== 'click') return;
+    if (event.shiftKey) handlers.shiftClick(event.clientX, event.clientY);
+    else handlers.click(event.clientX, event.clientY);
+  };
+
+  const onPointerCancel = (event: PointerEvent) => {
+    tracker.cancel();
+    if (grabbed && event.pointerId === grabPointer) {
+      grabbed = false;
+      handlers.release(event.clientX, event.clientY);
+      camera().enabled = cameraWasEnabled;
+    }
+  };
+
+  const onDoubleClick = (event: MouseEvent) => {
+    if (!onCanvas(event) || event.button !== 0 || event.shiftKey) return;
+    handlers.doubleClick(event.clientX, event.clientY);
+  };
+
+  const onLeave = () => handlers.leave();
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.defaultPrevented || (event.repeat && event.key !== "z" && event.key !== "Z")) return;
+    const action = keyAction(event);
+    if (action && handlers.key(action)) event.preventDefault();
+  };
+
+  container.addEventListener('pointerdown', onPointerDown, true);
+  container.addEventListener('pointermove', onPointerMove, true);
+  container.addEventListener('pointerup', onPointerUp, true);
+  container.addEventListener('pointercancel', onPointerCancel, true);
+  container.addEventListener('dblclick', onDoubleClick, true);
+  container.addEventListener('pointerleave', onLeave);
+  view.addEventListener('keydown', onKeyDown);
+
+  return {
+    dispose() {
+      if (hoverQueued) view.cancelAnimationFrame(hoverFrame);
+      if (grabbed) camera().enabled = cameraWasEnabled;
+      container.removeEventListener('pointerdown', onPointerDown, true);
+      container.removeEventListener('pointermove', onPointerMove, true);
+      container.removeEventListener('pointerup', onPointerUp, true);
+      container.removeEventListener('pointercancel', onPointerCancel, true);
+      container.removeEventListener('dblclick', onDoubleClick, true);
+      container.removeEventListener('pointerleave', onLeave);
+      view.removeEventListener('keydown', onKeyDown);
+    },
+  };
+}

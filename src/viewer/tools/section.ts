@@ -1,0 +1,470 @@
+import { addComponent, removeEntity } from 'bitecs';
+import {
+  BufferAttribute,
+  BufferGeometry,
+  Color,
+  EdgesGeometry,
+  Group,
+  Layers,
+  LineBasicMaterial,
+  LineSegments,
+  Mesh,
+  Object3D,
+  Plane,
+  PlaneGeometry,
+  Quaternion,
+  Raycaster,
+  Vector2,
+  Vector3,
+  type Material,
+} from 'three';
+import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
+import { SectionPlane } from '../../../components';
+import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
+import { bindObject, unbindObject } from '../../engine/registry';
+import { addViewerEntity } from '../../engine/world';
+import type { SectionEventData } from '../events';
+import type { ToolContext } from './context';
+import { createCapMaterial, createFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
+import { buildCap, isCappable } from './section-cap';
+import { SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY, SECTION_PLANE_SIZE, snapSectionNormal } from './section-math';
+
+/** Caps follow a moving plane at most this often (ms); a last rebuild follows the end of a drag. */
+export const CAP_REBUILD_MS = 120;
+
+export type GizmoMode = 'translate' | 'rotate';
+
+/** A new plane sits this far (m) outside the clicked surface. */
+export const SURFACE_OFFSET = 1e-4;
+
+export interface SectionInfo {
+  id: number;
+  label: string;
+  normal: { x: number; y: number; z: number };
+  constant: number;
+  /** Area of the plane's caps (m²): the cut surfaces of closed meshes. */
+  capArea: number;
+}
+
+type CapMaterial = ReturnType<typeof createCapMaterial>;
+
+interface PlaneEntry {
+  eid: number;
+  number: number;
+  plane: Plane;
+  /** Centre of the square on the plane; its +Z axis is the plane's normal. The gizmo moves it. */
+  pivot: Object3D;
+  square: Mesh;
+  caps: Group;
+  capMaterials: Map<number, CapMaterial>;
+  capArea: number;
+}
+
+export interface Sections {
+  /** The section tool is on: squares shown, double-click creates, the selected plane has the gizmo. */
+  setActive(on: boolean): void;
+  /** Double-click: a plane on the surface under the pointer. Returns the new plane's id, or 0. */
+  createAt(clientX: number, clientY: number): number;
+  /** Creates a plane from world data (the kept side is where normal . p + constant >= 0). */
+  create(point: Vector3, normal: Vector3): number;
+  /** A press on the gizmo's handles takes the drag from the camera. */
+  grab(clientX: number, clientY: number): boolean;
+  release(): void;
+  /** Selects the plane whose square is under the pointer (false when none). */
+  selectAt(clientX: number, clientY: number): boolean;
+  select(eid: number): void;
+  readonly selected: number;
+  /** A plane just created and not yet confirmed: Escape removes it. */
+  readonly placing: boolean;
+  /** Confirms the plane being placed (a click elsewhere, Enter). */
+  confirm(): void;
+  remove(eid: number): void;
+  flip(eid: number): void;
+  setGizmoMode(mode: GizmoMode): void;
+  readonly gizmoMode: GizmoMode;
+  list(): SectionInfo[];
+  readonly feedback: string | null;
+  clearFeedback(): void;
+  dispose(): void;
+}
+
+const Z = new Vector3(0, 0, 1);
+const snapped = new Vector3();
+const normal = new Vector3();
+const ndc = new Vector2();
+const MODEL_LAYERS = new Layers();
+MODEL_LAYERS.set(SCENE_LAYER);
+
+/**
+ * Section planes (section-tool): created by a double-click on a surface, drawn as a 5 m yellow
+ * square at 0.2 opacity with a TransformControls gizmo to move it along its normal or tilt it,
+ * several at once. Their planes are the renderer's global clipping planes (local clipping is on as
+ * well), so the picture and the picker both leave the cut parts out. Each plane caps the closed
+ * meshes it cuts (section-cap.ts), in each mesh's colour, cut by the other planes but not its own.
+ */
+export function createSections(ctx: ToolContext, onSelect: (eid: number) => void): Sections {
+  const entries = new Map<number, PlaneEntry>();
+  const clippingPlanes: Plane[] = [];
+  let active = false;
+  let selected = 0;
+  let placing = 0;
+  let mode: GizmoMode = 'translate';
+  let counter = 0;
+  let feedback: string | null = null;
+  const raycaster = new Raycaster();
+  raycaster.layers.set(HELPER_LAYER);
+  const squareGeometry = new PlaneGeometry(1, 1);
+  const outlineGeometry = new EdgesGeometry(squareGeometry);
+  const squareMaterial = createFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY);
+  const selectedMaterial = createFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY * 1.75);
+  const outlineMaterial = exemptFromClipping(new LineBasicMaterial({ color: SECTION_PLANE_COLOR, transparent: true, opacity: 0.85 }));
+
+  const gizmo = new TransformControls(ctx.camera(), ctx.container);
+  gizmo.setSpace('local');
+  gizmo.setSize(0.9);
+  gizmo.enabled = false;
+  const gizmoHelper = gizmo.getHelper();
+  gizmoHelper.name = 'Section plane gizmo';
+  onHelperLayer(gizmoHelper);
+  gizmoHelper.traverse((o) => {
+    const material = (o as Mesh).material as Material | Material[] | undefined;
+    if (material) for (const m of Array.isArray(material) ? material : [material]) exemptFromClipping(m);
+  });
+  gizmo.getRaycaster().layers.set(HELPER_LAYER);
+  ctx.helpers.add(gizmoHelper);
+
+  const applyMode = () => {
+    gizmo.setMode(mode);
+    // Moving only along the normal; tilting only about the square's own axes (a turn about the
+    // normal changes nothing).
+    gizmo.showX = mode === 'rotate';
+    gizmo.showY = mode === 'rotate';
+    gizmo.showZ = mode === 'translate';
+  };
+  applyMode();
+
+  const syncClipping = () => {
+    clippingPlanes.length = 0;
+    for (const entry of entries.values()) {
+      for (const material of entry.capMaterials.values()) material.userData.skipPlane.value = clippingPlanes.length;
+      clippingPlanes.push(entry.plane);
+    }
+    ctx.renderer.clippingPlanes = clippingPlanes;
+  };
+
+  const writeComponent = (entry: PlaneEntry) => {
+    const o = entry.eid * 3;
+    SectionPlane.normal[o] = entry.plane.normal.x;
+    SectionPlane.normal[o + 1] = entry.plane.normal.y;
+    SectionPlane.normal[o + 2] = entry.plane.normal.z;
+    SectionPlane.constant[entry.eid] = entry.plane.constant;
+    SectionPlane.size[entry.eid] = SECTION_PLANE_SIZE;
+  };
+
+  const eventData = (entry: PlaneEntry, action: SectionEventData['action']): SectionEventData => ({
+    action,
+    id: entry.eid,
+    // `+ 0` turns a negated zero into 0 for the outside.
+    normal: { x: entry.plane.normal.x + 0, y: entry.plane.normal.y + 0, z: entry.plane.normal.z + 0 },
+    constant: entry.plane.constant,
+  });
+
+  // ---- caps ---------------------------------------------------------------------------------
+
+  const capTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  const lastCap = new Map<number, number>();
+
+  const rebuildCaps = (entry: PlaneEntry) => {
+    for (const child of [...entry.caps.children]) {
+      (child as Mesh).geometry.dispose();
+      entry.caps.remove(child);
+    }
+    let area = 0;
+    for (const record of ctx.world.models.values()) {
+      record.root.traverseVisible((object) => {
+        const mesh = object as Mesh;
+        if (!mesh.isMesh || !object.layers.test(MODEL_LAYERS) || !isCappable(mesh)) return;
+        let cap;
+        try {
+          cap = buildCap(mesh, entry.plane);
+        } catch (error) {
+          console.warn(`The cut of "${mesh.name}" could not be capped:`, error);
+          return;
+        }
+        if (!cap || cap.positions.length === 0) return;
+        area += cap.area;
+        const geometry = new BufferGeometry();
+        geometry.setAttribute('position', new BufferAttribute(cap.positions, 3));
+        const normals = new Float32Array(cap.positions.length);
+        // Caps face the cut-away side, where the person looks from.
+        for (let i = 0; i < normals.length; i += 3) {
+          normals[i] = -entry.plane.normal.x;
+          normals[i + 1] = -entry.plane.normal.y;
+          normals[i + 2] = -entry.plane.normal.z;
+        }
+        geometry.setAttribute('normal', new BufferAttribute(normals, 3));
+        geometry.computeBoundingSphere();
+        const capMesh = new Mesh(geometry, capMaterialFor(entry, mesh));
+        capMesh.name = `Section cap of ${mesh.name || 'mesh'}`;
+        capMesh.matrixAutoUpdate = false;
+        entry.caps.add(capMesh);
+      });
+    }
+    entry.capArea = area;
+    entry.caps.updateMatrixWorld(true);
+    lastCap.set(entry.eid, performance.now());
+    ctx.redraw();
+    ctx.changed();
+  };
+
+  const capMaterialFor = (entry: PlaneEntry, mesh: Mesh): CapMaterial => {
+    const source = Array.isArray(mesh.material) ? mesh.material[0] : mesh.material;
+    const colour = (source as Material & { color?: Color }).color;
+    const hex = colour ? colour.getHex() : 0x9aa4ae;
+    let material = entry.capMaterials.get(hex);
+    if (!material) {
+      material = createCapMaterial(new Color(hex));
+      entry.capMaterials.set(hex, material);
+      syncClipping();
+    }
+    return material;
+  };
+
+  /** Throttled: at most one rebuild per CAP_REBUILD_MS while a plane moves, and one at the end. */
+  const scheduleCaps = (entry: PlaneEntry, now = false) => {
+    const pending = capTimers.get(entry.eid);
+    if (pending !== undefined) clearTimeout(pending);
+    capTimers.delete(entry.eid);
+    const since = performance.now() - (lastCap.get(entry.eid) ?? 0);
+    if (now || since >= CAP_REBUILD_MS) {
+      rebuildCaps(entry);
+      return;
+    }
+    capTimers.set(
+      entry.eid,
+      setTimeout(() => {
+        capTimers.delete(entry.eid);
+        if (entries.get(entry.eid) === entry) rebuildCaps(entry);
+      }, CAP_REBUILD_MS - since),
+    );
+  };
+
+  // ---- planes -------------------------------------------------------------------------------
+
+  const updatePlaneFromPivot = (entry: PlaneEntry) => {
+    entry.pivot.updateMatrixWorld(true);
+    normal.copy(Z).applyQuaternion(entry.pivot.quaternion).normalize();
+    entry.plane.setFromNormalAndCoplanarPoint(normal, entry.pivot.position);
+    writeComponent(entry);
+  };
+
+  const showState = () => {
+    for (const entry of entries.values()) {
+      entry.pivot.visible = active;
+      entry.square.material = entry.eid === selected ? selectedMaterial : squareMaterial;
+    }
+    const target = active ? entries.get(selected) : undefined;
+    if (target) {
+      gizmo.camera = ctx.camera();
+      gizmo.attach(target.pivot);
+      gizmo.enabled = true;
+    } else {
+      gizmo.detach();
+      gizmo.enabled = false;
+    }
+    ctx.redraw();
+    ctx.changed();
+  };
+
+  gizmo.addEventListener('change', () => ctx.redraw());
+  gizmo.addEventListener('objectChange', () => {
+    const entry = entries.get(selected);
+    if (!entry) return;
+    updatePlaneFromPivot(entry);
+    scheduleCaps(entry);
+    ctx.redraw();
+  });
+  gizmo.addEventListener('dragging-changed', (event) => {
+    const entry = entries.get(selected);
+    if (!entry || event.value) return;
+    placing = 0;
+    scheduleCaps(entry, true);
+    ctx.events.emit('section', eventData(entry, 'updated'));
+    ctx.changed();
+  });
+
+  const select = (eid: number) => {
+    if (eid !== 0 && !entries.has(eid)) throw new Error(`There is no section plane ${eid}.`);
+    if (placing && placing !== eid) placing = 0;
+    selected = eid;
+    if (eid) onSelect(eid);
+    showState();
+  };
+
+  const create = (point: Vector3, planeNormal: Vector3): number => {
+    const n = planeNormal.clone().normalize();
+    if (!Number.isFinite(n.x + n.y + n.z) || n.lengthSq() < 0.5) throw new Error('A section plane needs a normal of non-zero length.');
+    if (!Number.isFinite(point.x + point.y + point.z)) throw new Error('A section plane needs a point with finite coordinates.');
+    const eid = addViewerEntity(ctx.world);
+    addComponent(ctx.world, eid, SectionPlane);
+    const pivot = new Object3D();
+    pivot.name = `Section plane ${eid}`;
+    pivot.position.copy(point);
+    pivot.quaternion.copy(new Quaternion().setFromUnitVectors(Z, n));
+    const square = new Mesh(squareGeometry, squareMaterial);
+    square.scale.setScalar(SECTION_PLANE_SIZE);
+    square.renderOrder = 998;
+    const outline = new LineSegments(outlineGeometry, outlineMaterial);
+    outline.scale.setScalar(SECTION_PLANE_SIZE);
+    pivot.add(square, outline);
+    onHelperLayer(pivot);
+    ctx.helpers.add(pivot);
+    bindObject(ctx.world, eid, pivot);
+    const caps = new Group();
+    caps.name = `Section caps ${eid}`;
+    ctx.scene.add(caps);
+    const entry: PlaneEntry = { eid, number: ++counter, plane: new Plane(), pivot, square, caps, capMaterials: new Map(), capArea: 0 };
+    entries.set(eid, entry);
+    pivot.updateMatrixWorld(true);
+    // The exact normal given (the pivot's rotation would add rounding noise to it).
+    entry.plane.setFromNormalAndCoplanarPoint(n, point);
+    writeComponent(entry);
+    syncClipping();
+    rebuildCaps(entry);
+    placing = eid;
+    selected = eid;
+    onSelect(eid);
+    showState();
+    ctx.events.emit('section', eventData(entry, 'created'));
+    return eid;
+  };
+
+  const remove = (eid: number) => {
+    const entry = entries.get(eid);
+    if (!entry) throw new Error(`There is no section plane ${eid}.`);
+    const timer = capTimers.get(eid);
+    if (timer !== undefined) clearTimeout(timer);
+    capTimers.delete(eid);
+    lastCap.delete(eid);
+    if (gizmo.object === entry.pivot) gizmo.detach();
+    entries.delete(eid);
+    if (selected === eid) selected = 0;
+    if (placing === eid) placing = 0;
+    entry.pivot.removeFromParent();
+    for (const child of entry.caps.children) (child as Mesh).geometry.dispose();
+    entry.caps.removeFromParent();
+    for (const material of entry.capMaterials.values()) material.dispose();
+    unbindObject(ctx.world, eid);
+    removeEntity(ctx.world, eid);
+    syncClipping();
+    ctx.events.emit('section', eventData(entry, 'deleted'));
+    showState();
+  };
+
+  const pointerNdc = (clientX: number, clientY: number) => {
+    const rect = ctx.container.getBoundingClientRect();
+    return ndc.set(((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
+  };
+
+  return {
+    setActive(on) {
+      active = on;
+      if (!on) placing = 0;
+      feedback = null;
+      showState();
+    },
+    createAt(clientX, clientY) {
+      const hit = ctx.picker().pickAtClient(clientX, clientY);
+      if (!hit) {
+        feedback = 'Double-click on the model to place a section plane on its surface.';
+        ctx.changed();
+        return 0;
+      }
+      feedback = null;
+      // The plane lies along the clicked surface (its normal snapped to exactly horizontal or
+      // vertical within the tolerance) and keeps what is behind it: see snapSectionNormal.
+      snapSectionNormal(hit.normal, snapped).negate();
+      // A hair outside the surface, so the clicked face itself is not cut by rounding.
+      return create(hit.point.clone().addScaledVector(snapped, -SURFACE_OFFSET), snapped);
+    },
+    create,
+    grab(clientX, clientY) {
+      if (!active || !gizmo.object || !gizmo.enabled) return false;
+      gizmo.camera = ctx.camera();
+      const p = pointerNdc(clientX, clientY);
+      gizmo.pointerHover({ x: p.x, y: p.y, button: 0 } as unknown as PointerEvent);
+      return gizmo.axis !== null;
+    },
+    release() {
+      ctx.redraw();
+    },
+    selectAt(clientX, clientY) {
+      if (!active || entries.size === 0) return false;
+      raycaster.setFromCamera(pointerNdc(clientX, clientY), ctx.camera());
+      const squares = [...entries.values()].map((e) => e.square);
+      const hit = raycaster.intersectObjects(squares, false)[0];
+      if (!hit) return false;
+      const entry = [...entries.values()].find((e) => e.square === hit.object);
+      if (!entry) return false;
+      select(entry.eid);
+      return true;
+    },
+    select,
+    get selected() {
+      return selected;
+    },
+    get placing() {
+      return placing !== 0;
+    },
+    confirm() {
+      placing = 0;
+      ctx.changed();
+    },
+    remove,
+    flip(eid) {
+      const entry = entries.get(eid);
+      if (!entry) throw new Error(`There is no section plane ${eid}.`);
+      entry.pivot.quaternion.multiply(new Quaternion().setFromAxisAngle(new Vector3(1, 0, 0), Math.PI));
+      updatePlaneFromPivot(entry);
+      scheduleCaps(entry, true);
+      ctx.events.emit('section', eventData(entry, 'updated'));
+    },
+    setGizmoMode(next) {
+      if (next !== 'translate' && next !== 'rotate') throw new Error(`Unknown gizmo mode '${String(next)}': expected translate or rotate.`);
+      mode = next;
+      applyMode();
+      ctx.redraw();
+      ctx.changed();
+    },
+    get gizmoMode() {
+      return mode;
+    },
+    list() {
+      return [...entries.values()].map((e) => ({
+        id: e.eid,
+        label: `Section ${e.number}`,
+        normal: { x: e.plane.normal.x, y: e.plane.normal.y, z: e.plane.normal.z },
+        constant: e.plane.constant,
+        capArea: e.capArea,
+      }));
+    },
+    get feedback() {
+      return feedback;
+    },
+    clearFeedback() {
+      feedback = null;
+    },
+    dispose() {
+      for (const eid of [...entries.keys()]) remove(eid);
+      gizmo.detach();
+      gizmo.dispose();
+      gizmoHelper.removeFromParent();
+      squareGeometry.dispose();
+      outlineGeometry.dispose();
+      squareMaterial.dispose();
+      selectedMaterial.dispose();
+      outlineMaterial.dispose();
+      ctx.renderer.clippingPlanes = [];
+    },
+  };
+}

@@ -1,0 +1,287 @@
+import { expect, test, type Page } from '@playwright/test';
+import { join } from 'node:path';
+import { BOX, BOX_NAME, BOX_NODE_ID, writeToolsBox } from './fixtures-tools';
+import { importIntoScene, ROOT, settled } from './helpers';
+
+/**
+ * The viewer's tools as a person uses them, with the mouse and the keyboard, on a generated box of
+ * known size (2 x 3 x 1 m standing on the origin): length, angle and area measurements with vertex
+ * snapping, Ctrl+Z, Escape, Delete, dragging a point, the hit and background-hit events, the point
+ * sampler, and a section plane that cuts the box and caps the cut. One page load.
+ */
+
+const SCENE = 'tools-box';
+type Vec = [number, number, number];
+
+/** Client pixel of a world point, from the viewer's current camera. */
+async function toClient(page: Page, p: Vec): Promise<{ x: number; y: number }> {
+  return page.evaluate(([x, y, z]) => {
+    const viewer = (window as any).__viewer.viewer;
+    const camera = viewer.world.render.camera;
+    camera.updateMatrixWorld();
+    const rect = (viewer.context.renderer.domElement as HTMLCanvasElement).getBoundingClientRect();
+    const v = camera.position.clone().set(x, y, z).project(camera);
+    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+  }, p);
+}
+
+/** Clicks near a corner, inside the face (the snapping brings the point onto the vertex). */
+async function clickAt(page: Page, p: Vec, modifiers: ('Shift' | 'Control')[] = []) {
+  const c = await toClient(page, p);
+  for (const m of modifiers) await page.keyboard.down(m);
+  await page.mouse.click(c.x, c.y);
+  for (const m of modifiers) await page.keyboard.up(m);
+}
+
+async function events(page: Page, type: string): Promise<any[]> {
+  return page.evaluate((t) => (window as any).__toolEvents.filter((e: any) => e.type === t).map((e: any) => e.data), type);
+}
+
+async function snapshot(page: Page): Promise<any> {
+  return page.evaluate(() => (window as any).__viewer.viewer.tools.getSnapshot());
+}
+
+/** The colour of one canvas pixel as shown (a 1x1 screenshot decoded in the page). */
+async function pixel(page: Page, at: { x: number; y: number }): Promise<[number, number, number]> {
+  const png = await page.screenshot({ clip: { x: Math.round(at.x), y: Math.round(at.y), width: 1, height: 1 } });
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = c.height = 1;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, 1, 1).data;
+    return [d[0], d[1], d[2]] as [number, number, number];
+  }, png.toString('base64'));
+}
+
+const BACKGROUND: [number, number, number] = [0x0d, 0x1b, 0x2e];
+const isBackground = (c: [number, number, number]) => Math.abs(c[0] - BACKGROUND[0]) + Math.abs(c[1] - BACKGROUND[1]) + Math.abs(c[2] - BACKGROUND[2]) < 24;
+
+// Corners of the box's front face (z = 0.5), and points just inside them.
+const X = BOX.width / 2;
+const Y = BOX.height;
+const Z = BOX.depth / 2;
+const inset = 0.08;
+const FRONT = {
+  bottomLeft: [-X + inset, inset, Z] as Vec,
+  bottomRight: [X - inset, inset, Z] as Vec,
+  topRight: [X - inset, Y - inset, Z] as Vec,
+  topLeft: [-X + inset, Y - inset, Z] as Vec,
+};
+
+test('measure, sample, select and delete, and cut a section with a cap, on a 2 x 3 x 1 box', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await importIntoScene(await writeToolsBox(join(ROOT, 'tests/.tmp/tools-box.glb')), SCENE);
+  await page.goto(`/embed/${SCENE}?quality=low&uiWatermark=false`);
+  expect(await settled(page)).toBe('ready');
+  await expect(page.getByTestId('tools-panel')).toBeVisible();
+
+  // Record the viewer's events; wait for the box's picking tree (snapping uses it).
+  await page.evaluate(() => {
+    const viewer = (window as any).__viewer.viewer;
+    (window as any).__toolEvents = [];
+    for (const type of ['hit', 'background-hit', 'measurement', 'sample', 'section', 'tool']) {
+      viewer.events.on(type, (data: unknown) => (window as any).__toolEvents.push({ type, data }));
+    }
+  });
+  await page.waitForFunction(() => {
+    const viewer = (window as any).__viewer.viewer;
+    const box = viewer.world.objects.find((o: any) => o?.isMesh);
+    return !!box && !!viewer.picker.treeOf(box);
+  });
+
+  await test.step('a click raises hit on the box and background-hit beside it', async () => {
+    await clickAt(page, [0, 1.5, Z]);
+    const hits = await events(page, 'hit');
+    expect(hits).toHaveLength(1);
+    expect(hits[0].nodeId).toBe(BOX_NODE_ID);
+    expect(hits[0].nodeName).toBe(BOX_NAME);
+    expect(hits[0].point.z).toBeCloseTo(Z, 3);
+    expect(hits[0].normal.z).toBeCloseTo(1, 3);
+    await page.mouse.click(20, 700);
+    expect(await events(page, 'background-hit')).toHaveLength(1);
+  });
+
+  await test.step('Shift + click shows the point coordinates', async () => {
+    await clickAt(page, [0.5, 1.5, Z], ['Shift']);
+    const label = page.getByTestId('sample-label');
+    await expect(label).toBeVisible();
+    const [sample] = await events(page, 'sample');
+    expect(sample.point.x).toBeCloseTo(0.5, 1);
+    expect(sample.point.y).toBeCloseTo(1.5, 1);
+    expect(sample.point.z).toBeCloseTo(Z, 3);
+    await expect(label).toHaveText(sample.label);
+    expect(sample.label).toMatch(/^X 0\.\d\d · Y 1\.\d\d · Z 0\.50 m$/);
+    expect(await events(page, 'hit')).toHaveLength(1); // the sampler is not a hit click
+    await page.keyboard.press('Escape');
+    await expect(label).toBeHidden();
+  });
+
+  await test.step('a 2 m edge reads 2.00 m (two clicks, snapped to the corners)', async () => {
+    await page.getByTestId('tool-length').click();
+    await expect(page.getByTestId('tool-length')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByTestId('tool-hint')).toHaveText('Click the first point');
+    // Hovering shows the snap marker on the corner.
+    const c = await toClient(page, FRONT.bottomLeft);
+    await page.mouse.move(c.x, c.y);
+    await page.waitForFunction(() => (window as any).__viewer.viewer.world.render.scene.getObjectByName('Snap marker')?.visible === true);
+    await clickAt(page, FRONT.bottomLeft);
+    await expect(page.getByTestId('tool-hint')).toHaveText('Click the second point');
+    await clickAt(page, FRONT.bottomRight);
+    await expect(page.getByTestId('measure-label').filter({ hasText: '2.00 m' })).toBeVisible();
+    const [created] = await events(page, 'measurement');
+    expect(created).toMatchObject({ action: 'created', kind: 'length', label: '2.00 m' });
+    expect(created.value).toBeCloseTo(2, 5);
+    // The tool stays on for the next length; Escape cancels one in progress, then turns the tool off.
+    await clickAt(page, FRONT.topLeft);
+    await expect(page.getByTestId('tool-hint')).toHaveText('Click the second point');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('tool-hint')).toHaveText('Click the first point');
+    await expect(page.getByTestId('tool-length')).toHaveAttribute('aria-pressed', 'true');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('tool-length')).toHaveAttribute('aria-pressed', 'false');
+    expect(await events(page, 'measurement')).toHaveLength(1);
+  });
+
+  await test.step('a right angle reads 90.00°', async () => {
+    await page.getByTestId('tool-angle').click();
+    await clickAt(page, FRONT.topLeft);
+    await clickAt(page, FRONT.bottomLeft);
+    await clickAt(page, FRONT.bottomRight);
+    await expect(page.getByTestId('measure-label').filter({ hasText: '90.00°' })).toBeVisible();
+  });
+
+  await test.step('a 2 x 3 face reads 6.00 m²; Ctrl+Z is ignored at 3 points; an off-plane point is refused', async () => {
+    await page.getByTestId('tool-area').click();
+    await expect(page.getByTestId('tool-angle')).toHaveAttribute('aria-pressed', 'false');
+    await clickAt(page, FRONT.bottomLeft);
+    await clickAt(page, FRONT.bottomRight);
+    await clickAt(page, FRONT.topRight);
+    expect((await snapshot(page)).draftPoints).toBe(3);
+    await page.keyboard.press('Control+z');
+    expect((await snapshot(page)).draftPoints).toBe(3);
+    await expect(page.getByTestId('tool-hint')).toContainText('ignored at 3');
+    // The right side face (x = 1) is not on the front face's plane.
+    await clickAt(page, [X, 1.5, 0]);
+    await expect(page.getByTestId('tool-hint')).toContainText("off the area's plane");
+    await expect(page.getByTestId('tool-hint')).toHaveClass(/refused/);
+    expect((await snapshot(page)).draftPoints).toBe(3);
+    await clickAt(page, FRONT.topLeft);
+    expect((await snapshot(page)).draftPoints).toBe(4);
+    // Ctrl+Z at 4 removes the last point; put it back and finish with Enter.
+    await page.keyboard.press('Control+z');
+    expect((await snapshot(page)).draftPoints).toBe(3);
+    await clickAt(page, FRONT.topLeft);
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('measure-label').filter({ hasText: '6.00 m²' })).toBeVisible();
+    await page.screenshot({ path: join(ROOT, 'tests/.tmp/tools-measure.png') });
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('tool-area')).toHaveAttribute('aria-pressed', 'false');
+    expect((await snapshot(page)).measurements.map((m: any) => m.label)).toEqual(['2.00 m', '90.00°', '6.00 m²']);
+  });
+
+  await test.step("dragging a length's end point corrects it, and Delete removes the selected measurement", async () => {
+    const length = page.getByTestId('measure-label').filter({ hasText: '2.00 m' });
+    const from = await toClient(page, [X, 0, Z]);
+    // To the bottom back corner of the right side face (x = 1).
+    const to = await toClient(page, [X, inset, -Z + inset]);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    // The end snapped to that corner: sqrt(2² + 1²) = 2.24 m.
+    const corrected = page.getByTestId('measure-label').filter({ hasText: '2.24 m' });
+    await expect(corrected).toBeVisible();
+    await expect(length).toHaveCount(0);
+    const updated = (await events(page, 'measurement')).filter((e) => e.action === 'updated');
+    expect(updated.at(-1)).toMatchObject({ kind: 'length', label: '2.24 m' });
+    const end = updated.at(-1).points[1];
+    expect([end.x, end.y, end.z].map((n: number) => Math.round(n * 1e4) / 1e4)).toEqual([X, 0, -Z]);
+    // Select it by its label (dragging selected it already: select another one first).
+    await page.getByTestId('measure-label').filter({ hasText: '90.00°' }).click();
+    await expect(page.getByTestId('measurement-item').filter({ hasText: '90.00°' })).toHaveClass(/selected/);
+    await corrected.click();
+    await expect(page.getByTestId('measurement-item').filter({ hasText: '2.24 m' })).toHaveClass(/selected/);
+    await expect(page.getByTestId('measurement-item').filter({ hasText: '90.00°' })).not.toHaveClass(/selected/);
+    await page.keyboard.press('Delete');
+    await expect(corrected).toHaveCount(0);
+    await expect(page.getByTestId('measurement-item')).toHaveCount(2);
+    expect((await events(page, 'measurement')).at(-1)).toMatchObject({ action: 'deleted', kind: 'length' });
+  });
+
+  await test.step('a section plane created by double-click and pushed into the box cuts it, and the cut is capped', async () => {
+    await page.getByTestId('tool-section').click();
+    await expect(page.getByTestId('tool-hint')).toHaveText('Double-click a surface to place a section plane');
+    const top = await toClient(page, [0, Y, 0]);
+    await page.mouse.dblclick(top.x, top.y);
+    await expect(page.getByTestId('section-item')).toHaveCount(1);
+    const [created] = await events(page, 'section');
+    // Along the top face (exactly horizontal), keeping what is below it.
+    expect(created.action).toBe('created');
+    expect(created.normal).toEqual({ x: 0, y: -1, z: 0 });
+    expect(created.constant).toBeCloseTo(Y, 3); // -y + c >= 0 keeps y <= c
+
+    // Near the top of the right side face (no measurement drawn over it): the box, before the cut.
+    const probe = await toClient(page, [X, Y - 0.3, 0]);
+    expect(isBackground(await pixel(page, probe))).toBe(false);
+
+    // Drag the gizmo's arrow (it points down along the plane's normal) by about 1 m.
+    const arrow = await page.evaluate(([y]) => {
+      const viewer = (window as any).__viewer.viewer;
+      const camera = viewer.world.render.camera;
+      // TransformControls' handle scale at the pivot (fov 45): distance * 1.9 tan(fov / 2) / 7 * size / 4.
+      const distance = camera.position.distanceTo(camera.position.clone().set(0, y, 0));
+      const scale = ((distance * Math.min(1.9 * Math.tan((Math.PI * camera.fov) / 360), 7)) / 7) * (0.9 / 4);
+      return { along: 0.45 * scale, oneMetre: 1 };
+    }, [Y]);
+    const grip = await toClient(page, [0, Y - arrow.along, 0]);
+    const target = await toClient(page, [0, Y - 1 - arrow.along, 0]);
+    await page.mouse.move(grip.x, grip.y);
+    await page.mouse.move(grip.x, grip.y + 1);
+    await page.mouse.down();
+    await page.mouse.move(target.x, (grip.y + target.y) / 2, { steps: 5 });
+    await page.mouse.move(target.x, target.y, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction(() => (window as any).__toolEvents.some((e: any) => e.type === 'section' && e.data.action === 'updated'));
+    const moved = (await events(page, 'section')).at(-1);
+    const cutHeight = moved.constant;
+    expect(cutHeight).toBeGreaterThan(1.2);
+    expect(cutHeight).toBeLessThan(Y - 0.5);
+
+    // The cap: a 2 x 1 rectangle.
+    await expect.poll(async () => (await snapshot(page)).sections[0].capArea).toBeCloseTo(BOX.width * BOX.depth, 3);
+
+    // Turn the tool off (squares and gizmo hidden; the cut stays) and look.
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('tool-section')).toHaveAttribute('aria-pressed', 'false');
+    await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+    // Where the top of the box was, the background shows through; a pick there passes through.
+    expect(isBackground(await pixel(page, probe))).toBe(true);
+    const hitThere = await page.evaluate(({ x, y }) => {
+      const hit = (window as any).__viewer.viewer.picker.pickAtClient(x, y);
+      return hit && hit.point.toArray();
+    }, probe);
+    if (hitThere) expect(hitThere[1]).toBeLessThanOrEqual(cutHeight + 1e-3);
+    // The cut face is filled: the box's single-sided walls would show the background inside.
+    const capCentre = await toClient(page, [0, cutHeight, 0]);
+    expect(isBackground(await pixel(page, capCentre))).toBe(false);
+    await page.screenshot({ path: join(ROOT, 'tests/.tmp/tools-section.png') });
+
+    // Delete from the list: the cut goes away.
+    await page.getByTestId('section-delete').click();
+    await expect(page.getByTestId('section-item')).toHaveCount(0);
+    await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+    expect(isBackground(await pixel(page, probe))).toBe(false);
+    expect((await events(page, 'section')).at(-1).action).toBe('deleted');
+  });
+
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { createClickTracker } from '../../../../src/viewer/tools/click-tracker';
+import { keyAction } from '../../../../src/viewer/tools/input';
+
+describe('click tracker', () => {
+  it('tells a click from a drag by the movement threshold', () => {
+    const t = createClickTracker(5, 800);
+    t.down(100, 100, 0, 0);
+    t.move(102, 103);
+    expect(t.dragging).toBe(false);
+    expect(t.up(103, 103, 100, 0)).toBe('click');
+    t.down(100, 100, 0, 0);
+    t.move(110, 100);
+    expect(t.dragging).toBe(true);
+    // Coming back to the start does not make it a click again.
+    t.move(100, 100);
+    expect(t.up(100, 100, 100, 0)).toBe('drag');
+  });
+
+  it('treats a long press as a hold, and ignores releases of other buttons', () => {
+    const t = createClickTracker(5, 800);
+    t.down(0, 0, 0, 0);
+    expect(t.up(0, 0, 900, 0)).toBe('drag');
+    t.down(0, 0, 0, 0);
+    expect(t.up(0, 0, 10, 2)).toBeNull();
+    expect(t.up(0, 0, 20, 0)).toBe('click');
+    expect(t.up(0, 0, 30, 0)).toBeNull();
+  });
+});
+
+describe('keyAction', () => {
+  const key = (k: string, extra: Partial<KeyboardEvent> = {}, target: unknown = null) =>
+    keyAction({ key: k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, target: target as EventTarget, ...extra });
+  const element = (tagName: string, props: Record<string, unknown> = {}) => ({ tagName, getAttribute: () => null, ...props });
+
+  it('maps Escape, Delete, Backspace, Enter and Ctrl/Cmd+Z', () => {
+    expect(key('Escape')).toBe('escape');
+    expect(key('Delete')).toBe('delete');
+    expect(key('Backspace')).toBe('delete');
+    expect(key('Enter')).toBe('enter');
+    expect(key('z', { ctrlKey: true })).toBe('undo');
+    expect(key('z', { metaKey: true })).toBe('undo');
+    expect(key('Z', { ctrlKey: true, shiftKey: true })).toBeNull();
+    expect(key('z')).toBeNull();
+    expect(key('a')).toBeNull();
+  });
+
+  it('leaves keys typed into text fields alone, and Enter to buttons', () => {
+    expect(key('Backspace', {}, element('INPUT', { type: 'text' }))).toBeNull();
+    expect(key('z', { ctrlKey: true }, element('TEXTAREA'))).toBeNull();
+    expect(key('Delete', {}, element('DIV', { isContentEditable: true }))).toBeNull();
+    expect(key('Delete', {}, element('INPUT', { type: 'checkbox' }))).toBe('delete');
+    expect(key('Enter', {}, element('BUTTON'))).toBeNull();
+    expect(key('Escape', {}, element('BUTTON'))).toBe('escape');
+  });
+});
