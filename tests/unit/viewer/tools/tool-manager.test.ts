@@ -5,8 +5,14 @@ function setup() {
   const log: string[] = [];
   const changes: [ToolName | null, ToolName | null][] = [];
   const tools = Object.fromEntries(
-    TOOL_NAMES.map((name) => [name, { activate: () => log.push(`on ${name}`), deactivate: () => log.push(`off ${name}`) }]),
-  ) as Record<ToolName, { activate(): void; deactivate(): void }>;
+    TOOL_NAMES.map((name) => [
+      name,
+      {
+        activate: () => void log.push(`on ${name}`),
+        deactivate: () => void log.push(`off ${name}`),
+      },
+    ]),
+  ) as unknown as Record<ToolName, { activate(): void; deactivate(): void }>;
   const manager = createToolManager(tools, (active, previous) => changes.push([active, previous]));
   return { manager, log, changes };
 }
