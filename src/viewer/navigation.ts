@@ -579,7 +579,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       perspective.near = Math.min(CAMERA_NEAR, radius / 50);
       perspective.far = Math.max(CAMERA_FAR, radius * 20);
       perspective.updateProjectionMatrix();
-      // A three-quarter view from the front right, slightly above (Plan keeps looking down).
+      // A three-quarter view from the front right, slightly above.
       await controls.setLookAt(
         sphere.center.x + radius * 1.2,
         sphere.center.y + radius * 0.8,
@@ -589,6 +589,8 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         sphere.center.z,
         enableTransition,
       );
+      // setLookAt does not apply the polar limits: Plan turns back to looking straight down.
+      if (mode === 'Plan') void controls.rotateTo(controls.azimuthAngle, 0, enableTransition);
       if (projection === 'Orthographic') {
         ortho.near = perspective.near;
         ortho.far = perspective.far + radius * ORTHO_DISTANCE_RADII;

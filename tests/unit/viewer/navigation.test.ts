@@ -138,6 +138,29 @@ describe('modes', () => {
     expect(nav.controls.polarAngle).toBeCloseTo(polar, 4);
   });
 
+  it('fit in Plan keeps looking straight down', async () => {
+    const { nav } = setup();
+    nav.setMode('Plan');
+    await nav.fit([model()]);
+    settle(nav);
+    expect(viewDirection(nav).y).toBeLessThan(-0.999);
+    expect(nav.controls.getTarget(new Vector3(), true).length()).toBeLessThan(1e-6);
+  });
+
+  it('fit in FirstPerson frames the models and stays in FirstPerson', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    nav.setMode('FirstPerson');
+    await nav.fit([model()]);
+    settle(nav);
+    expect(nav.mode).toBe('FirstPerson');
+    expect(nav.controls.distance).toBeCloseTo(FIRST_PERSON_DISTANCE, 6);
+    // Looking at the centre of the box from outside it.
+    const eye = nav.controls.getPosition(new Vector3(), true);
+    expect(eye.length()).toBeGreaterThan(Math.sqrt(6));
+    expect(viewDirection(nav).dot(eye.clone().negate().normalize())).toBeGreaterThan(0.999);
+  });
+
   it('tells subscribers about every change', () => {
     const { nav } = setup();
     const seen: string[] = [];
