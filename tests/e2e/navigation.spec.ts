@@ -204,60 +204,71 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   expect(errors).toEqual([]);
 });
 
-test('with post-processing: orthographic draws through the rebuilt passes; screenshots leave helpers out', async ({ page }) => {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto('/embed/demo?quality=medium');
-  expect(await settled(page)).toBe('ready');
-  await page.getByTestId('projection-toggle').click();
-  await expect(page.getByTestId('projection-toggle')).toHaveAttribute('aria-pressed', 'true');
-  await atRest(page);
+test.describe('on a phone-sized screen', () => {
+  test.use({ viewport: { width: 390, height: 760 } });
 
-  // The composer draws with the camera in use.
-  const cameras = await page.evaluate(() => {
-    const viewer = (window as any).__viewer.viewer;
-    return { ortho: viewer.navigation.camera.isOrthographicCamera === true, samePassCamera: viewer.postprocessing.composer.passes[0].camera === viewer.navigation.camera };
-  });
-  expect(cameras).toEqual({ ortho: true, samePassCamera: true });
+  test('with post-processing: orthographic draws through the rebuilt passes; screenshots leave helpers out', async ({ page }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto('/embed/demo?quality=medium');
+    expect(await settled(page)).toBe('ready');
+    // Small screens: the animation panel starts collapsed; the toolbar and the gizmo fit.
+    await expect(page.getByTestId('animation-panel-toggle')).toHaveAttribute('aria-expanded', 'false');
+    await expect(page.getByTestId('animation-row')).toHaveCount(0);
+    const bar = (await page.getByTestId('view-controls').boundingBox())!;
+    expect(bar.x + bar.width).toBeLessThanOrEqual(390);
+    expect(bar.y + bar.height).toBeLessThan(760);
+    await page.screenshot({ path: 'tests/.tmp/navigation-phone.png' });
+    await page.getByTestId('projection-toggle').click();
+    await expect(page.getByTestId('projection-toggle')).toHaveAttribute('aria-pressed', 'true');
+    await atRest(page);
 
-  const canvas = page.getByTestId('viewer-canvas');
-  const screenshotPixels = () =>
-    page.evaluate(async () => {
-      const blob: Blob = await (window as any).__viewer.viewer.screenshot();
-      const bitmap = await createImageBitmap(blob);
-      const c = document.createElement('canvas');
-      c.width = bitmap.width;
-      c.height = bitmap.height;
-      const ctx = c.getContext('2d')!;
-      ctx.drawImage(bitmap, 0, 0);
-      return Array.from(ctx.getImageData(0, 0, c.width, c.height).data.filter((_, i) => i % 397 === 0));
+    // The composer draws with the camera in use.
+    const cameras = await page.evaluate(() => {
+      const viewer = (window as any).__viewer.viewer;
+      return { ortho: viewer.navigation.camera.isOrthographicCamera === true, samePassCamera: viewer.postprocessing.composer.passes[0].camera === viewer.navigation.camera };
     });
-  const viewBefore = await canvas.screenshot();
-  const shotBefore = await screenshotPixels();
-  // A helper on layer 15 at the orbit target, covering part of the view.
-  await page.evaluate(async () => {
-    const viewer = (window as any).__viewer.viewer;
-    const scene = viewer.context.scene;
-    let mesh: any = null;
-    viewer.world.models.values().next().value.root.traverseVisible((o: any) => {
-      if (!mesh && o.isMesh && o.name) mesh = o;
+    expect(cameras).toEqual({ ortho: true, samePassCamera: true });
+
+    const canvas = page.getByTestId('viewer-canvas');
+    const screenshotPixels = () =>
+      page.evaluate(async () => {
+        const blob: Blob = await (window as any).__viewer.viewer.screenshot();
+        const bitmap = await createImageBitmap(blob);
+        const c = document.createElement('canvas');
+        c.width = bitmap.width;
+        c.height = bitmap.height;
+        const ctx = c.getContext('2d')!;
+        ctx.drawImage(bitmap, 0, 0);
+        return Array.from(ctx.getImageData(0, 0, c.width, c.height).data.filter((_, i) => i % 397 === 0));
+      });
+    const viewBefore = await canvas.screenshot();
+    const shotBefore = await screenshotPixels();
+    // A helper on layer 15 at the orbit target, covering part of the view.
+    await page.evaluate(async () => {
+      const viewer = (window as any).__viewer.viewer;
+      const scene = viewer.context.scene;
+      let mesh: any = null;
+      viewer.world.models.values().next().value.root.traverseVisible((o: any) => {
+        if (!mesh && o.isMesh && o.name) mesh = o;
+      });
+      const helper = mesh.clone();
+      helper.name = 'test helper';
+      helper.layers.set(15);
+      helper.matrixAutoUpdate = true;
+      helper.matrixWorldAutoUpdate = true;
+      viewer.navigation.controls.getTarget(helper.position, true);
+      helper.scale.setScalar(3);
+      scene.add(helper);
+      helper.updateMatrixWorld(true);
+      await viewer.nextFrame();
     });
-    const helper = mesh.clone();
-    helper.name = 'test helper';
-    helper.layers.set(15);
-    helper.matrixAutoUpdate = true;
-    helper.matrixWorldAutoUpdate = true;
-    viewer.navigation.controls.getTarget(helper.position, true);
-    helper.scale.setScalar(3);
-    scene.add(helper);
-    helper.updateMatrixWorld(true);
-    await viewer.nextFrame();
+    const viewWith = await canvas.screenshot();
+    const shotWith = await screenshotPixels();
+    expect(viewWith.equals(viewBefore), 'the helper is drawn in the viewport').toBe(false);
+    let diff = 0;
+    for (let i = 0; i < shotBefore.length; i++) diff += Math.abs(shotBefore[i] - shotWith[i]);
+    expect(diff / shotBefore.length, 'and left out of the screenshot').toBeLessThan(0.5);
+    expect(errors).toEqual([]);
   });
-  const viewWith = await canvas.screenshot();
-  const shotWith = await screenshotPixels();
-  expect(viewWith.equals(viewBefore), 'the helper is drawn in the viewport').toBe(false);
-  let diff = 0;
-  for (let i = 0; i < shotBefore.length; i++) diff += Math.abs(shotBefore[i] - shotWith[i]);
-  expect(diff / shotBefore.length, 'and left out of the screenshot').toBeLessThan(0.5);
-  expect(errors).toEqual([]);
 });
