@@ -47,6 +47,48 @@ const NAMES = ['View from +X', 'View from -X', 'View from +Y (top)', 'View from 
 const inverse = new Quaternion();
 const projected = new Vector3();
 
+/** Where the six bubbles go: x, y in CSS pixels of a gizmo of `size`, depth towards the viewer. */
+export interface AxisProjection {
+  x: Float64Array;
+  y: Float64Array;
+  depth: Float64Array;
+  /** Axis indices (order of VIEW_AXES) from back to front. */
+  order: Int8Array;
+}
+
+export function createAxisProjection(): AxisProjection {
+  return { x: new Float64Array(6), y: new Float64Array(6), depth: new Float64Array(6), order: new Int8Array([0, 1, 2, 3, 4, 5]) };
+}
+
+/**
+ * Projects the world axes into the gizmo for a camera orientation: the centre plus the axis in
+ * view space times (size / 2 - padding), y down; sorted back to front. Allocates nothing.
+ */
+export function projectAxes(cameraQuaternion: Quaternion, size: number, padding: number, out: AxisProjection): AxisProjection {
+  inverse.copy(cameraQuaternion).invert();
+  const centre = size / 2;
+  const reach = centre - padding;
+  const { x, y, depth, order } = out;
+  for (let i = 0; i < 6; i++) {
+    projected.copy(DIRECTIONS[i]).applyQuaternion(inverse);
+    x[i] = centre + projected.x * reach;
+    y[i] = centre - projected.y * reach;
+    depth[i] = projected.z;
+  }
+  // Back to front (insertion sort of six).
+  for (let i = 0; i < 6; i++) order[i] = i;
+  for (let i = 1; i < 6; i++) {
+    const v = order[i];
+    let j = i - 1;
+    while (j >= 0 && depth[order[j]] > depth[v]) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = v;
+  }
+  return out;
+}
+
 export function createOrientationGizmo(container: HTMLElement, navigation: Navigation, options: OrientationGizmoOptions = {}): OrientationGizmo {
   const size = options.size ?? ORIENTATION_GIZMO_SIZE;
   const padding = options.padding ?? ORIENTATION_GIZMO_PADDING;
@@ -80,12 +122,10 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
   container.appendChild(root);
   const ctx = canvas.getContext('2d');
 
-  // Projected bubbles: x, y (CSS px), depth (towards the viewer), radius; and the drawing order.
-  const px = new Float64Array(6);
-  const py = new Float64Array(6);
-  const pz = new Float64Array(6);
+  // Projected bubbles (CSS px), their depth and drawing order; bubble radii by axis.
+  const projection = createAxisProjection();
+  const { x: px, y: py, order } = projection;
   const radius = new Float64Array(6);
-  const order = new Int8Array([0, 1, 2, 3, 4, 5]);
   for (let i = 0; i < 6; i++) radius[i] = i % 2 === 0 ? primary : secondary;
   const last = new Float64Array([NaN, NaN, NaN, NaN]);
   let hover = -1;
@@ -94,27 +134,7 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
   let drawnFocus = -2;
 
   function project(): void {
-    const q = navigation.camera.quaternion;
-    inverse.copy(q).invert();
-    const centre = size / 2;
-    const reach = centre - padding;
-    for (let i = 0; i < 6; i++) {
-      projected.copy(DIRECTIONS[i]).applyQuaternion(inverse);
-      px[i] = centre + projected.x * reach;
-      py[i] = centre - projected.y * reach;
-      pz[i] = projected.z;
-    }
-    // Back to front (insertion sort of six: no allocation).
-    for (let i = 0; i < 6; i++) order[i] = i;
-    for (let i = 1; i < 6; i++) {
-      const v = order[i];
-      let j = i - 1;
-      while (j >= 0 && pz[order[j]] > pz[v]) {
-        order[j + 1] = order[j];
-        j--;
-      }
-      order[j + 1] = v;
-    }
+    projectAxes(navigation.camera.quaternion, size, padding, projection);
   }
 
   function draw(): void {

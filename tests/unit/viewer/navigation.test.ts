@@ -1,5 +1,5 @@
 import CameraControls from 'camera-controls';
-import { BoxGeometry, Mesh, MeshBasicMaterial, Object3D, OrthographicCamera, PerspectiveCamera, Vector3 } from 'three';
+import { BoxGeometry, Euler, Mesh, MeshBasicMaterial, Object3D, OrthographicCamera, PerspectiveCamera, Quaternion, Vector3 } from 'three';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CAMERA_MAX_DISTANCE, CAMERA_MAX_DISTANCE_ORBIT, CAMERA_MIN_DISTANCE, KEYBOARD_SPEED } from '../../../src/engine/constants';
 import { ERR_MODE } from '../../../src/engine/errors';
@@ -21,6 +21,7 @@ import {
   walkSpeed,
   type Navigation,
 } from '../../../src/viewer/navigation';
+import { createAxisProjection, projectAxes } from '../../../src/viewer/orientation-gizmo';
 import { navigationSystem } from '../../../systems/navigationSystem';
 
 // camera-controls builds a DOMRect for its element; Node has none. Navigation runs here without
@@ -385,5 +386,44 @@ describe('first-person keys', () => {
     expect(isTypingTarget({ tagName: 'DIV', isContentEditable: true } as unknown as EventTarget)).toBe(true);
     expect(isTypingTarget({ tagName: 'CANVAS' } as unknown as EventTarget)).toBe(false);
     expect(isTypingTarget(null)).toBe(false);
+  });
+});
+
+describe('orientation gizmo projection', () => {
+  it('a camera looking along -Z: X to the right, Y up, +Z in front at the centre (110 px, padding 15)', () => {
+    const p = projectAxes(new Quaternion(), 110, 15, createAxisProjection());
+    // +x, -x, +y, -y, +z, -z
+    expect([p.x[0], p.y[0]]).toEqual([95, 55]);
+    expect([p.x[1], p.y[1]]).toEqual([15, 55]);
+    expect([p.x[2], p.y[2]]).toEqual([55, 15]);
+    expect([p.x[3], p.y[3]]).toEqual([55, 95]);
+    expect([p.x[4], p.y[4]]).toEqual([55, 55]);
+    // Drawn last (in front): +Z, which points at the viewer; first: -Z.
+    expect(p.order[5]).toBe(4);
+    expect(p.order[0]).toBe(5);
+  });
+
+  it('follows the camera: seen from +X (after lookAlong), -Z is to the right and +X in front', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    void nav.lookAlong('+x', false);
+    settle(nav);
+    const p = projectAxes(nav.camera.quaternion, 110, 15, createAxisProjection());
+    expect(p.x[5]).toBeCloseTo(95, 3);
+    expect(p.y[2]).toBeCloseTo(15, 3);
+    expect(p.order[5]).toBe(0);
+  });
+
+  it('stays within the square for any orientation', () => {
+    const out = createAxisProjection();
+    for (let i = 0; i < 50; i++) {
+      const q = new Quaternion().setFromEuler(new Euler(i * 0.37, i * 1.13, i * 0.71));
+      projectAxes(q, 110, 15, out);
+      for (let k = 0; k < 6; k++) {
+        expect(Math.hypot(out.x[k] - 55, out.y[k] - 55)).toBeLessThanOrEqual(40 + 1e-9);
+      }
+      expect([...out.order].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      for (let k = 1; k < 6; k++) expect(out.depth[out.order[k]]).toBeGreaterThanOrEqual(out.depth[out.order[k - 1]]);
+    }
   });
 });
