@@ -188,7 +188,7 @@ export function isWalkKey(code: string): boolean {
   return Object.prototype.hasOwnProperty.call(WALK_KEYS, code);
 }
 
-/** Whether a key event comes from somewhere a person types (inputs, text areas, editable content). */
+/** Whether a key event comes from a control that uses the keys itself (text fields, sliders, selects, editable content). */
 export function isTypingTarget(target: EventTarget | null): boolean {
   const el = target as (HTMLElement & { isContentEditable?: boolean }) | null;
   if (!el || typeof el.tagName !== 'string') return false;
@@ -196,7 +196,8 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
   if (tag === 'INPUT') {
     const type = ((el as HTMLInputElement).type || 'text').toLowerCase();
-    return !['button', 'checkbox', 'radio', 'range', 'submit', 'reset', 'color', 'file', 'image'].includes(type);
+    // A slider owns its arrow keys too.
+    return !['button', 'checkbox', 'radio', 'submit', 'reset', 'color', 'file', 'image'].includes(type);
   }
   return el.isContentEditable === true;
 }
