@@ -146,6 +146,10 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('tool-length')).toHaveAttribute('aria-pressed', 'false');
     expect(await events(page, 'measurement')).toHaveLength(1);
+    expect(await events(page, 'tool')).toEqual([
+      { tool: 'length-measure-tool', previous: null },
+      { tool: null, previous: 'length-measure-tool' },
+    ]);
   });
 
   await test.step('a right angle reads 90.00°', async () => {
@@ -283,5 +287,82 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     expect((await events(page, 'section')).at(-1).action).toBe('deleted');
   });
 
+  await test.step('a double-click on a surface recentres the camera target there', async () => {
+    const point: Vec = [X, 1, 0];
+    const at = await toClient(page, point);
+    await page.mouse.dblclick(at.x, at.y);
+    // Its two clicks were hits too.
+    expect((await events(page, 'hit')).length).toBe(3);
+    await expect
+      .poll(() =>
+        page.evaluate(([x, y, z]) => {
+          const viewer = (window as any).__viewer.viewer;
+          const target = viewer.controls.getTarget(viewer.world.render.camera.position.clone());
+          return target.distanceTo(target.clone().set(x, y, z));
+        }, point),
+      )
+      .toBeLessThan(0.05);
+  });
+
+  expect(errors).toEqual([]);
+});
+
+test('with post-processing on, helpers draw over the model and the cap fills the cut', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await importIntoScene(await writeToolsBox(join(ROOT, 'tests/.tmp/tools-box.glb')), SCENE);
+  await page.goto(`/embed/${SCENE}?quality=medium&uiWatermark=false`);
+  expect(await settled(page)).toBe('ready');
+  expect(await page.evaluate(() => (window as any).__viewer.viewer.quality.settings.postProcessing)).toBe(true);
+  await page.waitForFunction(() => {
+    const viewer = (window as any).__viewer.viewer;
+    const box = viewer.world.objects.find((o: any) => o?.isMesh);
+    return !!box && !!viewer.picker.treeOf(box);
+  });
+
+  // A length along the front face's bottom edge.
+  await page.getByTestId('tool-length').click();
+  await clickAt(page, FRONT.bottomLeft);
+  await clickAt(page, FRONT.bottomRight);
+  await expect(page.getByTestId('measure-label').filter({ hasText: '2.00 m' })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // A vertical section plane on the right side face, pushed 1 m into the box by the tools' API
+  // (the first test drags the gizmo with the mouse).
+  await page.getByTestId('tool-section').click();
+  const side = await toClient(page, [X, 1.5, 0]);
+  await page.mouse.dblclick(side.x, side.y);
+  await expect(page.getByTestId('section-item')).toHaveCount(1);
+  await page.evaluate(() => {
+    const sections = (window as any).__viewer.viewer.tools.sections;
+    const [plane] = sections.list();
+    if (plane.normal.x !== -1) throw new Error(`The plane on the side face should face -x, not ${JSON.stringify(plane.normal)}.`);
+    // It keeps x <= 1; the same plane 1 m further in keeps x <= 0.
+    sections.remove(plane.id);
+    const v = (window as any).__viewer.viewer.world.render.camera.position.clone();
+    sections.create(v.clone().set(0, 1.5, 0), v.clone().set(-1, 0, 0));
+  });
+  // Enter keeps the new plane (Escape would cancel its creation), then Escape twice: deselect, tool off.
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('tool-section')).toHaveAttribute('aria-pressed', 'false');
+  await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  const sections = (await snapshot(page)).sections;
+  expect(sections).toHaveLength(1);
+  expect(sections[0].capArea).toBeCloseTo(BOX.height * BOX.depth, 4);
+
+  // The cut half is gone (background at the old right face), the cap shows at x = 0, and the
+  // measurement line is drawn over the model although it runs through the cut-away half.
+  const gone = await toClient(page, [X, 1.5, 0]);
+  expect(isBackground(await pixel(page, gone))).toBe(true);
+  const cap = await toClient(page, [0, 2, 0]);
+  expect(isBackground(await pixel(page, cap))).toBe(false);
+  const line = await toClient(page, [0.75, 0, Z]);
+  const around = [];
+  for (const dy of [-1, 0, 1]) around.push(await pixel(page, { x: line.x, y: line.y + dy }));
+  // The measurement blue (0x1f8efa) on at least one of the line's pixels.
+  expect(around.some((c) => c[2] > c[0] + 80 && c[2] > 150), JSON.stringify(around)).toBe(true);
+  await page.screenshot({ path: join(ROOT, 'tests/.tmp/tools-medium.png') });
   expect(errors).toEqual([]);
 });

@@ -250,7 +250,10 @@ export function createTools(options: ToolsOptions): ViewerTools {
   });
 
   // Labels follow the camera: camera-controls reports every change of the view.
-  const onCameraUpdate = () => ctx.redraw();
+  const onCameraUpdate = () => {
+    sections.syncCamera();
+    ctx.redraw();
+  };
   options.controls.addEventListener('update', onCameraUpdate);
   const resizeObserver = new ResizeObserver(() => ctx.redraw());
   resizeObserver.observe(options.container);

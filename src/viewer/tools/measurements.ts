@@ -21,7 +21,6 @@ import { Measurement, MeasurementKind } from '../../../components';
 import { bindObject, unbindObject } from '../../engine/registry';
 import { addViewerEntity } from '../../engine/world';
 import type { MeasurementEventData } from '../events';
-import type { PickHit } from '../pick-types';
 import type { ToolContext } from './context';
 import { createFillMaterial, createLineMaterial, createPointMaterial, onHelperLayer } from './helper-materials';
 import type { Label } from './labels';
@@ -42,9 +41,8 @@ import {
 } from './measure-machine';
 import { planeBasis } from './section-cap';
 import type { SnapMarker } from './snap-marker';
+import { createPickedPoint, pickSnapped } from './snap';
 
-/** "Vertex picking snaps to the nearest vertex within 0.25." */
-export const SNAP_DISTANCE = 0.25;
 /** How close (CSS pixels) a press must be to a measurement point to drag it, or to a line to select it. */
 export const POINT_GRAB_PX = 10;
 export const LINE_SELECT_PX = 6;
@@ -72,14 +70,6 @@ interface Entry {
   dots: Points;
   fill: Mesh | null;
   label: Label;
-}
-
-/** A picked point: snapped to a vertex within 0.25 when one is near. */
-interface Picked {
-  point: Vector3;
-  normal: Vector3;
-  snapped: boolean;
-  hit: PickHit;
 }
 
 export interface Measurements {
@@ -175,15 +165,9 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
   let dragIndex = -1;
   const dragOriginal = new Vector3();
 
-  const picker = () => ctx.picker();
-
-  const pickAt = (clientX: number, clientY: number, plane: Plane | null): Picked | null => {
-    const hit = picker().pickAtClient(clientX, clientY);
-    if (!hit) return null;
-    const target = new Vector3();
-    const snapped = picker().snapToVertex(hit, target, SNAP_DISTANCE, plane ?? undefined);
-    return { point: snapped ? target : hit.point, normal: hit.normal, snapped: !!snapped, hit };
-  };
+  // One picked point, written in place by every pick (hover runs every animation frame).
+  const picked = createPickedPoint();
+  const pickAt = (clientX: number, clientY: number, plane: Plane | null) => pickSnapped(ctx.picker(), clientX, clientY, plane, picked);
 
   const setFeedback = (text: string | null) => {
     if (feedback === text) return;
@@ -475,8 +459,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     },
     click(clientX, clientY) {
       if (!draft) return;
-      const picked = pickAt(clientX, clientY, draft.plane);
-      if (!picked) {
+      if (!pickAt(clientX, clientY, draft.plane)) {
         setFeedback('Click on the model: nothing is under the pointer.');
         return;
       }
@@ -502,8 +485,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
         }
         return;
       }
-      const picked = pickAt(clientX, clientY, draft.plane);
-      if (!picked) {
+      if (!pickAt(clientX, clientY, draft.plane)) {
         hoverValid = false;
         marker.hide();
         updateBand();
@@ -567,18 +549,18 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
       if (!entry) return;
       if (selected !== entry.eid) select(entry.eid);
       const target = entry.points[dragIndex];
-      const picked = pickAt(clientX, clientY, entry.plane);
+      const found = pickAt(clientX, clientY, entry.plane);
       if (entry.plane) {
         // An area point stays on its plane: a snapped vertex or surface point on the plane, else
         // the pointer ray's crossing with the plane.
-        if (picked && Math.abs(entry.plane.distanceToPoint(picked.point)) <= PLANE_TOLERANCE) target.copy(picked.point);
+        if (found && Math.abs(entry.plane.distanceToPoint(picked.point)) <= PLANE_TOLERANCE) target.copy(picked.point);
         else if (ctx.rayAt(clientX, clientY, scratchRay).intersectPlane(entry.plane, onPlane)) target.copy(onPlane);
         else return;
       } else {
-        if (!picked) return;
+        if (!found) return;
         target.copy(picked.point);
       }
-      marker.show(target, picked?.snapped ? 'snap' : 'surface');
+      marker.show(target, found && picked.snapped ? 'snap' : 'surface');
       redrawEntry(entry);
       ctx.changed();
     },

@@ -7,8 +7,8 @@ import { MeshBVH, type ExtendedTriangle } from 'three-mesh-bvh';
  * Stencil capping fights the post-processing stack (the composer draws into its own render targets
  * whose stencil the scene pass does not keep), so the cap is real geometry instead:
  *  1. the mesh's triangles are intersected with the plane, visiting only the BVH nodes the plane
- *     crosses (three-mesh-bvh shapecast on `geometry.boundsTree`, built here when the picker has
- *     not built it yet);
+ *     crosses (three-mesh-bvh shapecast on the picker's tree of the mesh, or on one built here,
+ *     indirect, when the picker has none yet);
  *  2. the segments are chained into closed loops. Each crossing point is computed from the crossed
  *     edge with its end points in one canonical order, so the two triangles sharing an edge produce
  *     bit-identical points and loops close exactly; ends left open are joined within a small
@@ -59,18 +59,31 @@ export function isCappable(mesh: Mesh): boolean {
   return !!m.isMesh && !m.isSkinnedMesh && !m.isBatchedMesh && !!mesh.geometry?.getAttribute('position');
 }
 
-/** The acceleration tree of a geometry: the picker's when it built one, else one built now and kept. */
-export function boundsTreeOf(geometry: BufferGeometry): MeshBVH {
-  const g = geometry as BufferGeometry & { boundsTree?: MeshBVH };
-  if (!g.boundsTree) g.boundsTree = new MeshBVH(geometry);
-  return g.boundsTree;
+/** Trees the cap builder built itself (indirect: the geometry's index is left as it is). */
+const ownTrees = new WeakMap<BufferGeometry, MeshBVH>();
+
+/**
+ * The acceleration tree of a mesh's geometry: the one `treeOf` gives (the picker's) when it has
+ * one, else one built here and kept per geometry. That one is built `indirect`: a direct build
+ * reorders the geometry's index in place, which would break any other tree of the same geometry
+ * (the picker's, built from the original order).
+ */
+export function boundsTreeOf(mesh: Mesh, treeOf?: (mesh: Mesh) => unknown): MeshBVH {
+  const given = treeOf?.(mesh);
+  if (given instanceof MeshBVH) return given;
+  let tree = ownTrees.get(mesh.geometry);
+  if (!tree) {
+    tree = new MeshBVH(mesh.geometry, { indirect: true });
+    ownTrees.set(mesh.geometry, tree);
+  }
+  return tree;
 }
 
 /**
  * The cap of `mesh` (world matrix current) cut by the world-space `plane`, whose normal points to
  * the kept side. Null when the mesh cannot be capped or the plane does not cross it.
  */
-export function buildCap(mesh: Mesh, plane: Plane): CapGeometryData | null {
+export function buildCap(mesh: Mesh, plane: Plane, treeOf?: (mesh: Mesh) => unknown): CapGeometryData | null {
   if (!isCappable(mesh)) return null;
   const geometry = mesh.geometry;
   if (!geometry.boundingBox) geometry.computeBoundingBox();
@@ -81,23 +94,24 @@ export function buildCap(mesh: Mesh, plane: Plane): CapGeometryData | null {
     for (let i = 0; i < instanced.count; i++) {
       instanced.getMatrixAt(i, instanceMatrix);
       objectMatrix.multiplyMatrices(mesh.matrixWorld, instanceMatrix);
-      openChains += cutInstance(geometry, objectMatrix, plane, loops);
+      openChains += cutInstance(mesh, objectMatrix, plane, loops, treeOf);
     }
   } else {
-    openChains += cutInstance(geometry, mesh.matrixWorld, plane, loops);
+    openChains += cutInstance(mesh, mesh.matrixWorld, plane, loops, treeOf);
   }
   if (loops.length === 0 && openChains === 0) return null;
   return triangulateLoops(loops, plane, openChains);
 }
 
 /** Cuts one placement of a geometry; appends its closed loops (world space), returns open chains. */
-function cutInstance(geometry: BufferGeometry, matrix: Matrix4, plane: Plane, loops: Loop[]): number {
+function cutInstance(mesh: Mesh, matrix: Matrix4, plane: Plane, loops: Loop[], treeOf?: (mesh: Mesh) => unknown): number {
+  const geometry = mesh.geometry;
   inverse.copy(matrix).invert();
   localPlane.copy(plane).applyMatrix4(inverse);
   localBox.copy(geometry.boundingBox!);
   if (!localBox.intersectsPlane(localPlane)) return 0;
   const segments: number[] = [];
-  const tree = boundsTreeOf(geometry);
+  const tree = boundsTreeOf(mesh, treeOf);
   tree.shapecast({
     intersectsBounds: (box) => box.intersectsPlane(localPlane),
     intersectsTriangle: (triangle: ExtendedTriangle) => {

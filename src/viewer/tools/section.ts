@@ -24,6 +24,7 @@ import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
 import { bindObject, unbindObject } from '../../engine/registry';
 import { addViewerEntity } from '../../engine/world';
 import type { SectionEventData } from '../events';
+import type { Picker } from '../pick-types';
 import type { ToolContext } from './context';
 import { createCapMaterial, createFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
 import { buildCap, isCappable } from './section-cap';
@@ -69,6 +70,8 @@ export interface Sections {
   create(point: Vector3, normal: Vector3): number;
   /** A press on the gizmo's handles takes the drag from the camera. */
   grab(clientX: number, clientY: number): boolean;
+  /** The view changed: the gizmo follows the current camera (navigation may replace it). */
+  syncCamera(): void;
   release(): void;
   /** Selects the plane whose square is under the pointer (false when none). */
   selectAt(clientX: number, clientY: number): boolean;
@@ -180,13 +183,16 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       entry.caps.remove(child);
     }
     let area = 0;
+    // The picker's trees when it has them (ViewerPicker.treeOf), so a geometry gets one tree.
+    const picker = ctx.picker() as Picker & { treeOf?: (mesh: Mesh) => unknown };
+    const treeOf = picker.treeOf ? (mesh: Mesh) => picker.treeOf!(mesh) : undefined;
     for (const record of ctx.world.models.values()) {
       record.root.traverseVisible((object) => {
         const mesh = object as Mesh;
         if (!mesh.isMesh || !object.layers.test(MODEL_LAYERS) || !isCappable(mesh)) return;
         let cap;
         try {
-          cap = buildCap(mesh, entry.plane);
+          cap = buildCap(mesh, entry.plane, treeOf);
         } catch (error) {
           console.warn(`The cut of "${mesh.name}" could not be capped:`, error);
           return;
@@ -397,6 +403,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     },
     release() {
       ctx.redraw();
+    },
+    syncCamera() {
+      if (gizmo.object) gizmo.camera = ctx.camera();
     },
     selectAt(clientX, clientY) {
       if (!active || entries.size === 0) return false;

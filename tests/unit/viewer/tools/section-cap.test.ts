@@ -1,4 +1,5 @@
 import { BoxGeometry, BufferGeometry, InstancedMesh, Matrix4, Mesh, MeshBasicMaterial, Plane, PlaneGeometry, TorusGeometry, Vector3 } from 'three';
+import { MeshBVH } from 'three-mesh-bvh';
 import { describe, expect, it } from 'vitest';
 import { buildCap, chainSegments, cutTriangle } from '../../../../src/viewer/tools/section-cap';
 
@@ -66,6 +67,27 @@ describe('buildCap', () => {
     expect(cap.area).toBe(0);
     expect(buildCap(mesh(new BoxGeometry(1, 1, 1)), new Plane(new Vector3(0, 1, 0), -5))).toBeNull();
     expect(buildCap(mesh(new PlaneGeometry(1, 1)), new Plane(new Vector3(0, 1, 0), 0))?.area ?? 0).toBe(0);
+  });
+});
+
+describe('trees', () => {
+  it('leaves the geometry as it is (no index reordering) and uses a given tree', () => {
+    const geometry = new TorusGeometry(1, 0.25, 24, 64);
+    const before = Array.from(geometry.index!.array);
+    const m = mesh(geometry);
+    buildCap(m, new Plane(new Vector3(0, 0, 1), 0));
+    expect(Array.from(geometry.index!.array)).toEqual(before);
+    expect((geometry as { boundsTree?: unknown }).boundsTree).toBeUndefined();
+    const given = new MeshBVH(new BoxGeometry(1, 1, 1));
+    const box = mesh(given.geometry);
+    let asked = 0;
+    const cap = buildCap(box, new Plane(new Vector3(0, 1, 0), 0), (asking) => {
+      asked++;
+      expect(asking).toBe(box);
+      return given;
+    })!;
+    expect(asked).toBe(1);
+    expect(cap.area).toBeCloseTo(1, 6);
   });
 });
 
