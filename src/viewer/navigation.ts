@@ -469,9 +469,8 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
   };
   const onPointerDown = (e: PointerEvent) => {
     api.setShift(e.shiftKey);
-    // A press on the 3D view (not on a button or field of the UI) gives the viewer the keyboard.
-    const target = e.target as Element | null;
-    if (element && (target === element || target?.tagName === 'CANVAS') && document.activeElement !== element) element.focus({ preventScroll: true });
+    // A press on the 3D view gives it the keyboard.
+    if (element && document.activeElement !== element) element.focus({ preventScroll: true });
   };
   const onFocusOut = (e: FocusEvent) => {
     if (!element?.contains(e.relatedTarget as Node | null)) release();

@@ -145,7 +145,9 @@ export function createViewer(options: ViewerOptions): Viewer {
   setPostProcessing(settings.postProcessing);
   context.useRoomEnvironment();
   mark('context');
-  const navigation = createNavigation(world, context.camera, options.container, {
+  // Pointer and keyboard input on the canvas itself: UI overlays in the container (toolbars,
+  // panels, sliders) never drive the camera.
+  const navigation = createNavigation(world, context.camera, options.canvas, {
     // The projection replaced the camera: the renderer draws with it and the passes are rebuilt on it.
     onCameraChange: (camera) => {
       world.render.camera = camera;

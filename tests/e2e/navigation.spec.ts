@@ -129,8 +129,9 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   await atRest(page);
   const before = await view(page);
   expect(before.mode).toBe('FirstPerson');
-  // A press on the view gives it the keyboard (a click in the sky at the top left).
-  await page.mouse.click(40, 80);
+  // A press on the view gives it the keyboard (a click in the sky, clear of the panels).
+  await page.mouse.click(viewport.width * 0.45, viewport.height * 0.2);
+  await expect(page.getByTestId('viewer-canvas')).toBeFocused();
   await page.keyboard.down('KeyW');
   await expect.poll(async () => Math.hypot(...(await view(page)).pos.map((v, i) => v - before.pos[i])), { timeout: 15_000 }).toBeGreaterThan(0.3);
   await page.keyboard.up('KeyW');
@@ -200,6 +201,18 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   expect(await spinTime()).toBe(paused);
   await spin.getByRole('button', { name: 'Stop Spin' }).click();
   await expect(spin).toHaveAttribute('data-status', 'stopped');
+  // Dragging the speed slider changes the speed and leaves the camera alone.
+  const camBefore = (await view(page)).pos;
+  const slider = panel.getByTestId('animation-speed');
+  const sbox = (await slider.boundingBox())!;
+  await page.mouse.move(sbox.x + sbox.width * 0.2, sbox.y + sbox.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(sbox.x + sbox.width * 0.8, sbox.y + sbox.height / 2, { steps: 8 });
+  await page.mouse.up();
+  await expect.poll(() => page.evaluate(() => (window as any).__viewer.viewer.world.animation.speed as number)).toBeGreaterThan(2);
+  await expect(panel.locator('output')).toHaveText(/^[2-4]\.\d×$/);
+  await atRest(page);
+  expect((await view(page)).pos).toEqual(camBefore);
 
   expect(errors).toEqual([]);
 });
