@@ -123,7 +123,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     world.render.needsRender = true;
   };
   setPostProcessing(settings.postProcessing);
-  context.useRoomEnvironment();
+  context.useStudioEnvironment(settings.environmentSize);
   mark('context');
   const controls = createNavigation(world, context.camera, options.container);
   let drawnWaiters: (() => void)[] = [];

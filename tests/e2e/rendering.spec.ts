@@ -292,7 +292,7 @@ test('each quality tier: settings, reference picture, post-processing only above
     await open(page, `quality=${tier}`);
     const q = await page.evaluate(() => (window as any).__viewer.viewer.quality);
     expect(q.forced).toBe(true);
-    expect(q.settings).toEqual({ tier, pixelRatio: tier === 'medium' ? 1.5 : 1, antialias: tier === 'low', postProcessing: tier !== 'low' });
+    expect(q.settings).toEqual({ tier, pixelRatio: tier === 'medium' ? 1.5 : 1, antialias: tier === 'low', postProcessing: tier !== 'low', environmentSize: tier === 'low' ? 128 : 256 });
     const canvas = await page.getByTestId('viewer-canvas').evaluate((c: HTMLCanvasElement) => ({ width: c.width, height: c.height, aa: (c.getContext('webgl2') as WebGL2RenderingContext).getContextAttributes()!.antialias }));
     expect(canvas).toEqual({ width: VIEWPORT.width * q.settings.pixelRatio, height: VIEWPORT.height * q.settings.pixelRatio, aa: tier === 'low' });
     if (tier === 'low') {
