@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { staleReason } from '../scripts/build-state.mjs';
 
 /** The benchmarks' own server: built app, a data dir of their own, a free port on loopback. */
 
@@ -19,9 +19,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts the server (building dist/ first if there is none) and waits until it answers. */
+/** Starts the server (building dist/ first when it is missing or stale) and waits until it answers. */
 export async function startServer(dataDir: string): Promise<{ base: string; stop(): void }> {
-  if (!existsSync(join(ROOT, 'dist/index.html'))) {
+  const reason = staleReason(ROOT);
+  if (reason) {
+    console.log(`[bench] ${reason}: vite build`);
     const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) throw new Error('vite build failed');
   }

@@ -2,38 +2,16 @@
 // `npm start`: builds the browser app when dist/index.html is missing or older than any source
 // file, then runs the server (src/server/main.ts) with tsx, forwarding signals and the exit code.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { staleReason } from './build-state.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const distIndex = join(root, 'dist', 'index.html');
-/** What the Vite build reads. */
-const SOURCES = ['src', 'systems', 'components', 'public', 'index.html', 'vite.config.ts', 'package.json', 'scripts/generate-assets.ts', 'scripts/assets'];
-
-/** The newest modification time under `path` (a file or a folder), 0 when it does not exist. */
-function newestMtime(path) {
-  let info;
-  try {
-    info = statSync(path);
-  } catch {
-    return 0;
-  }
-  if (!info.isDirectory()) return info.mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    newest = Math.max(newest, newestMtime(join(path, entry.name)));
-  }
-  return newest;
-}
 
 function buildReason() {
   if (process.env.SKIP_BUILD === '1') return undefined;
-  if (!existsSync(distIndex)) return 'dist/index.html is missing';
-  const built = statSync(distIndex).mtimeMs;
-  const changed = SOURCES.find((source) => newestMtime(join(root, source)) > built);
-  return changed ? `${changed} changed since the last build` : undefined;
+  return staleReason(root);
 }
 
 /** Runs a child with inherited stdio; SIGINT/SIGTERM go to it while it runs. Resolves its exit code. */

@@ -11,9 +11,9 @@ import {
   WebGLRenderer,
   type WebGLRenderTarget,
 } from 'three';
-import { RoomEnvironment } from 'three/examples/jsm/environments/RoomEnvironment.js';
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from './constants';
 import { HELPER_LAYER } from './layers';
+import { createStudioScene } from './studio-environment';
 import type { ViewerWorld } from './world';
 
 export interface RenderContextOptions {
@@ -33,11 +33,11 @@ export interface RenderContext {
   sun: DirectionalLight;
   ambient: AmbientLight;
   /**
-   * Lights PBR materials with a neutral room (prefiltered on the GPU). Call it after any
-   * synchronous WebGL queries (extension detection): with a software GPU those would otherwise
-   * wait for the prefiltering to finish.
+   * Lights PBR materials with a neutral studio, prefiltered on the GPU into a cube of `size`
+   * pixels per face (at most 256). Call it after any synchronous WebGL queries (extension
+   * detection): with a software GPU those would otherwise wait for the prefiltering to finish.
    */
-  useRoomEnvironment(): void;
+  useStudioEnvironment(size?: number): void;
   dispose(): void;
 }
 
@@ -89,12 +89,12 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
     camera,
     sun,
     ambient,
-    useRoomEnvironment() {
+    useStudioEnvironment(size = 256) {
       if (envTarget) return;
-      const pmrem = new PMREMGenerator(renderer);
-      const room = new RoomEnvironment();
-      envTarget = pmrem.fromScene(room, 0.04);
-      room.dispose();
+      const pmrem = new SizedPMREMGenerator(renderer, size);
+      const studio = createStudioScene();
+      envTarget = pmrem.fromScene(studio.scene, 0.04);
+      studio.dispose();
       pmrem.dispose();
       scene.environment = envTarget.texture;
       scene.environmentIntensity = 0.8;
@@ -108,6 +108,27 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
       world.render.camera = null;
     },
   };
+}
+
+/**
+ * A PMREMGenerator whose scene cube may be smaller than three's 256-pixel minimum. Prefiltering
+ * (256 GGX samples per texel of the sharp levels) is the largest single piece of GPU work before
+ * the first frame; a 128-pixel cube costs about a quarter of it. `_setSize` is three's (0.187)
+ * internal sizing step; tests/unit/engine/renderer-environment.test.ts fails if it goes away.
+ */
+export class SizedPMREMGenerator extends PMREMGenerator {
+  constructor(
+    renderer: WebGLRenderer,
+    private readonly faceSize: number,
+  ) {
+    super(renderer);
+  }
+
+  /** @internal three's sizing step, given the requested size: keep ours (a power of two, 16 to 256). */
+  _setSize(): void {
+    const size = 2 ** Math.round(Math.log2(Math.min(256, Math.max(16, this.faceSize))));
+    (this as unknown as { _cubeSize: number })._cubeSize = size;
+  }
 }
 
 /** Resizes the drawing buffer and the camera to a CSS size in pixels. */

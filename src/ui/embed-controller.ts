@@ -53,14 +53,20 @@ export function createEmbedController(
     let scene: SceneDoc;
     try {
       state.phase = 'loading';
+      // The configuration and the scene document download while the viewer sets up its WebGL
+      // context (synchronous, and slow on a software GPU); a failure is awaited below.
+      const documents = (async () => {
+        const c = await fetchClientConfig('', abort.signal);
+        return { config: c, scene: await fetchScene(c, sceneId, abort.signal) };
+      })();
+      documents.catch(() => undefined);
       viewer = createViewer({
         ...elements,
         quality: viewerOptions.quality ?? null,
         onFatal: (error) => fail(UNEXPECTED_ERROR, error),
       });
       debug.viewer = ref(viewer) as Viewer;
-      config = await fetchClientConfig('', abort.signal);
-      scene = await fetchScene(config, sceneId, abort.signal);
+      ({ config, scene } = await documents);
       mark('scene');
       state.sceneName = scene.name;
       const result = await viewer.loadScene(config, scene, {

@@ -101,6 +101,12 @@ export interface QualitySettings {
   /** Antialiasing of the default framebuffer: only on low (medium and high use SMAA). */
   antialias: boolean;
   postProcessing: boolean;
+  /**
+   * Face size in pixels of the default environment's prefiltered cube. Prefiltering costs in
+   * proportion to its area and runs before the first frame: the low tier (software rasterisers,
+   * weak phones) halves it, which a neutral studio's soft reflections hide.
+   */
+  environmentSize: number;
 }
 
 export interface QualityDetection {
@@ -210,15 +216,19 @@ export function scoreQuality(facts: DeviceFacts, runBenchmark: () => number | nu
 }
 
 /** Pixel ratio, antialiasing and post-processing of a tier. */
+/** Face size of the default environment's prefiltered cube (three's PMREMGenerator default). */
+export const ENVIRONMENT_SIZE = 256;
+export const LOW_ENVIRONMENT_SIZE = 128;
+
 export function settingsForTier(tier: QualityTier, devicePixelRatio: number): QualitySettings {
   const dpr = Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? devicePixelRatio : 1;
   switch (tier) {
     case 'low':
-      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false };
+      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE };
     case 'medium':
-      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true };
+      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE };
     case 'high':
-      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true };
+      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE };
   }
 }
 

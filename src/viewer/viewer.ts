@@ -91,7 +91,7 @@ export interface Viewer {
   readonly quality: QualityDetection;
   /**
    * Switches the tier at run time (for the host API): pixel ratio and post-processing change at
-   * once; antialiasing stays as the renderer was created (a WebGL context cannot change it), so a
+   * once; antialiasing and the environment size stay as the renderer was created (a WebGL context cannot change it), so a
    * page that needs it reloads with `?quality=`. 'auto' goes back to the detected tier.
    */
   setQuality(tier: QualityTier | 'auto'): QualitySettings;
@@ -143,7 +143,8 @@ export function createViewer(options: ViewerOptions): Viewer {
     world.render.needsRender = true;
   };
   setPostProcessing(settings.postProcessing);
-  context.useRoomEnvironment();
+  const environmentSizeInUse = settings.environmentSize;
+  context.useStudioEnvironment(environmentSizeInUse);
   mark('context');
   // Pointer and keyboard input on the canvas itself: UI overlays in the container (toolbars,
   // panels, sliders) never drive the camera.
@@ -272,7 +273,8 @@ export function createViewer(options: ViewerOptions): Viewer {
     setQuality(tier) {
       if (tier === 'auto' && detection.forced) detection = detectQuality();
       const next = tier === 'auto' ? detection.settings : settingsForTier(tier, globalThis.devicePixelRatio ?? 1);
-      settings = { ...next, antialias, pixelRatio: options.pixelRatio ?? next.pixelRatio };
+      // Antialiasing and the environment's size stay as the context was set up.
+      settings = { ...next, antialias, environmentSize: environmentSizeInUse, pixelRatio: options.pixelRatio ?? next.pixelRatio };
       context.renderer.setPixelRatio(settings.pixelRatio);
       resize();
       setPostProcessing(settings.postProcessing);

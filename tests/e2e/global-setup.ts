@@ -15,9 +15,10 @@
  * process.env.E2E_DATA_DIR.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { staleReason } from '../../scripts/build-state.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TMP = join(ROOT, 'tests/.tmp');
@@ -27,44 +28,17 @@ const DIST = join(ROOT, 'dist');
 const SERVER_ENTRY = process.env.E2E_SERVER_ENTRY ?? 'src/server/main.ts';
 const READY_TIMEOUT_MS = Number(process.env.E2E_SERVER_TIMEOUT_MS ?? 90_000);
 
-/** Sources whose change makes dist/ stale (src/server is not bundled). */
-const BUILD_INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'src', 'public', 'systems', 'components', 'scripts/generate-assets.ts', 'scripts/assets'];
-const BUILD_IGNORE = new Set([join(ROOT, 'src/server'), join(ROOT, 'node_modules')]);
-
-function newestMtime(path: string): number {
-  if (!existsSync(path) || BUILD_IGNORE.has(path)) return 0;
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let newest = st.mtimeMs; // a deleted file bumps its directory
-  for (const name of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, name)));
-  return newest;
-}
-
-/** Build time: dist/index.html if there is one, else the oldest file at dist/'s top level. */
-function distBuiltAt(): number {
-  if (!existsSync(DIST)) return 0;
-  const index = join(DIST, 'index.html');
-  if (existsSync(index)) return statSync(index).mtimeMs;
-  const files = readdirSync(DIST).map((n) => statSync(join(DIST, n)).mtimeMs);
-  return files.length ? Math.min(...files) : 0;
-}
-
-export function distIsStale(): boolean {
-  const builtAt = distBuiltAt();
-  if (!builtAt) return true;
-  return BUILD_INPUTS.some((p) => newestMtime(join(ROOT, p)) > builtAt);
-}
-
 function buildIfStale(): void {
   if (process.env.E2E_SKIP_BUILD === '1' || process.env.SKIP_BUILD === '1') {
     console.log('[e2e] E2E_SKIP_BUILD=1 (or SKIP_BUILD=1): not building dist/');
     return;
   }
-  if (!distIsStale()) {
+  const reason = staleReason(ROOT);
+  if (!reason) {
     console.log('[e2e] dist/ is up to date');
     return;
   }
-  console.log('[e2e] dist/ is missing or stale: vite build');
+  console.log(`[e2e] ${reason}: vite build`);
   const t0 = Date.now();
   const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', env: process.env });
   if (r.error || r.status !== 0) {

@@ -292,7 +292,7 @@ test('each quality tier: settings, reference picture, post-processing only above
     await open(page, `quality=${tier}`);
     const q = await page.evaluate(() => (window as any).__viewer.viewer.quality);
     expect(q.forced).toBe(true);
-    expect(q.settings).toEqual({ tier, pixelRatio: tier === 'medium' ? 1.5 : 1, antialias: tier === 'low', postProcessing: tier !== 'low' });
+    expect(q.settings).toEqual({ tier, pixelRatio: tier === 'medium' ? 1.5 : 1, antialias: tier === 'low', postProcessing: tier !== 'low', environmentSize: tier === 'low' ? 128 : 256 });
     const canvas = await page.getByTestId('viewer-canvas').evaluate((c: HTMLCanvasElement) => ({ width: c.width, height: c.height, aa: (c.getContext('webgl2') as WebGL2RenderingContext).getContextAttributes()!.antialias }));
     expect(canvas).toEqual({ width: VIEWPORT.width * q.settings.pixelRatio, height: VIEWPORT.height * q.settings.pixelRatio, aa: tier === 'low' });
     if (tier === 'low') {
@@ -581,12 +581,12 @@ test('the tier can be switched at run time (for the host API); the render config
   });
   expect(result).toEqual([
     'Custom effects not initialized!',
-    { tier: 'medium', pixelRatio: 1.5, antialias: true, postProcessing: true },
+    { tier: 'medium', pixelRatio: 1.5, antialias: true, postProcessing: true, environmentSize: 128 },
     1.5,
-    { tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false },
+    { tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128 },
     'Custom effects not initialized!',
-    // The context was created with antialiasing (low), which no switch can change.
-    { tier: 'high', pixelRatio: 1, antialias: true, postProcessing: true },
+    // The context was created with antialiasing and the low tier's environment, which no switch changes.
+    { tier: 'high', pixelRatio: 1, antialias: true, postProcessing: true, environmentSize: 128 },
     { enabled: true, offset: 0.35, darkness: 0.7 },
   ]);
   const after = await picture(page);
