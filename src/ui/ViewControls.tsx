@@ -1,9 +1,9 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import type { NavigationMode, NavigationState } from '../viewer/navigation';
-import { downloadBlob, screenshotFileName } from '../viewer/screenshot';
+import { downloadBlob, MAX_SCREENSHOT_PIXELS, screenshotFileName } from '../viewer/screenshot';
 import type { Viewer } from '../viewer/viewer';
 
-/** The screenshot button's picture: twice the canvas's drawing size, PNG. */
+/** The screenshot button's picture: twice the canvas's drawing size (less if that passes MAX_SCREENSHOT_PIXELS), PNG. */
 export const SCREENSHOT_BUTTON_SCALE = 2;
 
 const MODES: { mode: NavigationMode; label: string; testId: string; icon: ReactNode }[] = [
@@ -61,7 +61,10 @@ export function ViewControls({ viewer, onError }: { viewer: Viewer; onError: (te
     if (busy) return;
     setBusy(true);
     try {
-      const blob = await viewer.screenshot({ scale: SCREENSHOT_BUTTON_SCALE, format: 'png' });
+      // Twice the screen's resolution, less on a screen so large that would pass the picture limit.
+      const canvas = viewer.context.renderer.domElement;
+      const fits = Math.sqrt(MAX_SCREENSHOT_PIXELS / Math.max(1, canvas.width * canvas.height));
+      const blob = await viewer.screenshot({ scale: Math.min(SCREENSHOT_BUTTON_SCALE, Math.floor(fits * 100) / 100), format: 'png' });
       downloadBlob(blob, screenshotFileName('png'));
     } catch (error) {
       console.error('The screenshot failed:', error);
