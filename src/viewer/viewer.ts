@@ -20,6 +20,7 @@ import { takeScreenshot, type ScreenshotOptions } from './screenshot';
 import { createPicker, type ViewerPicker } from './picking';
 import { createTools, type ViewerTools } from './tools';
 import { createPostProcessing, requirePostProcessing, type PostProcessing } from './postprocessing/composer';
+import { disposeSceneSettings } from './scene-settings';
 import { detectQuality, settingsForTier, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
 
 export interface ViewerOptions {
@@ -303,6 +304,8 @@ export function createViewer(options: ViewerOptions): Viewer {
       gizmo?.dispose();
       navigation.dispose();
       loader.dispose();
+      // Water, shadow plane, loaded environment and gradient background of the scene settings.
+      disposeSceneSettings(viewer);
       context.dispose();
     },
   };
