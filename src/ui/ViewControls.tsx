@@ -6,21 +6,23 @@ import type { Viewer } from '../viewer/viewer';
 /** The screenshot button's picture: twice the canvas's drawing size (less if that passes MAX_SCREENSHOT_PIXELS), PNG. */
 export const SCREENSHOT_BUTTON_SCALE = 2;
 
-const MODES: { mode: NavigationMode; label: string; testId: string; icon: ReactNode }[] = [
+const MODES: { mode: NavigationMode; label: string; hint?: string; testId: string; icon: ReactNode }[] = [
   {
     mode: 'Orbit',
     label: 'Orbit',
     testId: 'nav-mode-orbit',
     icon: (
       <>
-        <ellipse cx="12" cy="12" rx="9" ry="4.5" />
-        <circle cx="12" cy="12" r="2.5" />
+        <path d="M19.5 12a7.5 7.5 0 1 1-2.2-5.3" />
+        <path d="M19.6 3.8v3.6H16" />
+        <circle cx="12" cy="12" r="2.2" />
       </>
     ),
   },
   {
     mode: 'FirstPerson',
     label: 'First person',
+    hint: 'First person: drag to look, W A S D or the arrow keys to walk',
     testId: 'nav-mode-first-person',
     icon: (
       <>
@@ -86,11 +88,16 @@ export function ViewControls({ viewer, onError }: { viewer: Viewer; onError: (te
               type="button"
               className="view-button"
               aria-label={m.label}
-              title={unavailable ? 'First person needs the perspective projection' : m.label}
+              title={unavailable ? 'First person needs the perspective projection' : (m.hint ?? m.label)}
               aria-pressed={state.mode === m.mode}
               disabled={unavailable}
               data-testid={m.testId}
-              onClick={() => navigation.setMode(m.mode)}
+              onClick={(e) => {
+                navigation.setMode(m.mode);
+                // Chosen with the pointer: the view takes the keyboard so W A S D walk at once
+                // (a keyboard user stays on the toolbar).
+                if (m.mode === 'FirstPerson' && e.detail > 0) viewer.context.renderer.domElement.focus({ preventScroll: true });
+              }}
             >
               <Icon>{m.icon}</Icon>
             </button>

@@ -126,6 +126,8 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   // --- First person: W walks forward (the horizontal view direction).
   await page.getByTestId('nav-mode-first-person').click();
   await expect(page.getByTestId('nav-mode-first-person')).toHaveAttribute('aria-pressed', 'true');
+  // Chosen with the mouse, first person gives the view the keyboard at once.
+  await expect(page.getByTestId('viewer-canvas')).toBeFocused();
   await atRest(page);
   const before = await view(page);
   expect(before.mode).toBe('FirstPerson');
