@@ -405,17 +405,21 @@ export async function importModel(store: Store, input: ImportInput, options: Imp
   });
 
   const sceneId = options.sceneId ?? newId();
-  const existing = await store.getScene(sceneId);
-  const scene = await store.putScene(
-    existing
-      ? { ...existing, name: options.name ?? existing.name, models: [...existing.models, model] }
-      : {
-          _id: sceneId,
-          name: options.name ?? sceneNameFromFile(fileName),
-          viewerConfig: {},
-          models: [model],
-          ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
-        },
-  );
+  // Extending a scene is one atomic read-modify-write in the store, so that concurrent imports
+  // into the same scene (or an edit of it) lose no model.
+  const extended = await store.updateScene(sceneId, (existing) => ({
+    ...existing,
+    name: options.name ?? existing.name,
+    models: [...existing.models, model],
+  }));
+  const scene =
+    extended ??
+    (await store.putScene({
+      _id: sceneId,
+      name: options.name ?? sceneNameFromFile(fileName),
+      viewerConfig: {},
+      models: [model],
+      ...(options.ownerId !== undefined ? { ownerId: options.ownerId } : {}),
+    }));
   return { scene, model, ...(validation ? { validation } : {}), ...(optimization ? { optimization } : {}) };
 }

@@ -72,6 +72,15 @@ describe('importModel', () => {
     expect(new Set(third.scene.models.map((m) => m._id)).size).toBe(3);
   });
 
+  it('loses no model when several imports extend the same scene at once', async () => {
+    await importModel(store, { path: join(MODELS_DIR, 'BoxAnimated.glb') }, { sceneId: 'yard' });
+    const files = ['Duck.glb', 'Fox.glb', 'Box-draco.glb', '2CylinderEngine.glb'];
+    const results = await Promise.all(files.map((f) => importModel(store, { path: join(MODELS_DIR, f) }, { sceneId: 'yard' })));
+    const stored = await store.getScene('yard');
+    expect(stored?.models.map((m) => m.sourceFileName).sort()).toEqual(['BoxAnimated.glb', ...files].sort());
+    for (const r of results) expect(stored?.models.map((m) => m._id)).toContain(r.model._id);
+  });
+
   it('packs a .gltf with an external .bin and image (with a space in its name) into a GLB', async () => {
     const gltfDir = join(dir, 'src');
     await mkdir(gltfDir);
