@@ -55,3 +55,43 @@ export function createClickTracker(threshold = CLICK_THRESHOLD_PX, maxDuration =
     },
   };
 }
+
+/** Two clicks within this many ms and pixels (mouse; touch allows a wider slop) are a double-click. */
+export const DOUBLE_CLICK_MS = 400;
+export const DOUBLE_CLICK_PX = 8;
+export const DOUBLE_TAP_PX = 24;
+
+/**
+ * Double-clicks from clicks, for every pointer type: the browser's `dblclick` does not come for a
+ * double tap on every touch device, and a drag between the two presses must not count. A third
+ * click starts a new pair.
+ */
+export interface DoubleClickDetector {
+  /** Reports a click; true when it completes a double-click. */
+  click(x: number, y: number, time: number, touch: boolean): boolean;
+  reset(): void;
+}
+
+export function createDoubleClickDetector(maxInterval = DOUBLE_CLICK_MS): DoubleClickDetector {
+  let pending = false;
+  let lastX = 0;
+  let lastY = 0;
+  let lastTime = 0;
+  return {
+    click(x, y, time, touch) {
+      const slop = touch ? DOUBLE_TAP_PX : DOUBLE_CLICK_PX;
+      if (pending && time - lastTime <= maxInterval && Math.hypot(x - lastX, y - lastY) <= slop) {
+        pending = false;
+        return true;
+      }
+      pending = true;
+      lastX = x;
+      lastY = y;
+      lastTime = time;
+      return false;
+    },
+    reset() {
+      pending = false;
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { createClickTracker, type ClickTracker } from './click-tracker';
+import { createClickTracker, createDoubleClickDetector, type ClickTracker } from './click-tracker';
 
 /** Keys the tools act on (routed to the active tool, or to the selection). */
 export type KeyAction = 'escape' | 'delete' | 'enter' | 'undo';
@@ -55,6 +55,7 @@ export interface InputHandlers {
   click(clientX: number, clientY: number): void;
   /** Shift + left click: the point sampler. */
   shiftClick(clientX: number, clientY: number): void;
+  /** The second of two quick clicks (or taps) at one place, reported after its click. */
   doubleClick(clientX: number, clientY: number): void;
   /** The pointer moved over the canvas with no button pressed; at most once per animation frame. */
   hover(clientX: number, clientY: number): void;
@@ -87,6 +88,7 @@ export function attachPointerInput(
 ): PointerInput {
   const view = container.ownerDocument.defaultView ?? window;
   const tracker: ClickTracker = createClickTracker();
+  const doubles = createDoubleClickDetector();
   let grabbed = false;
   let grabPointer = -1;
   let cameraWasEnabled = true;
@@ -161,9 +163,17 @@ export function attachPointerInput(
       kind = tracker.up(event.clientX, event.clientY, event.timeStamp, event.button);
     }
     // The press was on the canvas (the tracker only follows those); the release may be anywhere.
-    if (kind !== 'click') return;
-    if (event.shiftKey) handlers.shiftClick(event.clientX, event.clientY);
-    else handlers.click(event.clientX, event.clientY);
+    if (kind !== 'click') {
+      if (kind === 'drag') doubles.reset();
+      return;
+    }
+    if (event.shiftKey) {
+      doubles.reset();
+      handlers.shiftClick(event.clientX, event.clientY);
+      return;
+    }
+    handlers.click(event.clientX, event.clientY);
+    if (doubles.click(event.clientX, event.clientY, event.timeStamp, event.pointerType === 'touch')) handlers.doubleClick(event.clientX, event.clientY);
   };
 
   const onPointerCancel = (event: PointerEvent) => {
@@ -173,11 +183,6 @@ export function attachPointerInput(
       handlers.release(event.clientX, event.clientY);
       camera().enabled = cameraWasEnabled;
     }
-  };
-
-  const onDoubleClick = (event: MouseEvent) => {
-    if (!onCanvas(event) || event.button !== 0 || event.shiftKey) return;
-    handlers.doubleClick(event.clientX, event.clientY);
   };
 
   const onLeave = () => handlers.leave();
@@ -192,7 +197,6 @@ export function attachPointerInput(
   container.addEventListener('pointermove', onPointerMove, true);
   container.addEventListener('pointerup', onPointerUp, true);
   container.addEventListener('pointercancel', onPointerCancel, true);
-  container.addEventListener('dblclick', onDoubleClick, true);
   container.addEventListener('pointerleave', onLeave);
   view.addEventListener('keydown', onKeyDown);
 
@@ -204,7 +208,6 @@ export function attachPointerInput(
       container.removeEventListener('pointermove', onPointerMove, true);
       container.removeEventListener('pointerup', onPointerUp, true);
       container.removeEventListener('pointercancel', onPointerCancel, true);
-      container.removeEventListener('dblclick', onDoubleClick, true);
       container.removeEventListener('pointerleave', onLeave);
       view.removeEventListener('keydown', onKeyDown);
     },

@@ -49,7 +49,8 @@ export const LINE_SELECT_PX = 6;
 
 const COLOR = 0x1f8efa;
 const SELECTED_COLOR = 0xffa31a;
-const DRAFT_COLOR = 0xffffff;
+// The measurement in progress: pink, apart from finished (blue), selected (orange) and the green snap marker.
+const DRAFT_COLOR = 0xff5cc8;
 const LINE_WIDTH = 2.5;
 
 export interface MeasurementInfo {
@@ -69,6 +70,8 @@ interface Entry {
   line: Line2;
   dots: Points;
   fill: Mesh | null;
+  /** An angle's arc at its corner. */
+  arc: Line2 | null;
   label: Label;
 }
 
@@ -118,6 +121,37 @@ const onPlane = new Vector3();
 const centroid = new Vector3();
 const u = new Vector3();
 const v = new Vector3();
+
+const arcFrom = new Vector3();
+const arcTo = new Vector3();
+const arcDir = new Vector3();
+const ARC_SEGMENTS = 24;
+
+/**
+ * The arc of an angle a-corner-c at a quarter of its shorter side, as line positions; empty when
+ * the angle is degenerate (0 or 180 degrees, or a zero-length side).
+ */
+function arcPositions(a: Vector3, corner: Vector3, c: Vector3): number[] {
+  const la = arcFrom.subVectors(a, corner).length();
+  const lc = arcTo.subVectors(c, corner).length();
+  if (la === 0 || lc === 0) return [];
+  arcFrom.divideScalar(la);
+  arcTo.divideScalar(lc);
+  const theta = arcFrom.angleTo(arcTo);
+  const sin = Math.sin(theta);
+  if (sin < 1e-6) return [];
+  const radius = 0.25 * Math.min(la, lc);
+  const out: number[] = [];
+  for (let i = 0; i <= ARC_SEGMENTS; i++) {
+    const t = i / ARC_SEGMENTS;
+    arcDir
+      .copy(arcFrom)
+      .multiplyScalar(Math.sin((1 - t) * theta) / sin)
+      .addScaledVector(arcTo, Math.sin(t * theta) / sin);
+    out.push(corner.x + arcDir.x * radius, corner.y + arcDir.y * radius, corner.z + arcDir.z * radius);
+  }
+  return out;
+}
 
 /**
  * The three measurement tools on top of the pure state machines (measure-machine.ts): picking with
@@ -203,7 +237,16 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
   };
 
   const labelPoint = (entryKind: MeasureKind, points: readonly Vector3[], out: Vector3): Vector3 => {
-    if (entryKind === 'angle') return out.copy(points[1]);
+    if (entryKind === 'angle') {
+      // Inside the angle, on its bisector just beyond the arc.
+      const corner = points[1];
+      const la = arcFrom.subVectors(points[0], corner).length();
+      const lc = arcTo.subVectors(points[2], corner).length();
+      if (la === 0 || lc === 0) return out.copy(corner);
+      arcDir.copy(arcFrom.divideScalar(la)).add(arcTo.divideScalar(lc));
+      if (arcDir.lengthSq() < 1e-12) return out.copy(corner);
+      return out.copy(corner).addScaledVector(arcDir.normalize(), 0.45 * Math.min(la, lc));
+    }
     centroid.set(0, 0, 0);
     for (const p of points) centroid.add(p);
     return out.copy(centroid.divideScalar(points.length));
@@ -222,17 +265,25 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
       entry.fill.geometry.dispose();
       entry.fill.geometry = fillGeometry(entry.points, entry.plane);
     }
+    if (entry.arc) {
+      const arcGeometry = new LineGeometry();
+      const arc = arcPositions(entry.points[0], entry.points[1], entry.points[2]);
+      entry.arc.visible = arc.length >= 6;
+      if (entry.arc.visible) arcGeometry.setPositions(arc);
+      entry.arc.geometry.dispose();
+      entry.arc.geometry = arcGeometry;
+    }
     entry.value = measureValue(entry.kind, entry.points);
     Measurement.value[entry.eid] = entry.value;
     Measurement.pointCount[entry.eid] = entry.points.length;
     entry.label.setText(measureLabel(entry.kind, entry.value));
     labelPoint(entry.kind, entry.points, entry.label.point);
-    entry.label.offsetY = entry.kind === 'angle' ? -18 : 0;
     ctx.redraw();
   };
 
   const setEntryColour = (entry: Entry, colour: number) => {
     (entry.line.material as LineMaterial).color.setHex(colour);
+    if (entry.arc) (entry.arc.material as LineMaterial).color.setHex(colour);
     entry.label.setClass('selected', colour === SELECTED_COLOR);
     ctx.redraw();
   };
@@ -337,6 +388,12 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     dots.renderOrder = 1001;
     dots.frustumCulled = false;
     group.add(line, dots);
+    let arc: Line2 | null = null;
+    if (entryKind === 'angle') {
+      arc = new Line2(new LineGeometry(), createLineMaterial(COLOR, 1.5));
+      arc.renderOrder = 1000;
+      group.add(arc);
+    }
     let fill: Mesh | null = null;
     if (entryKind === 'area' && plane) {
       fill = new Mesh(new BufferGeometry(), createFillMaterial(COLOR, 0.18, false));
@@ -349,7 +406,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     const label = ctx.labels.add(`measure-label ${entryKind}`, '', () => select(eid));
     label.element.dataset.testid = 'measure-label';
     label.element.dataset.measurement = String(eid);
-    const entry: Entry = { eid, kind: entryKind, points, plane, value: 0, group, line, dots, fill, label };
+    const entry: Entry = { eid, kind: entryKind, points, plane, value: 0, group, line, dots, fill, arc, label };
     entries.set(eid, entry);
     redrawEntry(entry);
     return entry;

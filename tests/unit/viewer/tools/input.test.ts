@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createClickTracker } from '../../../../src/viewer/tools/click-tracker';
+import { createClickTracker, createDoubleClickDetector } from '../../../../src/viewer/tools/click-tracker';
 import { keyAction } from '../../../../src/viewer/tools/input';
 
 describe('click tracker', () => {
@@ -52,5 +52,25 @@ describe('keyAction', () => {
     expect(key('Delete', {}, element('INPUT', { type: 'checkbox' }))).toBe('delete');
     expect(key('Enter', {}, element('BUTTON'))).toBeNull();
     expect(key('Escape', {}, element('BUTTON'))).toBe('escape');
+  });
+});
+
+describe('double-click detector', () => {
+  it('pairs two quick clicks at one place, then starts over', () => {
+    const d = createDoubleClickDetector(400);
+    expect(d.click(10, 10, 0, false)).toBe(false);
+    expect(d.click(12, 11, 250, false)).toBe(true);
+    expect(d.click(12, 11, 300, false)).toBe(false); // a third click starts a new pair
+    expect(d.click(12, 11, 800, false)).toBe(false); // too late: a new first click
+    expect(d.click(40, 11, 900, false)).toBe(false); // too far
+  });
+
+  it('allows a wider slop for taps, and forgets a click after a drag', () => {
+    const d = createDoubleClickDetector(400);
+    d.click(10, 10, 0, true);
+    expect(d.click(30, 10, 200, true)).toBe(true);
+    d.click(10, 10, 1000, false);
+    d.reset();
+    expect(d.click(10, 10, 1100, false)).toBe(false);
   });
 });
