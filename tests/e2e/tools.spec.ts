@@ -231,6 +231,7 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     expect(created.normal).toEqual({ x: 0, y: -1, z: 0 });
     expect(created.constant).toBeCloseTo(Y, 3); // -y + c >= 0 keeps y <= c
 
+    await page.screenshot({ path: join(ROOT, 'tests/.tmp/tools-plane.png') });
     // Near the top of the right side face (no measurement drawn over it): the box, before the cut.
     const probe = await toClient(page, [X, Y - 0.3, 0]);
     expect(isBackground(await pixel(page, probe))).toBe(false);

@@ -250,9 +250,12 @@ export function createTools(options: ToolsOptions): ViewerTools {
   });
 
   // Labels follow the camera: camera-controls reports every change of the view.
+  // camera-controls reports after moving the camera, before this frame is drawn: the labels move
+  // now, in step with the picture.
   const onCameraUpdate = () => {
     sections.syncCamera();
-    ctx.redraw();
+    const camera = options.world.render.camera;
+    if (camera) labels.update(camera);
   };
   options.controls.addEventListener('update', onCameraUpdate);
   const resizeObserver = new ResizeObserver(() => ctx.redraw());
