@@ -15,6 +15,7 @@ import {
 } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { beforeEach, describe, expect, it } from 'vitest';
+import '../support/progress-event';
 import { Shadows, Transform, Visibility } from '../../../components';
 import { refCount } from '../../../src/engine/resources';
 import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
@@ -22,22 +23,6 @@ import type { Mutation } from '../../../src/protocol/mutation';
 import { applyMutations } from '../../../src/scene/apply-mutations';
 import { despawnModel, spawnModel } from '../../../src/scene/model-entities';
 import { transformSystem } from '../../../systems/transformSystem';
-
-// three's FileLoader (which reads the data: URI below) reports progress with the DOM's
-// ProgressEvent, which Node lacks; without it the load never settles.
-if (typeof (globalThis as { ProgressEvent?: unknown }).ProgressEvent === 'undefined') {
-  (globalThis as { ProgressEvent?: unknown }).ProgressEvent = class ProgressEvent extends Event {
-    readonly lengthComputable: boolean;
-    readonly loaded: number;
-    readonly total: number;
-    constructor(type: string, init: { lengthComputable?: boolean; loaded?: number; total?: number } = {}) {
-      super(type);
-      this.lengthComputable = init.lengthComputable ?? false;
-      this.loaded = init.loaded ?? 0;
-      this.total = init.total ?? 0;
-    }
-  };
-}
 
 /**
  * Node 0 'A' (translated by x=1) draws mesh 0: two primitives, materials 0 'red' and 1 'blue', so

@@ -3,6 +3,7 @@ import { entityExists, hasComponent, query } from 'bitecs';
 import { type BufferGeometry, type InstancedMesh, type Material, type Mesh, type Object3D } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it, vi } from 'vitest';
+import '../support/progress-event';
 import { Model, ModelMember, Renderable, Shadows, Transform, Visibility } from '../../../components';
 import { refCount } from '../../../src/engine/resources';
 import { createViewerWorld } from '../../../src/engine/world';
@@ -10,22 +11,6 @@ import { despawnModel, findModel, spawnModel } from '../../../src/scene/model-en
 import { transformSystem } from '../../../systems/transformSystem';
 
 // ---- glTF helpers: read the shared models, never copy them ----------------------------------
-
-// three's FileLoader (which reads data: URIs) reports progress with the DOM's ProgressEvent, which
-// Node lacks; without it the load throws inside a stream reader and never settles.
-if (typeof (globalThis as { ProgressEvent?: unknown }).ProgressEvent === 'undefined') {
-  (globalThis as { ProgressEvent?: unknown }).ProgressEvent = class ProgressEvent extends Event {
-    readonly lengthComputable: boolean;
-    readonly loaded: number;
-    readonly total: number;
-    constructor(type: string, init: { lengthComputable?: boolean; loaded?: number; total?: number } = {}) {
-      super(type);
-      this.lengthComputable = init.lengthComputable ?? false;
-      this.loaded = init.loaded ?? 0;
-      this.total = init.total ?? 0;
-    }
-  };
-}
 
 const MODELS = new URL('../../../../shared/models/', import.meta.url);
 
