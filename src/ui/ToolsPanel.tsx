@@ -39,7 +39,7 @@ export function ToolsPanel({ tools }: { tools: ViewerTools }) {
   const selectedSection = snap.sections.find((s) => s.selected);
   return (
     // Presses on the panel must not reach camera-controls on the same container.
-    <div className="tools-panel" data-testid="tools-panel" onPointerDown={(e) => e.stopPropagation()} onDoubleClick={(e) => e.stopPropagation()}>
+    <div className="tools-panel" data-testid="tools-panel" onPointerDown={(e) => e.stopPropagation()}>
       <div className="tools-bar" role="toolbar" aria-label="Tools">
         {TOOLS.map((t) => (
           <button
@@ -88,7 +88,7 @@ export function ToolsPanel({ tools }: { tools: ViewerTools }) {
         <ul className="tools-list" data-testid="tools-list" aria-label="Measurements and section planes">
           {snap.measurements.map((m) => (
             <li key={`m${m.id}`} className={m.selected ? 'selected' : ''} data-testid="measurement-item">
-              <button type="button" className="tools-item" aria-label={`Select the ${m.kind} measurement ${m.label}`} onClick={() => tools.measurements.select(m.id)}>
+              <button type="button" className="tools-item" aria-label={`Select the ${m.kind} measurement ${m.label}`} data-testid="measurement-select" onClick={() => tools.measurements.select(m.id)}>
                 <span className="tools-kind">{m.kind}</span> {m.label}
               </button>
               <button type="button" className="tools-delete" aria-label={`Delete the ${m.kind} measurement ${m.label}`} data-testid="measurement-delete" onClick={() => tools.measurements.remove(m.id)}>
@@ -102,6 +102,7 @@ export function ToolsPanel({ tools }: { tools: ViewerTools }) {
                 type="button"
                 className="tools-item"
                 aria-label={`Select ${s.label}`}
+                data-testid="section-select"
                 onClick={() => {
                   if (tools.active !== 'section-tool') tools.activate('section-tool');
                   tools.sections.select(s.id);

@@ -364,6 +364,25 @@ test('with post-processing on, helpers draw over the model and the cap fills the
   for (const dy of [-1, 0, 1]) around.push(await pixel(page, { x: line.x, y: line.y + dy }));
   // The measurement blue (0x1f8efa) on at least one of the line's pixels.
   expect(around.some((c) => c[2] > c[0] + 80 && c[2] > 150), JSON.stringify(around)).toBe(true);
+
+  // A second plane keeping y <= 1.5: the first plane's cap is cut by it too (each cap is cut by
+  // the other planes), so above 1.5 m the cap at x = 0 is gone.
+  const capTop = await toClient(page, [0, 2.5, 0.45]);
+  expect(isBackground(await pixel(page, capTop))).toBe(false);
+  await page.evaluate(() => {
+    const viewer = (window as any).__viewer.viewer;
+    const v = viewer.world.render.camera.position.clone();
+    viewer.tools.sections.create(v.clone().set(0, 1.5, 0), v.clone().set(0, -1, 0));
+    viewer.tools.sections.confirm();
+    viewer.tools.sections.select(0);
+  });
+  await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  const both = (await snapshot(page)).sections;
+  expect(both).toHaveLength(2);
+  expect(both[1].capArea).toBeCloseTo(BOX.width * BOX.depth, 4);
+  expect(isBackground(await pixel(page, capTop))).toBe(true);
+  const lowerCap = await toClient(page, [0, 1, 0]);
+  expect(isBackground(await pixel(page, lowerCap))).toBe(false);
   await page.screenshot({ path: join(ROOT, 'tests/.tmp/tools-medium.png') });
   expect(errors).toEqual([]);
 });

@@ -90,7 +90,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
     });
   };
 
-  const labels = createLabelLayer(options.container);
+  const labels = createLabelLayer(options.container, options.world.render.renderer?.domElement ?? null);
   const ctx = createToolContext({
     world: options.world,
     container: options.container,

@@ -29,17 +29,21 @@ const projected = new Vector3();
 const toPoint = new Vector3();
 const cameraDirection = new Vector3();
 
-export function createLabelLayer(container: HTMLElement): LabelLayer {
-  const layer = document.createElement('div');
+/**
+ * The layer goes right after `canvas` in the container, under every other overlay (panels,
+ * notices), so a label never covers a button.
+ */
+export function createLabelLayer(container: HTMLElement, canvas: Element | null = null): LabelLayer {
+  const layer = container.ownerDocument.createElement('div');
   layer.className = 'tool-labels';
   layer.dataset.testid = 'tool-labels';
-  container.appendChild(layer);
+  container.insertBefore(layer, canvas && canvas.parentNode === container ? canvas.nextSibling : null);
   const labels = new Set<Label>();
 
   return {
     element: layer,
     add(className, text, onPick) {
-      const element = document.createElement('div');
+      const element = container.ownerDocument.createElement('div');
       element.className = `tool-label ${className}`;
       element.textContent = text;
       element.style.visibility = 'hidden';
