@@ -1,0 +1,44 @@
+import { Color, MeshBasicMaterial, ShaderChunk, type WebGLProgramParametersWithUniforms, type WebGLRenderer } from 'three';
+import { describe, expect, it } from 'vitest';
+import { createCapMaterial, createFillMaterial, createLineMaterial, createPointMaterial, exemptFromClipping } from '../../../../src/viewer/tools/helper-materials';
+
+const shader = (fragment: string) =>
+  ({ uniforms: {}, vertexShader: '', fragmentShader: fragment }) as unknown as WebGLProgramParametersWithUniforms;
+const renderer = {} as WebGLRenderer;
+
+describe('helper materials', () => {
+  it('drop the fragment clipping of section planes, with their own program key', () => {
+    const material = exemptFromClipping(new MeshBasicMaterial());
+    const s = shader(`void main() {\n#include <clipping_planes_fragment>\ngl_FragColor = vec4(1.0);\n}`);
+    material.onBeforeCompile(s, renderer);
+    expect(s.fragmentShader).not.toContain('clipping_planes_fragment');
+    expect(material.customProgramCacheKey()).toBe('tools-helper-noclip');
+    expect(createLineMaterial(0xff0000, 2).customProgramCacheKey()).toBe('tools-helper-noclip');
+  });
+
+  it('own shaders have no clipping at all and draw over the model where they should', () => {
+    const points = createPointMaterial(0x00ff00, 10);
+    expect(points.clipping).toBe(false);
+    expect(points.fragmentShader).not.toContain('clipping');
+    expect(points.depthTest).toBe(false);
+    const fill = createFillMaterial(0xffd400, 0.2);
+    expect(fill.clipping).toBe(false);
+    expect(fill.uniforms.opacity.value).toBe(0.2);
+    expect(fill.depthTest).toBe(true);
+  });
+
+  it('caps are cut by every plane but their own', () => {
+    const cap = createCapMaterial(new Color(0x336699));
+    expect(cap.color.getHex()).toBe(0x336699);
+    const s = shader(`void main() {\n#include <clipping_planes_fragment>\n}`);
+    cap.onBeforeCompile(s, renderer);
+    expect(s.fragmentShader).toContain('uniform int capSkipPlane;');
+    expect(s.fragmentShader).toContain('if (i == capSkipPlane) continue;');
+    expect(s.fragmentShader).not.toContain('#include <clipping_planes_fragment>');
+    // The uniform is the material's: the section tool sets the plane's index there.
+    cap.userData.skipPlane.value = 2;
+    expect((s as unknown as { uniforms: { capSkipPlane: { value: number } } }).uniforms.capSkipPlane.value).toBe(2);
+    // three's chunk that is replaced still exists under that name.
+    expect(ShaderChunk.clipping_planes_fragment).toContain('clippingPlanes');
+  });
+});
