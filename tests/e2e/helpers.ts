@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { importModel } from '../../src/server/import';
 import { openFileStore, type Store } from '../../src/server/store';
+import { decodePng } from './png';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const MODELS = resolve(ROOT, '../shared/models');
@@ -107,34 +108,39 @@ export interface CanvasPixels {
   colours: number;
 }
 
-/** Screenshot of the canvas, measured in the page (no image library needed in Node). */
+/**
+ * A PNG of the 3D view alone: everything the embed screen draws over the canvas (toolbars,
+ * panels, gizmo, labels, watermark, notices) is hidden for the moment of the screenshot, so that
+ * pixel checks see the rendering and nothing else.
+ */
+export async function canvasScreenshot(page: Page): Promise<Buffer> {
+  const style = await page.addStyleTag({ content: '.embed > :not(canvas) { visibility: hidden !important; }' });
+  try {
+    return await page.getByTestId('viewer-canvas').screenshot();
+  } finally {
+    await style.evaluate((element) => (element as Element).remove());
+  }
+}
+
+/** Statistics of the 3D view's pixels (see canvasScreenshot). */
 export async function canvasPixels(page: Page): Promise<CanvasPixels> {
-  const png = await page.getByTestId('viewer-canvas').screenshot();
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    const { data } = ctx.getImageData(0, 0, c.width, c.height);
-    const counts = new Map<number, number>();
-    for (let i = 0; i < data.length; i += 4) {
-      const key = ((data[i] >> 4) << 8) | ((data[i + 1] >> 4) << 4) | (data[i + 2] >> 4);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    let bgKey = 0;
-    let bgCount = 0;
-    for (const [k, n] of counts) if (n > bgCount) [bgKey, bgCount] = [k, n];
-    const br = (bgKey >> 8) << 4, bgc = ((bgKey >> 4) & 15) << 4, bb = (bgKey & 15) << 4;
-    let differ = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (Math.abs(data[i] - br) + Math.abs(data[i + 1] - bgc) + Math.abs(data[i + 2] - bb) > 48) differ++;
-    }
-    return { nonBackground: differ / (data.length / 4), colours: counts.size };
-  }, png.toString('base64'));
+  const { data } = decodePng(await canvasScreenshot(page));
+  const counts = new Map<number, number>();
+  for (let i = 0; i < data.length; i += 4) {
+    const key = ((data[i] >> 4) << 8) | ((data[i + 1] >> 4) << 4) | (data[i + 2] >> 4);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  let bgKey = 0;
+  let bgCount = 0;
+  for (const [k, n] of counts) if (n > bgCount) [bgKey, bgCount] = [k, n];
+  const br = (bgKey >> 8) << 4;
+  const bg = ((bgKey >> 4) & 15) << 4;
+  const bb = (bgKey & 15) << 4;
+  let differ = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (Math.abs(data[i] - br) + Math.abs(data[i + 1] - bg) + Math.abs(data[i + 2] - bb) > 48) differ++;
+  }
+  return { nonBackground: differ / (data.length / 4), colours: counts.size };
 }
 
 export async function expectFailureOverlay(page: Page, detail?: string | RegExp): Promise<void> {

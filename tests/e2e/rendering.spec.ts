@@ -3,11 +3,11 @@ import { KHRMaterialsEmissiveStrength } from '@gltf-transform/extensions';
 import { expect, test, type Page } from '@playwright/test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import { RenderConfig, type RenderConfigPatch } from '../../src/protocol/render-config';
 import { importModel } from '../../src/server/import';
 import { box, sphere, type Geometry } from '../../src/server/demo';
-import { canvasPixels, importIntoScene, MODELS, sceneIdFor, settled, store } from './helpers';
+import { canvasPixels, canvasScreenshot, importIntoScene, MODELS, sceneIdFor, settled, store } from './helpers';
+import { decodePng, type Picture } from './png';
 
 /**
  * Rendering quality in headless Chromium (SwiftShader): reference pictures of a generated test
@@ -84,66 +84,6 @@ async function ensureScene(sceneId: string, postprocessing?: unknown): Promise<v
 }
 
 // ---- pictures ------------------------------------------------------------------------------
-
-interface Picture {
-  width: number;
-  height: number;
-  /** RGBA */
-  data: Uint8Array;
-  png: Buffer;
-}
-
-/** Decodes an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium's screenshots are). */
-function decodePng(png: Buffer): Picture {
-  let offset = 8;
-  let width = 0;
-  let height = 0;
-  let channels = 4;
-  const idat: Buffer[] = [];
-  while (offset < png.length) {
-    const length = png.readUInt32BE(offset);
-    const type = png.toString('latin1', offset + 4, offset + 8);
-    const body = png.subarray(offset + 8, offset + 8 + length);
-    if (type === 'IHDR') {
-      width = body.readUInt32BE(0);
-      height = body.readUInt32BE(4);
-      if (body[8] !== 8 || body[12] !== 0 || (body[9] !== 2 && body[9] !== 6)) throw new Error(`unsupported PNG (depth ${body[8]}, colour type ${body[9]}, interlace ${body[12]})`);
-      channels = body[9] === 6 ? 4 : 3;
-    } else if (type === 'IDAT') idat.push(body);
-    else if (type === 'IEND') break;
-    offset += 12 + length;
-  }
-  const raw = inflateSync(Buffer.concat(idat));
-  const stride = width * channels;
-  const rows = new Uint8Array(height * stride);
-  for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
-    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    for (let x = 0; x < stride; x++) {
-      const a = x >= channels ? rows[y * stride + x - channels] : 0;
-      const b = y > 0 ? rows[(y - 1) * stride + x] : 0;
-      const c = x >= channels && y > 0 ? rows[(y - 1) * stride + x - channels] : 0;
-      let v = line[x];
-      if (filter === 1) v += a;
-      else if (filter === 2) v += b;
-      else if (filter === 3) v += (a + b) >> 1;
-      else if (filter === 4) {
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      }
-      rows[y * stride + x] = v & 255;
-    }
-  }
-  const data = new Uint8Array(width * height * 4);
-  for (let i = 0; i < width * height; i++) {
-    for (let k = 0; k < channels; k++) data[i * 4 + k] = rows[i * channels + k];
-    if (channels === 3) data[i * 4 + 3] = 255;
-  }
-  return { width, height, data, png };
-}
 
 const luminance = (d: Uint8Array, i: number) => 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
 
@@ -260,7 +200,7 @@ async function drawn(page: Page): Promise<void> {
 
 async function picture(page: Page): Promise<Picture> {
   await drawn(page);
-  return decodePng(await page.getByTestId('viewer-canvas').screenshot());
+  return decodePng(await canvasScreenshot(page));
 }
 
 async function configure(page: Page, patch: RenderConfigPatch): Promise<void> {

@@ -2,7 +2,8 @@ import { getBounds, NodeIO } from '@gltf-transform/core';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importIntoScene, MODELS, ROOT, settled, store } from './helpers';
+import { canvasScreenshot, importIntoScene, MODELS, ROOT, settled, store } from './helpers';
+import { decodePng } from './png';
 
 /**
  * Scene settings in real Chromium (SwiftShader), checked without reference pictures: each setting
@@ -54,28 +55,14 @@ async function render(page: Page, name: string, settings?: Record<string, unknow
   const phase = await settled(page);
   const detail = phase === 'failed' ? await page.locator('.failure-detail').innerText() : '';
   expect(phase, `${name}: the viewer reached ready (${detail})`).toBe('ready');
-  // The watermark is drawn over the canvas: keep it out of the pictures.
-  await page.addStyleTag({ content: `[data-testid="watermark"] { display: none !important; } ${options.css ?? ''}` });
+  if (options.css) await page.addStyleTag({ content: options.css });
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
-  const png = await page.getByTestId('viewer-canvas').screenshot();
+  const png = await canvasScreenshot(page);
   mkdirSync(PICTURES, { recursive: true });
   writeFileSync(join(PICTURES, `${name}.png`), png);
-  const raw = await page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width;
-    c.height = img.height;
-    const ctx = c.getContext('2d')!;
-    ctx.drawImage(img, 0, 0);
-    const { data } = ctx.getImageData(0, 0, c.width, c.height);
-    let s = '';
-    for (let i = 0; i < data.length; i += 0x8000) s += String.fromCharCode(...data.subarray(i, i + 0x8000));
-    return { width: c.width, height: c.height, b64: btoa(s) };
-  }, png.toString('base64'));
+  const raw = decodePng(png);
   const notices = (await page.getByTestId('notices').count()) ? await page.getByTestId('notices').locator('li').allInnerTexts() : [];
-  return { name, width: raw.width, height: raw.height, data: new Uint8Array(Buffer.from(raw.b64, 'base64')), notices, errors };
+  return { name, width: raw.width, height: raw.height, data: raw.data, notices, errors };
 }
 
 /** In a fresh page (tests that need several pictures). */
