@@ -120,6 +120,13 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const outlineGeometry = new EdgesGeometry(squareGeometry);
   const squareMaterial = createFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY);
   const selectedMaterial = createFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY * 1.75);
+  // The square lies in the caps' plane: pushed back in depth, so the caps show through it
+  // instead of fighting it.
+  for (const m of [squareMaterial, selectedMaterial]) {
+    m.polygonOffset = true;
+    m.polygonOffsetFactor = 2;
+    m.polygonOffsetUnits = 2;
+  }
   const outlineMaterial = exemptFromClipping(new LineBasicMaterial({ color: SECTION_PLANE_COLOR, transparent: true, opacity: 0.85 }));
 
   const gizmo = new TransformControls(ctx.camera(), ctx.container);
