@@ -215,11 +215,11 @@ export function scoreQuality(facts: DeviceFacts, runBenchmark: () => number | nu
   };
 }
 
-/** Pixel ratio, antialiasing and post-processing of a tier. */
 /** Face size of the default environment's prefiltered cube (three's PMREMGenerator default). */
 export const ENVIRONMENT_SIZE = 256;
 export const LOW_ENVIRONMENT_SIZE = 128;
 
+/** Pixel ratio, antialiasing, post-processing and environment size of a tier. */
 export function settingsForTier(tier: QualityTier, devicePixelRatio: number): QualitySettings {
   const dpr = Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? devicePixelRatio : 1;
   switch (tier) {
