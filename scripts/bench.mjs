@@ -106,6 +106,21 @@ function runFile(file, out) {
   });
 }
 
+/** The runs and results of other files in the results file, if it exists and can be read. */
+function previousResults(replaced) {
+  let old;
+  try {
+    old = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
+  } catch {
+    return { runs: [], results: [] };
+  }
+  const keep = (entry) => entry && typeof entry.file === 'string' && !replaced.has(entry.file);
+  return {
+    runs: Array.isArray(old.runs) ? old.runs.filter(keep).map((r) => ({ date: old.machine?.date, ...r })) : [],
+    results: Array.isArray(old.results) ? old.results.filter(keep) : [],
+  };
+}
+
 async function main() {
   const filters = process.argv.slice(2).filter((a) => a !== '--');
   const all = existsSync(BENCH_FILES_DIR) ? readdirSync(BENCH_FILES_DIR).filter((f) => f.endsWith('.bench.ts')).sort() : [];
@@ -166,15 +181,22 @@ async function main() {
     platform: `${process.platform}-${process.arch}`,
     date: new Date().toISOString(),
   };
-  const missed = results.filter((r) => r.pass === false);
+  for (const run of runs) run.date = machine.date;
   const failed = runs.filter((r) => !r.ok);
-  writeFileSync(RESULTS_FILE, JSON.stringify({ machine, filter: filters.length ? filters : undefined, runs, results, missed: missed.map((r) => r.name) }, null, 2) + '\n');
+  // A filtered run replaces the results of the files it ran and keeps the others' (each run says
+  // when it was measured), so that `npm run bench -- picking` does not wipe the rest.
+  const kept = filters.length ? previousResults(new Set(runs.map((r) => r.file))) : { runs: [], results: [] };
+  const allRuns = [...kept.runs, ...runs];
+  const allResults = [...kept.results, ...results];
+  const missed = allResults.filter((r) => r.pass === false);
+  writeFileSync(RESULTS_FILE, JSON.stringify({ machine, filter: filters.length ? filters : undefined, runs: allRuns, results: allResults, missed: missed.map((r) => r.name) }, null, 2) + '\n');
 
   console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}\n`);
   const rows = results.map((r) => [r.name, fmt(r.value), r.unit, fmt(r.baseline), r.ratio === undefined ? '' : fmt(r.ratio), r.goal ?? '', fmt(r.pass)]);
   console.log(rows.length ? table(rows, ['name', 'value', 'unit', 'baseline', 'ratio', 'goal', 'pass']) : '(no results)');
   console.log(`\nwrote ${relative(ROOT, RESULTS_FILE)}`);
-  if (missed.length) console.log(`missed goals (${missed.length}): ${missed.map((r) => `${r.name} (${fmt(r.value)} ${r.unit}; goal ${r.goal ?? '?'})`).join('; ')}`);
+  const missedNow = results.filter((r) => r.pass === false);
+  if (missedNow.length) console.log(`missed goals (${missedNow.length}): ${missedNow.map((r) => `${r.name} (${fmt(r.value)} ${r.unit}; goal ${r.goal ?? '?'})`).join('; ')}`);
   else if (results.some((r) => r.pass === true)) console.log('all goals met');
   if (failed.length) console.log(`benchmarks that failed (${failed.length}): ${failed.map((r) => r.file).join(', ')}`);
   return failed.length ? 1 : 0;
