@@ -32,6 +32,8 @@ import type { PickHit, Picker, PickOptions } from './pick-types';
 export const SNAP_RADIUS = 0.25;
 /** "When restricted to a plane, only points within 0.001 of the plane are accepted." */
 export const SNAP_PLANE_TOLERANCE = 0.001;
+/** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
+const SNAP_CLIP_TOLERANCE = 1e-6;
 /**
  * Meshes with at least this many triangles get their tree from the worker; smaller ones are built
  * on the main thread in short slices (a worker round trip costs more than such a build).
@@ -57,6 +59,11 @@ export interface ViewerPicker extends Picker {
   treeOf(mesh: Mesh): MeshBVH | SkinnedMeshBVH | null;
   /** Resolves when every tree build started so far has finished (or failed, which is reported). */
   idle(): Promise<void>;
+  /**
+   * A hit on `object` at a point found by other means (a section cap: the cut face of `object`),
+   * with the ids a pick of `object` gives. The vectors are copied.
+   */
+  hitOn(object: Mesh, point: Vector3, normal: Vector3, distance: number): PickHit;
 }
 
 /** Static trees, one per geometry (shared by every mesh and instance drawing it). */
@@ -620,6 +627,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     },
   };
   let snapPlane: Plane | null = null;
+  let snapClipping: readonly Plane[] | null = null;
 
   /** Considers one local-space vertex: world position, radius and plane checks, nearest so far. */
   const considerVertex = (local: Vector3, target: Vector3): void => {
@@ -627,6 +635,8 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     const d = vertex.distanceToSquared(snapPoint);
     if (d > snapState.radiusSq || d >= snapState.bestSq) return;
     if (snapPlane && Math.abs(snapPlane.distanceToPoint(vertex)) > SNAP_PLANE_TOLERANCE) return;
+    // A vertex that a section plane cuts away is not drawn: never snap to it.
+    if (snapClipping) for (let i = 0; i < snapClipping.length; i++) if (snapClipping[i].distanceToPoint(vertex) < -SNAP_CLIP_TOLERANCE) return;
     snapState.bestSq = d;
     snapState.found = true;
     target.copy(vertex);
@@ -647,6 +657,8 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     }
     snapPoint.copy(hit.point);
     snapPlane = plane ?? null;
+    const global = world.render.renderer?.clippingPlanes;
+    snapClipping = global && global.length > 0 ? global : null;
     snapState.radiusSq = radius * radius;
     snapState.bestSq = Infinity;
     snapState.found = false;
@@ -679,6 +691,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       requestStatic(geometry, mesh.name);
     }
     snapPlane = null;
+    snapClipping = null;
     return snapState.found ? target : null;
   };
 
@@ -730,6 +743,25 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     treeOf(mesh) {
       if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) return poseTrees.get(mesh)?.bvh ?? null;
       return staticTree(mesh.geometry);
+    },
+    hitOn(object, point, normal, distance) {
+      const materials = object.material;
+      const material = (Array.isArray(materials) ? materials[0] : materials) ?? null;
+      const ids = describe(object, material);
+      return {
+        point: point.clone(),
+        normal: normal.clone(),
+        distance,
+        object,
+        eid: ids.eid,
+        modelId: ids.record ? ids.record.modelId : null,
+        nodeId: ids.nodeId,
+        nodeName: ids.nodeName,
+        material,
+        materialId: ids.materialId,
+        instanceId: null,
+        faceIndex: null,
+      };
     },
     async idle() {
       while (inflight.size > 0) await Promise.all([...inflight]);

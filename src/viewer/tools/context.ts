@@ -3,6 +3,7 @@ import type { ViewerWorld } from '../../engine/world';
 import type { Emitter, ViewerEventMap } from '../events';
 import type { Picker } from '../pick-types';
 import type { LabelLayer } from './labels';
+import { createSurfacePicker, type CapPart, type SurfacePicker } from './surface-picker';
 
 /** What every tool module shares: the world, the DOM, the picker, the helpers' root and labels. */
 export interface ToolContext {
@@ -16,6 +17,10 @@ export interface ToolContext {
   readonly events: Emitter<ViewerEventMap>;
   /** The viewer's picker; throws when there is none. */
   picker(): Picker;
+  /** Picks models and section caps (what measurements and the sampler pick on). */
+  readonly surfaces: SurfacePicker;
+  /** The section caps the surface picker hits; the section tool replaces the list when caps change. */
+  setCaps(parts: readonly CapPart[]): void;
   /** The current camera (navigation may replace it: never keep it). */
   camera(): Camera;
   /** Asks for a frame (render on demand) and for the labels to follow. */
@@ -58,6 +63,13 @@ export function createToolContext(options: {
     labelsQueued = false;
     if (world.render.camera) options.labels.update(world.render.camera);
   };
+  const picker = (): Picker => {
+    const p = options.picker();
+    if (!p) throw new Error("Raycaster hasn't been initialised.");
+    return p;
+  };
+  let caps: readonly CapPart[] = [];
+  const surfaces = createSurfacePicker({ world, picker, caps: () => caps });
   return {
     world,
     container,
@@ -66,10 +78,10 @@ export function createToolContext(options: {
     helpers,
     labels: options.labels,
     events: options.events,
-    picker() {
-      const picker = options.picker();
-      if (!picker) throw new Error("Raycaster hasn't been initialised.");
-      return picker;
+    picker,
+    surfaces,
+    setCaps(parts) {
+      caps = parts;
     },
     camera,
     redraw() {

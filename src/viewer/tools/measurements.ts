@@ -201,7 +201,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
 
   // One picked point, written in place by every pick (hover runs every animation frame).
   const picked = createPickedPoint();
-  const pickAt = (clientX: number, clientY: number, plane: Plane | null) => pickSnapped(ctx.picker(), clientX, clientY, plane, picked);
+  const pickAt = (clientX: number, clientY: number, plane: Plane | null) => pickSnapped(ctx.surfaces, clientX, clientY, plane, picked);
 
   const setFeedback = (text: string | null) => {
     if (feedback === text) return;

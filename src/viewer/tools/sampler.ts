@@ -40,9 +40,10 @@ export function createSampler(ctx: ToolContext): Sampler {
 
   const api: Sampler = {
     sampleAt(clientX, clientY) {
-      const hit = ctx.picker().pickAtClient(clientX, clientY);
+      // Models and section caps: a point on a cut face reads as well.
+      const hit = ctx.surfaces.pickAtClient(clientX, clientY);
       if (!hit) {
-        feedback = 'Shift-click on the model to read a point’s coordinates.';
+        feedback = 'Shift-click (or tap with Sample point on) the model to read a point’s coordinates.';
         ctx.changed();
         return null;
       }

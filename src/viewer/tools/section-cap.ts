@@ -34,6 +34,16 @@ export interface CapGeometryData {
   openChains: number;
   /** Total area of the cap's triangles, m². */
   area: number;
+  /**
+   * The cut's outline: every closed loop (outer loops and holes), world space, 3 numbers per point.
+   * These points are where the mesh's edges cross the plane: the cap's vertices, where measuring
+   * tools snap on a cut.
+   */
+  outline: Float32Array;
+  /** The outline in the plane's 2D basis (planeBasis of the plane's normal), 2 numbers per point. */
+  flat: Float32Array;
+  /** The first point of each loop in `outline`, then the total number of points. */
+  loopStarts: Uint32Array;
 }
 
 interface Loop {
@@ -330,5 +340,22 @@ export function triangulateLoops(loops: Loop[], plane: Plane, openChains: number
       area += ab.cross(ac).length() / 2;
     }
   }
-  return { positions: new Float32Array(out), outers, holes, openChains, area };
+  const total = loops.reduce((n, loop) => n + loop.points.length, 0);
+  const outline = new Float32Array(total * 3);
+  const flat = new Float32Array(total * 2);
+  const loopStarts = new Uint32Array(loops.length + 1);
+  let k = 0;
+  loops.forEach((loop, i) => {
+    loopStarts[i] = k;
+    loop.points.forEach((p, j) => {
+      outline[(k + j) * 3] = p.x;
+      outline[(k + j) * 3 + 1] = p.y;
+      outline[(k + j) * 3 + 2] = p.z;
+      flat[(k + j) * 2] = loop.flat[j].x;
+      flat[(k + j) * 2 + 1] = loop.flat[j].y;
+    });
+    k += loop.points.length;
+  });
+  loopStarts[loops.length] = k;
+  return { positions: new Float32Array(out), outers, holes, openChains, area, outline, flat, loopStarts };
 }

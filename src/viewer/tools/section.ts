@@ -28,6 +28,7 @@ import type { Picker } from '../pick-types';
 import type { ToolContext } from './context';
 import { createCapMaterial, createFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
 import { buildCap, isCappable } from './section-cap';
+import { capPart, type CapPart } from './surface-picker';
 import { SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY, SECTION_PLANE_SIZE, snapSectionNormal } from './section-math';
 
 /** Caps follow a moving plane at most this often (ms); a last rebuild follows the end of a drag. */
@@ -59,6 +60,8 @@ interface PlaneEntry {
   caps: Group;
   capMaterials: Map<number, CapMaterial>;
   capArea: number;
+  /** The caps' outlines, for picking and snapping on the cut (surface-picker.ts). */
+  capParts: CapPart[];
 }
 
 export interface Sections {
@@ -184,11 +187,19 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const capTimers = new Map<number, ReturnType<typeof setTimeout>>();
   const lastCap = new Map<number, number>();
 
+  /** Gives the surface picker every plane's caps (after a rebuild or a removal). */
+  const publishCaps = () => {
+    const parts: CapPart[] = [];
+    for (const entry of entries.values()) parts.push(...entry.capParts);
+    ctx.setCaps(parts);
+  };
+
   const rebuildCaps = (entry: PlaneEntry) => {
     for (const child of [...entry.caps.children]) {
       (child as Mesh).geometry.dispose();
       entry.caps.remove(child);
     }
+    entry.capParts = [];
     let area = 0;
     // The picker's trees when it has them (ViewerPicker.treeOf), so a geometry gets one tree.
     const picker = ctx.picker() as Picker & { treeOf?: (mesh: Mesh) => unknown };
@@ -221,8 +232,10 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
         capMesh.name = `Section cap of ${mesh.name || 'mesh'}`;
         capMesh.matrixAutoUpdate = false;
         entry.caps.add(capMesh);
+        entry.capParts.push(capPart(entry.plane, mesh, cap));
       });
     }
+    publishCaps();
     entry.capArea = area;
     entry.caps.updateMatrixWorld(true);
     lastCap.set(entry.eid, performance.now());
@@ -336,7 +349,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     const caps = new Group();
     caps.name = `Section caps ${eid}`;
     ctx.scene.add(caps);
-    const entry: PlaneEntry = { eid, number: ++counter, plane: new Plane(), pivot, square, caps, capMaterials: new Map(), capArea: 0 };
+    const entry: PlaneEntry = { eid, number: ++counter, plane: new Plane(), pivot, square, caps, capMaterials: new Map(), capArea: 0, capParts: [] };
     entries.set(eid, entry);
     pivot.updateMatrixWorld(true);
     // The exact normal given (the pivot's rotation would add rounding noise to it).
@@ -370,6 +383,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     unbindObject(ctx.world, eid);
     removeEntity(ctx.world, eid);
     syncClipping();
+    publishCaps();
     ctx.events.emit('section', eventData(entry, 'deleted'));
     showState();
   };

@@ -18,12 +18,13 @@ export function createPickedPoint(): PickedPoint {
 }
 
 /**
- * Picks the surface under a client pixel and snaps to the nearest vertex of the hit mesh within
+ * Picks the surface under a client pixel (the tools pass their SurfacePicker: models and section
+ * caps) and snaps to the nearest vertex of the hit mesh within
  * SNAP_DISTANCE (on `plane` only, within 0.001 of it, when one is given: an area's working plane).
  * Writes into `out`; returns false (and leaves `out.hit` null) when nothing is under the pointer.
  * Allocates nothing besides the picker's hit.
  */
-export function pickSnapped(picker: Picker, clientX: number, clientY: number, plane: Plane | null, out: PickedPoint): boolean {
+export function pickSnapped(picker: Pick<Picker, 'pickAtClient' | 'snapToVertex'>, clientX: number, clientY: number, plane: Plane | null, out: PickedPoint): boolean {
   const hit = picker.pickAtClient(clientX, clientY);
   out.hit = hit;
   if (!hit) {

@@ -504,6 +504,20 @@ describe('snapToVertex', () => {
     expectVector(f.picker.snapToVertex(hit, target, 0.6, new Plane(new Vector3(0, 1, 0), -0.5))!, 4, 0.5, 1);
   });
 
+  it('never snaps to a vertex that a section (renderer clipping) plane cuts away', async () => {
+    const f = await boxScene();
+    // A point 0.1 from the corner (4, 1, 1); a plane keeping y <= 0.95 cuts that corner away.
+    const hit = f.picker.pick(...f.ndcOf(3.93, 0.93, 1))!;
+    const plane = new Plane(new Vector3(0, -1, 0), 0.95);
+    f.world.render.renderer = { clippingPlanes: [plane], localClippingEnabled: true } as unknown as WebGLRenderer;
+    const target = new Vector3();
+    expect(f.picker.snapToVertex(hit, target)).toBeNull();
+    // Vertices on the kept side still qualify: (4, 0.5, 1), 0.44 away, with a wider radius.
+    expectVector(f.picker.snapToVertex(hit, target, 0.5)!, 4, 0.5, 1);
+    f.world.render.renderer = { clippingPlanes: [], localClippingEnabled: true } as unknown as WebGLRenderer;
+    expectVector(f.picker.snapToVertex(hit, target)!, 4, 1, 1);
+  });
+
   it('is instance-aware and skin-aware, and works before a tree exists', async () => {
     const f = fixture(perspective(new Vector3(5, 0, 10), new Vector3(5, 0, 0)));
     const instanced = new InstancedMesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial(), 2);
