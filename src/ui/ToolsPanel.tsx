@@ -31,7 +31,9 @@ const TOOLS: { name: ToolName; label: string; testId: string; icon: ReactNode }[
 /**
  * The tools panel of the embedded viewer (top left): the four tools, a hint line saying what to
  * do next (or why a point was refused), Finish/Undo for areas on touch screens, the measurements
- * and section planes with their delete buttons, and the point sampler's hint.
+ * and section planes with their delete buttons, and the point sampler: its 'Sample point' toggle
+ * (the next click or tap samples a point, for touch screens where Shift+click cannot be done) and
+ * its hint.
  */
 export function ToolsPanel({ tools }: { tools: ViewerTools }) {
   const snap = useSyncExternalStore(tools.subscribe, tools.getSnapshot);
@@ -57,6 +59,20 @@ export function ToolsPanel({ tools }: { tools: ViewerTools }) {
             </svg>
           </button>
         ))}
+        {/* Shift+click samples a point; touch screens have no Shift: this makes the next tap sample. */}
+        <button
+          type="button"
+          className="tool-button"
+          aria-label="Sample point"
+          title="Sample point (or Shift + click)"
+          aria-pressed={snap.sampling}
+          data-testid="tool-sample"
+          onClick={() => tools.setSampling(!snap.sampling)}
+        >
+          <svg viewBox="0 0 24 24" aria-hidden="true">
+            <path d="M12 2v5M12 17v5M2 12h5M17 12h5M12 9a3 3 0 1 0 0 6a3 3 0 1 0 0-6" />
+          </svg>
+        </button>
       </div>
       <p className={`tools-hint${snap.feedback ? ' refused' : ''}`} role="status" aria-live="polite" data-testid="tool-hint">
         {snap.feedback ?? snap.hint}

@@ -5,6 +5,7 @@ import type { Picker } from '../pick-types';
 import { toHitEventData } from '../picking';
 import { createToolContext } from './context';
 import { attachPointerInput, type CameraInput, type KeyAction } from './input';
+import { clickTarget, samplingStaysArmed } from './click-routing';
 import { createLabelLayer } from './labels';
 import type { MeasureKind } from './measure-machine';
 import { createMeasurements, type MeasurementInfo, type Measurements } from './measurements';
@@ -30,6 +31,8 @@ export interface ToolsSnapshot {
   sample: string | null;
   /** Points of the measurement in progress (the panel's Finish and Undo buttons). */
   draftPoints: number;
+  /** The 'Sample point' toggle is on: the next click or tap samples a point. */
+  sampling: boolean;
 }
 
 export interface ViewerTools {
@@ -40,6 +43,11 @@ export interface ViewerTools {
   toggle(name: string): boolean;
   /** Deletes the selected measurement or section plane; false when nothing is selected. */
   deleteSelected(): boolean;
+  /**
+   * The 'Sample point' toggle (touch screens cannot Shift+click): while on, the next click or tap
+   * samples a point, whatever tool is active, then the toggle turns itself off.
+   */
+  setSampling(on: boolean): void;
   getSnapshot(): ToolsSnapshot;
   subscribe(listener: () => void): () => void;
   readonly measurements: Measurements;
@@ -127,6 +135,13 @@ export function createTools(options: ToolsOptions): ViewerTools {
 
   const kindOfActive = () => (manager.active ? (KIND_OF[manager.active] ?? null) : null);
   let grabbed: 'section' | 'measurement' | null = null;
+  let sampling = false;
+  const setSampling = (on: boolean) => {
+    if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
+    if (sampling === on) return;
+    sampling = on;
+    changed();
+  };
 
   const deleteSelected = (): boolean => {
     if (measurements.selected) {
@@ -145,6 +160,10 @@ export function createTools(options: ToolsOptions): ViewerTools {
     const kind = kindOfActive();
     switch (action) {
       case 'escape':
+        if (sampling) {
+          setSampling(false);
+          return true;
+        }
         if (kind) {
           if (!measurements.cancel()) manager.deactivate();
           return true;
@@ -180,7 +199,9 @@ export function createTools(options: ToolsOptions): ViewerTools {
   };
 
   const pickAndEmit = (clientX: number, clientY: number) => {
-    const hit = ctx.picker().pickAtClient(clientX, clientY);
+    // Section caps too: a click on a cut face is a hit on the cut node (the picker alone would pass
+    // through the cap to whatever lies behind it).
+    const hit = ctx.surfaces.pickAtClient(clientX, clientY);
     if (hit) options.events.emit('hit', toHitEventData(hit));
     else options.events.emit('background-hit', { clientX, clientY });
   };
@@ -207,11 +228,16 @@ export function createTools(options: ToolsOptions): ViewerTools {
     },
     click(x, y) {
       sections.clearFeedback();
-      if (kindOfActive()) {
+      const target = clickTarget(false, sampling, manager.active);
+      if (target === 'sampler') {
+        setSampling(samplingStaysArmed(sampler.sampleAt(x, y) !== null));
+        return;
+      }
+      if (target === 'measurement') {
         measurements.click(x, y);
         return;
       }
-      if (manager.active === 'section-tool') {
+      if (target === 'section') {
         if (!sections.selectAt(x, y)) {
           if (sections.placing) sections.confirm();
           else if (sections.selected) sections.select(0);
@@ -237,7 +263,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
         if (kind === 'area') measurements.finish();
         return;
       }
-      const hit = ctx.picker().pickAtClient(x, y);
+      const hit = ctx.surfaces.pickAtClient(x, y);
       if (hit) options.recentre(hit.point);
     },
     hover(x, y) {
@@ -263,6 +289,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
 
   const hint = (): string => {
     const active = manager.active;
+    if (sampling) return 'Click or tap a point to read its coordinates';
     if (kindOfActive()) return measurements.hint();
     if (active === 'section-tool') {
       if (sections.placing) return 'Drag the arrow to push the plane into the model; Enter keeps it, Escape cancels';
@@ -280,6 +307,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
     deactivate: () => manager.deactivate(),
     toggle: (name) => manager.toggle(name),
     deleteSelected,
+    setSampling,
     getSnapshot() {
       if (!snapshot) {
         const selectedMeasurement = measurements.selected;
@@ -293,6 +321,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
           gizmoMode: sections.gizmoMode,
           sample: sampler.current?.label ?? null,
           draftPoints: measurements.draftCount(),
+          sampling,
         };
       }
       return snapshot;
