@@ -7,7 +7,8 @@ import { importIntoScene, ROOT, settled } from './helpers';
  * The viewer's tools as a person uses them, with the mouse and the keyboard, on a generated box of
  * known size (2 x 3 x 1 m standing on the origin): length, angle and area measurements with vertex
  * snapping, Ctrl+Z, Escape, Delete, dragging a point, the hit and background-hit events, the point
- * sampler, and a section plane that cuts the box and caps the cut. One page load.
+ * sampler (Shift+click and the 'Sample point' toggle), and a section plane that cuts the box and
+ * caps the cut, with a length measured on the cut. One page load.
  */
 
 const SCENE = 'tools-box';
@@ -279,6 +280,29 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     const capCentre = await toClient(page, [0, cutHeight, 0]);
     expect(isBackground(await pixel(page, capCentre))).toBe(false);
     await page.screenshot({ path: join(ROOT, 'tests/.tmp/tools-section.png') });
+
+    // Measuring on the cut: the cap's front edge, between two corners of the cut (snapped to the
+    // cap's outline), reads the box's width; the 'Sample point' toggle samples a tap on the cap.
+    await page.getByTestId('tool-length').click();
+    await clickAt(page, [-X + inset, cutHeight, Z - inset]);
+    await clickAt(page, [X - inset, cutHeight, Z - inset]);
+    await expect(page.getByTestId('measure-label').filter({ hasText: '2.00 m' })).toBeVisible();
+    const onCut = (await events(page, 'measurement')).at(-1);
+    expect(onCut).toMatchObject({ action: 'created', kind: 'length', label: '2.00 m' });
+    expect(onCut.points.map((p: any) => [p.x, p.y, p.z].map((n: number) => Math.round(n * 1e4) / 1e4))).toEqual([
+      [-X, Math.round(cutHeight * 1e4) / 1e4, Z],
+      [X, Math.round(cutHeight * 1e4) / 1e4, Z],
+    ]);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('tool-sample').click();
+    await expect(page.getByTestId('tool-sample')).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByTestId('tool-hint')).toHaveText('Click or tap a point to read its coordinates');
+    await clickAt(page, [0.3, cutHeight, -0.2]);
+    await expect(page.getByTestId('tool-sample')).toHaveAttribute('aria-pressed', 'false');
+    const sampled = (await events(page, 'sample')).at(-1);
+    expect(sampled.point.y).toBeCloseTo(cutHeight, 4);
+    expect(sampled.hit.nodeId).toBe(BOX_NODE_ID);
+    await page.keyboard.press('Escape');
 
     // Delete from the list: the cut goes away.
     await page.getByTestId('section-delete').click();
