@@ -122,7 +122,12 @@ export function ViewControls({ viewer, onError }: { viewer: Viewer; onError: (te
             )}
           </Icon>
         </button>
-        <button type="button" className="view-button" aria-label="Fit to the models" title="Fit to the models" data-testid="fit-view" onClick={() => void viewer.frame(true)}>
+        <button type="button" className="view-button" aria-label="Fit to the models" title="Fit to the models" data-testid="fit-view" onClick={() => {
+            viewer.frame(true).catch((error: unknown) => {
+              console.error('Fitting the view failed:', error);
+              onError(`The view could not be fitted to the models: ${error instanceof Error ? error.message : String(error)}`);
+            });
+          }}>
           <Icon>
             <path d="M4 9V4h5M15 4h5v5M20 15v5h-5M9 20H4v-5" />
             <rect x="9" y="9" width="6" height="6" rx="1" />
