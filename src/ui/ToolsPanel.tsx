@@ -40,8 +40,7 @@ export function ToolsPanel({ tools }: { tools: ViewerTools }) {
   const area = snap.active === 'area-measure-tool';
   const selectedSection = snap.sections.find((s) => s.selected);
   return (
-    // Presses on the panel must not reach camera-controls on the same container.
-    <div className="tools-panel" data-testid="tools-panel" onPointerDown={(e) => e.stopPropagation()}>
+    <div className="tools-panel" data-testid="tools-panel">
       <div className="tools-bar" role="toolbar" aria-label="Tools">
         {TOOLS.map((t) => (
           <button

@@ -263,8 +263,32 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     // The cap: a 2 x 1 rectangle.
     await expect.poll(async () => (await snapshot(page)).sections[0].capArea).toBeCloseTo(BOX.width * BOX.depth, 3);
 
-    // Turn the tool off (squares and gizmo hidden; the cut stays) and look.
+    // Enter keeps the new plane. With the plane selected (its gizmo on), the panel's buttons take
+    // mouse presses: the gizmo captures only presses on the canvas.
     await page.keyboard.press('Enter');
+    const press = async (testId: string) => {
+      const box = (await page.getByTestId(testId).boundingBox())!;
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    };
+    expect((await snapshot(page)).sections[0].selected).toBe(true);
+    await press('section-rotate');
+    await expect(page.getByTestId('section-rotate')).toHaveAttribute('aria-pressed', 'true');
+    await press('section-move');
+    await expect(page.getByTestId('section-move')).toHaveAttribute('aria-pressed', 'true');
+    const flips = (await events(page, 'section')).length;
+    await press('section-flip');
+    await expect.poll(async () => (await events(page, 'section')).length).toBe(flips + 1);
+    const flipped = (await events(page, 'section')).at(-1);
+    expect(flipped.action).toBe('updated');
+    expect(flipped.normal.y).toBeCloseTo(1, 5);
+    expect(flipped.constant).toBeCloseTo(-cutHeight, 5);
+    await press('section-flip');
+    await expect.poll(async () => (await events(page, 'section')).at(-1).normal.y).toBeCloseTo(-1, 5);
+    expect((await events(page, 'section')).at(-1).constant).toBeCloseTo(cutHeight, 5);
+    await expect.poll(async () => (await snapshot(page)).sections[0].capArea).toBeCloseTo(BOX.width * BOX.depth, 3);
+
+    // Turn the tool off (squares and gizmo hidden; the cut stays) and look. The first Escape (the focused Flip button is inside the viewer) deselects the plane and
+    // removes that button; the viewer keeps the keys for the second.
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('tool-section')).toHaveAttribute('aria-pressed', 'false');

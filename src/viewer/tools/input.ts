@@ -78,7 +78,9 @@ export interface PointerInput {
  * The pointer and keyboard dispatcher on the viewer's container. It listens in the capture phase,
  * so it sees a press before camera-controls (which listens on the same element) and can turn the
  * camera off for a handle drag. Only presses on the viewer's canvas count: overlays (panels,
- * labels, the orientation gizmo) are the UI's. Hover work is coalesced to one call per animation frame, with no allocation per move.
+ * labels, the orientation gizmo) are the UI's. A second finger cancels the click in progress (a
+ * pinch is not a tap). Keys count only while the viewer has the focus. Hover work is coalesced to
+ * one call per animation frame, with no allocation per move.
  */
 export function attachPointerInput(
   container: HTMLElement,
@@ -97,10 +99,8 @@ export function attachPointerInput(
   let hoverQueued = false;
   let hoverFrame = 0;
 
-  // The viewer's canvas (not an overlay's, like the orientation gizmo's), or the container itself:
-  // a pointer captured by the container (TransformControls captures every press) gets its later
-  // events, and its clicks, targeted at the container.
-  const onCanvas = (event: Event) => event.target === canvas || event.target === container;
+  // The viewer's canvas only: presses on overlays (panels, labels, the orientation gizmo) are the UI's.
+  const onCanvas = (event: Event) => event.target === canvas;
 
   const runHover = () => {
     hoverQueued = false;
@@ -108,7 +108,14 @@ export function attachPointerInput(
   };
 
   const onPointerDown = (event: PointerEvent) => {
-    if (!onCanvas(event) || !event.isPrimary) return;
+    owned = true;
+    if (!event.isPrimary) {
+      // A second finger: a pinch or a two-finger pan, never a click or half of a double tap.
+      tracker.cancel();
+      doubles.reset();
+      return;
+    }
+    if (!onCanvas(event)) return;
     if (event.button !== 0) {
       tracker.cancel();
       return;
@@ -187,7 +194,24 @@ export function attachPointerInput(
 
   const onLeave = () => handlers.leave();
 
+  // The keys are the viewer's only while it has the focus: an element inside the container, or
+  // nothing (the body) after the viewer was the last place pressed or focused (a focused panel
+  // button that goes away leaves the focus on the body). Keys typed on the host page, in an
+  // editor's panels or in another viewer are not the tools'.
+  const doc = container.ownerDocument;
+  let owned = false;
+  const inside = (target: EventTarget | null) => !!target && container.contains(target as Node);
+  const onFocusIn = (event: FocusEvent) => {
+    owned = inside(event.target);
+  };
+  const onOutsidePress = (event: PointerEvent) => {
+    if (!inside(event.target)) owned = false;
+  };
+  const hasFocus = (target: EventTarget | null) =>
+    inside(target) || (owned && (target === null || target === doc.body || target === doc.documentElement || target === doc));
+
   const onKeyDown = (event: KeyboardEvent) => {
+    if (!hasFocus(event.target)) return;
     if (event.defaultPrevented || (event.repeat && event.key !== "z" && event.key !== "Z")) return;
     const action = keyAction(event);
     if (action && handlers.key(action)) event.preventDefault();
@@ -199,6 +223,8 @@ export function attachPointerInput(
   container.addEventListener('pointercancel', onPointerCancel, true);
   container.addEventListener('pointerleave', onLeave);
   view.addEventListener('keydown', onKeyDown);
+  doc.addEventListener('focusin', onFocusIn);
+  doc.addEventListener('pointerdown', onOutsidePress, true);
 
   return {
     dispose() {
@@ -210,6 +236,8 @@ export function attachPointerInput(
       container.removeEventListener('pointercancel', onPointerCancel, true);
       container.removeEventListener('pointerleave', onLeave);
       view.removeEventListener('keydown', onKeyDown);
+      doc.removeEventListener('focusin', onFocusIn);
+      doc.removeEventListener('pointerdown', onOutsidePress, true);
     },
   };
 }

@@ -132,7 +132,10 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   }
   const outlineMaterial = exemptFromClipping(new LineBasicMaterial({ color: SECTION_PLANE_COLOR, transparent: true, opacity: 0.85 }));
 
-  const gizmo = new TransformControls(ctx.camera(), ctx.container);
+  // Connected to the canvas, not the container: TransformControls captures the pointer of every
+  // press on its element while enabled, which on the container would swallow the clicks on the
+  // panels drawn over the view.
+  const gizmo = new TransformControls(ctx.camera(), ctx.renderer.domElement);
   gizmo.setSpace('local');
   gizmo.setSize(0.9);
   gizmo.enabled = false;
