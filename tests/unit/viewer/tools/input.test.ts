@@ -107,7 +107,7 @@ function stage() {
     requestAnimationFrame: (fn: () => void) => frames.push(fn),
     cancelAnimationFrame: () => {},
   });
-  const doc = Object.assign(new FakeNode('document', view), { defaultView: view }) as FakeNode & Record<string, unknown>;
+  const doc = Object.assign(new FakeNode('document', view), { defaultView: view, documentElement: null as FakeNode | null, body: null as FakeNode | null });
   const html = new FakeNode('html', doc);
   const body = new FakeNode('body', html);
   doc.documentElement = html;
