@@ -41,7 +41,7 @@ import {
 } from './measure-machine';
 import { planeBasis } from './section-cap';
 import type { SnapMarker } from './snap-marker';
-import { createPickedPoint, pickSnapped } from './snap';
+import { createPickedPoint, HIT_PLANE, pickSnapped, snapPlaneFor } from './snap';
 
 /** How close (CSS pixels) a press must be to a measurement point to drag it, or to a line to select it. */
 export const POINT_GRAB_PX = 10;
@@ -201,7 +201,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
 
   // One picked point, written in place by every pick (hover runs every animation frame).
   const picked = createPickedPoint();
-  const pickAt = (clientX: number, clientY: number, plane: Plane | null) => pickSnapped(ctx.surfaces, clientX, clientY, plane, picked);
+  const pickAt = (clientX: number, clientY: number, plane: Plane | typeof HIT_PLANE | null) => pickSnapped(ctx.surfaces, clientX, clientY, plane, picked);
 
   const setFeedback = (text: string | null) => {
     if (feedback === text) return;
@@ -516,7 +516,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     },
     click(clientX, clientY) {
       if (!draft) return;
-      if (!pickAt(clientX, clientY, draft.plane)) {
+      if (!pickAt(clientX, clientY, snapPlaneFor(draft))) {
         setFeedback('Click on the model: nothing is under the pointer.');
         return;
       }
@@ -542,7 +542,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
         }
         return;
       }
-      if (!pickAt(clientX, clientY, draft.plane)) {
+      if (!pickAt(clientX, clientY, snapPlaneFor(draft))) {
         hoverValid = false;
         marker.hide();
         updateBand();

@@ -2,15 +2,15 @@ import { Object3D, Plane, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
 import type { PickHit, Picker } from '../../../../src/viewer/pick-types';
 import { addPoint, createDraft, measureLabel, measureValue } from '../../../../src/viewer/tools/measure-machine';
-import { createPickedPoint, pickSnapped, SNAP_DISTANCE } from '../../../../src/viewer/tools/snap';
+import { createPickedPoint, pickSnapped, SNAP_DISTANCE, snapPlaneFor } from '../../../../src/viewer/tools/snap';
 
 /**
  * A fake picker over a 2 x 3 x 1 box's front face (z = 0.5): client pixel (x, y) hits the face at
  * world (x / 100 - 1, y / 100, 0.5); vertices are the box's 8 corners. snapToVertex follows the
  * Picker contract: the nearest vertex within the radius, on the plane (within 0.001) when given.
  */
-function fakePicker() {
-  const corners: Vector3[] = [];
+function fakePicker(extraVertices: Vector3[] = []) {
+  const corners: Vector3[] = [...extraVertices];
   for (const x of [-1, 1]) for (const y of [0, 3]) for (const z of [-0.5, 0.5]) corners.push(new Vector3(x, y, z));
   const calls: { radius: number | undefined; plane: Plane | undefined }[] = [];
   const picker: Picker = {
@@ -103,9 +103,36 @@ describe('pickSnapped', () => {
 
     const area = createDraft('area');
     for (const [x, y] of [[5, 5], [195, 9], [190, 290], [8, 296]]) {
-      pickSnapped(picker, x, y, area.plane, out);
+      pickSnapped(picker, x, y, snapPlaneFor(area), out);
       expect(addPoint(area, out.point, out.normal).status).toBe('added');
     }
     expect(measureLabel('area', measureValue('area', area.points))).toBe('6.00 m²');
+  });
+
+  it("starts an area on the clicked face, not on a bump's vertex next to it", () => {
+    // A 2 cm boss standing on the front face near its bottom-left corner: its top vertex is closer
+    // to the click than the face's corner, but off the face's plane.
+    const bump = new Vector3(-0.92, 0.08, 0.52);
+    const { picker, calls } = fakePicker([bump]);
+    const out = createPickedPoint();
+    const area = createDraft('area');
+    pickSnapped(picker, 10, 10, snapPlaneFor(area), out);
+    // Snapped on the plane through the hit point along its normal: the face's corner.
+    expect(calls[0].plane!.normal.toArray()).toEqual([0, 0, 1]);
+    expect(calls[0].plane!.distanceToPoint(new Vector3(0, 0, 0.5))).toBeCloseTo(0, 12);
+    expect(out.point.toArray()).toEqual([-1, 0, 0.5]);
+    expect(addPoint(area, out.point, out.normal).status).toBe('added');
+    expect(area.plane!.distanceToPoint(new Vector3(0, 1, 0.5))).toBeCloseTo(0, 12);
+    // The rest of the face is on the area's plane.
+    for (const [x, y] of [[195, 9], [190, 290], [8, 296]]) {
+      pickSnapped(picker, x, y, snapPlaneFor(area), out);
+      expect(addPoint(area, out.point, out.normal).status).toBe('added');
+    }
+    expect(measureLabel('area', measureValue('area', area.points))).toBe('6.00 m²');
+    // Lengths and angles have no plane: they snap to any vertex (the bump's top here).
+    calls.length = 0;
+    pickSnapped(picker, 10, 10, snapPlaneFor(createDraft('length')), out);
+    expect(calls[0].plane).toBeUndefined();
+    expect(out.point.toArray()).toEqual([-0.92, 0.08, 0.52]);
   });
 });
