@@ -49,6 +49,7 @@ export interface InputHandlers {
    * also reported as a click.
    */
   grab(clientX: number, clientY: number): boolean;
+  /** The grabbed pointer moved: at most once per animation frame, and once more right before `release` if a move is pending. */
   drag(clientX: number, clientY: number): void;
   release(clientX: number, clientY: number): void;
   /** A left click (not a drag) without Shift. */
@@ -80,7 +81,7 @@ export interface PointerInput {
  * camera off for a handle drag. Only presses on the viewer's canvas count: overlays (panels,
  * labels, the orientation gizmo) are the UI's. A second finger cancels the click in progress (a
  * pinch is not a tap). Keys count only while the viewer has the focus. Hover work is coalesced to
- * one call per animation frame, with no allocation per move.
+ * one call per animation frame, and so are handle drags, with no allocation per move.
  */
 export function attachPointerInput(
   container: HTMLElement,
@@ -98,6 +99,11 @@ export function attachPointerInput(
   let hoverY = 0;
   let hoverQueued = false;
   let hoverFrame = 0;
+  // A handle drag, like hover, runs at most once per animation frame, with the latest position.
+  let dragX = 0;
+  let dragY = 0;
+  let dragQueued = false;
+  let dragFrame = 0;
 
   // The viewer's canvas only: presses on overlays (panels, labels, the orientation gizmo) are the UI's.
   const onCanvas = (event: Event) => event.target === canvas;
@@ -105,6 +111,16 @@ export function attachPointerInput(
   const runHover = () => {
     hoverQueued = false;
     handlers.hover(hoverX, hoverY);
+  };
+  const runDrag = () => {
+    dragQueued = false;
+    handlers.drag(dragX, dragY);
+  };
+  /** Runs a drag still waiting for its frame now (before the release, so the drop is where the pointer let go). */
+  const flushDrag = () => {
+    if (!dragQueued) return;
+    view.cancelAnimationFrame(dragFrame);
+    runDrag();
   };
 
   const onPointerDown = (event: PointerEvent) => {
@@ -138,7 +154,12 @@ export function attachPointerInput(
   const onPointerMove = (event: PointerEvent) => {
     if (grabbed && event.pointerId === grabPointer) {
       tracker.move(event.clientX, event.clientY);
-      handlers.drag(event.clientX, event.clientY);
+      dragX = event.clientX;
+      dragY = event.clientY;
+      if (!dragQueued) {
+        dragQueued = true;
+        dragFrame = view.requestAnimationFrame(runDrag);
+      }
       return;
     }
     tracker.move(event.clientX, event.clientY);
@@ -157,6 +178,7 @@ export function attachPointerInput(
     if (grabbed && event.pointerId === grabPointer) {
       grabbed = false;
       kind = tracker.up(event.clientX, event.clientY, event.timeStamp, event.button);
+      flushDrag();
       handlers.release(event.clientX, event.clientY);
       camera().enabled = cameraWasEnabled;
       try {
@@ -187,6 +209,7 @@ export function attachPointerInput(
     tracker.cancel();
     if (grabbed && event.pointerId === grabPointer) {
       grabbed = false;
+      flushDrag();
       handlers.release(event.clientX, event.clientY);
       camera().enabled = cameraWasEnabled;
     }
@@ -229,6 +252,7 @@ export function attachPointerInput(
   return {
     dispose() {
       if (hoverQueued) view.cancelAnimationFrame(hoverFrame);
+      if (dragQueued) view.cancelAnimationFrame(dragFrame);
       if (grabbed) camera().enabled = cameraWasEnabled;
       container.removeEventListener('pointerdown', onPointerDown, true);
       container.removeEventListener('pointermove', onPointerMove, true);

@@ -73,6 +73,9 @@ interface Entry {
   /** An angle's arc at its corner. */
   arc: Line2 | null;
   label: Label;
+  /** Reused while a point is dragged: flat positions, and the area's points in its plane. */
+  scratch: number[];
+  flat: Vector2[];
 }
 
 export interface Measurements {
@@ -131,17 +134,17 @@ const ARC_SEGMENTS = 24;
  * The arc of an angle a-corner-c at a quarter of its shorter side, as line positions; empty when
  * the angle is degenerate (0 or 180 degrees, or a zero-length side).
  */
-function arcPositions(a: Vector3, corner: Vector3, c: Vector3): number[] {
+function arcPositions(a: Vector3, corner: Vector3, c: Vector3, out: number[] = []): number[] {
+  out.length = 0;
   const la = arcFrom.subVectors(a, corner).length();
   const lc = arcTo.subVectors(c, corner).length();
-  if (la === 0 || lc === 0) return [];
+  if (la === 0 || lc === 0) return out;
   arcFrom.divideScalar(la);
   arcTo.divideScalar(lc);
   const theta = arcFrom.angleTo(arcTo);
   const sin = Math.sin(theta);
-  if (sin < 1e-6) return [];
+  if (sin < 1e-6) return out;
   const radius = 0.25 * Math.min(la, lc);
-  const out: number[] = [];
   for (let i = 0; i <= ARC_SEGMENTS; i++) {
     const t = i / ARC_SEGMENTS;
     arcDir
@@ -151,6 +154,26 @@ function arcPositions(a: Vector3, corner: Vector3, c: Vector3): number[] {
     out.push(corner.x + arcDir.x * radius, corner.y + arcDir.y * radius, corner.z + arcDir.z * radius);
   }
   return out;
+}
+
+/**
+ * Writes a polyline (flat xyz positions, `count` values) into a line geometry's segments in place
+ * (no new buffers); false when the geometry has a different number of segments (build a new one).
+ */
+export function writePolyline(geometry: LineSegmentsGeometry, positions: ArrayLike<number>, count: number): boolean {
+  const start = geometry.attributes.instanceStart as InterleavedBufferAttribute | undefined;
+  const segments = count / 3 - 1;
+  if (!start || segments < 1 || start.count !== segments) return false;
+  const array = start.data.array as Float32Array;
+  for (let i = 0; i < segments; i++) {
+    for (let k = 0; k < 3; k++) {
+      array[i * 6 + k] = positions[i * 3 + k];
+      array[i * 6 + 3 + k] = positions[i * 3 + 3 + k];
+    }
+  }
+  start.data.needsUpdate = true;
+  geometry.computeBoundingSphere();
+  return true;
 }
 
 /**
@@ -252,26 +275,75 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     return out.copy(centroid.divideScalar(points.length));
   };
 
+  /** The flat positions of a measurement's points (its line closed for an area), in a reused array. */
+  const flatPoints = (points: readonly Vector3[], closed: boolean, out: number[]): number[] => {
+    out.length = 0;
+    for (const p of points) out.push(p.x, p.y, p.z);
+    if (closed && points.length > 2) out.push(points[0].x, points[0].y, points[0].z);
+    return out;
+  };
+
+  /**
+   * The fill's triangles written into its position attribute in place when their count is
+   * unchanged (a point dragged on the plane); false when a new geometry is needed.
+   */
+  const writeFill = (entry: Entry, geometry: BufferGeometry, plane: Plane): boolean => {
+    const position = geometry.attributes.position as BufferAttribute | undefined;
+    planeBasis(plane.normal, u, v);
+    const flat = entry.flat;
+    for (let i = 0; i < entry.points.length; i++) (flat[i] ??= new Vector2()).set(entry.points[i].dot(u), entry.points[i].dot(v));
+    flat.length = entry.points.length;
+    const triangles = ShapeUtils.triangulateShape(flat, []);
+    if (!position || position.array.length !== triangles.length * 9) return false;
+    const array = position.array as Float32Array;
+    let o = 0;
+    for (const t of triangles) {
+      for (const i of t) {
+        array[o++] = entry.points[i].x;
+        array[o++] = entry.points[i].y;
+        array[o++] = entry.points[i].z;
+      }
+    }
+    position.needsUpdate = true;
+    geometry.computeBoundingSphere();
+    return true;
+  };
+
+  /**
+   * Draws a measurement from its points. While a point is dragged the geometries are written in
+   * place (same buffers, no GPU reallocation); a new geometry only when its size changes.
+   */
   const redrawEntry = (entry: Entry) => {
     const closed = entry.kind === 'area';
-    const lineGeometry = new LineGeometry();
-    lineGeometry.setPositions(linePositions(entry.points, closed));
-    entry.line.geometry.dispose();
-    entry.line.geometry = lineGeometry;
-    entry.line.computeLineDistances();
-    entry.dots.geometry.dispose();
-    entry.dots.geometry = pointsGeometry(entry.points);
-    if (entry.fill && entry.plane) {
+    const positions = flatPoints(entry.points, closed, entry.scratch);
+    if (!writePolyline(entry.line.geometry, positions, positions.length)) {
+      const lineGeometry = new LineGeometry();
+      lineGeometry.setPositions(positions);
+      entry.line.geometry.dispose();
+      entry.line.geometry = lineGeometry;
+      entry.line.computeLineDistances();
+    }
+    const dots = entry.dots.geometry.attributes.position as BufferAttribute | undefined;
+    if (dots && dots.count === entry.points.length) {
+      for (let i = 0; i < entry.points.length; i++) dots.setXYZ(i, entry.points[i].x, entry.points[i].y, entry.points[i].z);
+      dots.needsUpdate = true;
+    } else {
+      entry.dots.geometry.dispose();
+      entry.dots.geometry = pointsGeometry(entry.points);
+    }
+    if (entry.fill && entry.plane && !writeFill(entry, entry.fill.geometry, entry.plane)) {
       entry.fill.geometry.dispose();
       entry.fill.geometry = fillGeometry(entry.points, entry.plane);
     }
     if (entry.arc) {
-      const arcGeometry = new LineGeometry();
-      const arc = arcPositions(entry.points[0], entry.points[1], entry.points[2]);
+      const arc = arcPositions(entry.points[0], entry.points[1], entry.points[2], entry.scratch);
       entry.arc.visible = arc.length >= 6;
-      if (entry.arc.visible) arcGeometry.setPositions(arc);
-      entry.arc.geometry.dispose();
-      entry.arc.geometry = arcGeometry;
+      if (entry.arc.visible && !writePolyline(entry.arc.geometry, arc, arc.length)) {
+        const arcGeometry = new LineGeometry();
+        arcGeometry.setPositions(arc);
+        entry.arc.geometry.dispose();
+        entry.arc.geometry = arcGeometry;
+      }
     }
     entry.value = measureValue(entry.kind, entry.points);
     Measurement.value[entry.eid] = entry.value;
@@ -406,7 +478,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     const label = ctx.labels.add(`measure-label ${entryKind}`, '', () => select(eid));
     label.element.dataset.testid = 'measure-label';
     label.element.dataset.measurement = String(eid);
-    const entry: Entry = { eid, kind: entryKind, points, plane, value: 0, group, line, dots, fill, arc, label };
+    const entry: Entry = { eid, kind: entryKind, points, plane, value: 0, group, line, dots, fill, arc, label, scratch: [], flat: [] };
     entries.set(eid, entry);
     redrawEntry(entry);
     return entry;
@@ -618,15 +690,18 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
         target.copy(picked.point);
       }
       marker.show(target, found && picked.snapped ? 'snap' : 'surface');
+      // The drawing and the 3D label follow every frame; the UI's list is told on release.
       redrawEntry(entry);
-      ctx.changed();
     },
     release() {
       const entry = dragEntry;
       dragEntry = null;
       marker.hide();
       if (!entry) return;
-      if (!entry.points[dragIndex].equals(dragOriginal)) ctx.events.emit('measurement', eventData(entry, 'updated'));
+      if (!entry.points[dragIndex].equals(dragOriginal)) {
+        ctx.events.emit('measurement', eventData(entry, 'updated'));
+        ctx.changed();
+      }
       ctx.redraw();
     },
     selectAt(clientX, clientY) {

@@ -101,12 +101,18 @@ class FakeNode {
   releasePointerCapture() {}
 }
 
-function stage() {
-  const frames: (() => void)[] = [];
+function stage(options: { grab?: boolean } = {}) {
+  const frames = new Map<number, () => void>();
+  let frameId = 0;
   const view = Object.assign(new FakeNode('window'), {
-    requestAnimationFrame: (fn: () => void) => frames.push(fn),
-    cancelAnimationFrame: () => {},
+    requestAnimationFrame: (fn: () => void) => (frames.set(++frameId, fn), frameId),
+    cancelAnimationFrame: (id: number) => void frames.delete(id),
   });
+  const runFrame = () => {
+    const due = [...frames.values()];
+    frames.clear();
+    for (const fn of due) fn();
+  };
   const doc = Object.assign(new FakeNode('document', view), { defaultView: view, documentElement: null as FakeNode | null, body: null as FakeNode | null });
   const html = new FakeNode('html', doc);
   const body = new FakeNode('body', html);
@@ -119,9 +125,9 @@ function stage() {
   const calls: string[] = [];
   const camera = { enabled: true };
   const handlers: InputHandlers = {
-    grab: () => false,
-    drag: () => calls.push('drag'),
-    release: () => calls.push('release'),
+    grab: () => options.grab === true,
+    drag: (x, y) => calls.push(`drag ${x},${y}`),
+    release: (x, y) => calls.push(`release ${x},${y}`),
     click: () => calls.push('click'),
     shiftClick: () => calls.push('shiftClick'),
     doubleClick: () => calls.push('doubleClick'),
@@ -165,7 +171,7 @@ function stage() {
     pointer(canvas, 'pointerup', 1, x, y);
   };
   const key = (target: FakeNode, k: string) => dispatch(target, 'keydown', { key: k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, repeat: false });
-  return { view, doc, body, container, canvas, panelButton, hostInput, calls, input, dispatch, pointer, tap, key, frames };
+  return { view, doc, body, container, canvas, panelButton, hostInput, calls, camera, input, dispatch, pointer, tap, key, runFrame };
 }
 
 describe('attachPointerInput', () => {
@@ -223,5 +229,25 @@ describe('attachPointerInput', () => {
     s.input.dispose();
     s.key(s.canvas, 'Delete');
     expect(s.calls).toEqual(['key delete', 'key escape']);
+  });
+
+  it('drags a grabbed handle at most once per animation frame, and lets go where the pointer did', () => {
+    const s = stage({ grab: true });
+    s.pointer(s.canvas, 'pointerdown', 1, 100, 100);
+    expect(s.camera.enabled).toBe(false);
+    for (const x of [110, 120, 130]) s.pointer(s.canvas, 'pointermove', 1, x, 100);
+    expect(s.calls).toEqual([]);
+    s.runFrame();
+    expect(s.calls).toEqual(['drag 130,100']);
+    s.runFrame();
+    expect(s.calls).toEqual(['drag 130,100']);
+    // Moves still waiting for their frame are applied before the release.
+    s.pointer(s.canvas, 'pointermove', 1, 140, 100);
+    s.pointer(s.canvas, 'pointermove', 1, 150, 105);
+    s.pointer(s.canvas, 'pointerup', 1, 150, 105);
+    expect(s.calls).toEqual(['drag 130,100', 'drag 150,105', 'release 150,105']);
+    expect(s.camera.enabled).toBe(true);
+    s.runFrame();
+    expect(s.calls).toHaveLength(3);
   });
 });
