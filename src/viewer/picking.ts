@@ -132,7 +132,11 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   const poseTrees = new Map<Mesh, PoseTree>();
   /** Geometries queued or being built, with the build. */
   const building = new Map<BufferGeometry, Promise<void>>();
-  const watched = new WeakSet<BufferGeometry>();
+  // Each watched geometry's 'dispose' listener (removed again by the picker's dispose, so a
+  // geometry that outlives the viewer does not keep the picker alive); the geometries are held
+  // weakly.
+  const watched = new WeakMap<BufferGeometry, () => void>();
+  const watchedRefs = new Set<WeakRef<BufferGeometry>>();
   const inflight = new Set<Promise<void>>();
   let disposed = false;
 
@@ -178,14 +182,17 @@ export function createPicker(options: PickerOptions): ViewerPicker {
 
   const watch = (geometry: BufferGeometry): void => {
     if (watched.has(geometry)) return;
-    watched.add(geometry);
+    const ref = new WeakRef(geometry);
     const onDispose = () => {
       geometry.removeEventListener('dispose', onDispose);
       watched.delete(geometry);
+      watchedRefs.delete(ref);
       trees.delete(geometry);
       building.delete(geometry);
       for (const [mesh, entry] of poseTrees) if (entry.geometry === geometry) poseTrees.delete(mesh);
     };
+    watched.set(geometry, onDispose);
+    watchedRefs.add(ref);
     geometry.addEventListener('dispose', onDispose);
   };
 
@@ -768,6 +775,13 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     },
     dispose() {
       disposed = true;
+      for (const ref of watchedRefs) {
+        const geometry = ref.deref();
+        const onDispose = geometry && watched.get(geometry);
+        if (onDispose) geometry.removeEventListener('dispose', onDispose);
+        if (geometry) watched.delete(geometry);
+      }
+      watchedRefs.clear();
       building.clear();
       poseTrees.clear();
       builder?.dispose();

@@ -2,6 +2,7 @@ import {
   Bone,
   BoxGeometry,
   BufferAttribute,
+  type BufferGeometry,
   DoubleSide,
   Group,
   InstancedMesh,
@@ -457,6 +458,21 @@ describe('trees', () => {
     expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2, 5);
     mesh.geometry.dispose();
     expect(f.picker.treeOf(mesh)).toBeNull();
+  });
+
+  it('takes its dispose listeners off the geometries it watched when it is disposed', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2), 'a'), node(box(1, 3), 'b')]);
+    const geometries = ['a', 'b'].map((name) => (record.root.getObjectByName(name) as Mesh).geometry);
+    const listeners = (g: BufferGeometry) => ((g as unknown as { _listeners?: Record<string, unknown[]> })._listeners?.dispose ?? []).length;
+    const before = geometries.map(listeners);
+    await f.picker.prepare([record.root]);
+    expect(f.picker.pick(0, 0)).not.toBeNull();
+    expect(geometries.map(listeners)).toEqual(before.map((n) => n + 1));
+    f.picker.dispose();
+    expect(geometries.map(listeners)).toEqual(before);
+    // Disposing a geometry afterwards is harmless.
+    geometries[0].dispose();
   });
 });
 
