@@ -56,7 +56,7 @@ export function createLineMaterial(color: number, width: number, dashed = false)
  * `size` in CSS pixels; the vertex shader scales by the renderer's pixel ratio (uniform).
  */
 export function createPointMaterial(color: number, size: number): ShaderMaterial {
-  return new ShaderMaterial({
+  const material = new ShaderMaterial({
     name: 'Tools.PointMarker',
     uniforms: { color: { value: new Color(color) }, size: { value: size }, pixelRatio: { value: 1 } },
     vertexShader: /* glsl */ `
@@ -82,6 +82,12 @@ export function createPointMaterial(color: number, size: number): ShaderMaterial
     // No clipping chunk in the shader: never cut by section planes.
     clipping: false,
   });
+  // Sizes are CSS pixels: the pixel ratio is the renderer's at each draw (quality changes and
+  // screenshots change it after the marker was made).
+  material.onBeforeRender = (renderer) => {
+    material.uniforms.pixelRatio.value = renderer.getPixelRatio();
+  };
+  return material;
 }
 
 /** A flat translucent fill (section plane squares, area fills), double sided, not clipped. */

@@ -108,7 +108,6 @@ export function createTools(options: ToolsOptions): ViewerTools {
     changed,
   });
   const marker = createSnapMarker();
-  marker.setPixelRatio(ctx.renderer.getPixelRatio());
   ctx.helpers.add(marker.object);
 
   // One selection across measurements and planes.

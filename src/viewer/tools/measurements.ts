@@ -189,7 +189,6 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
   let feedback: string | null = null;
   let selected = 0;
   const entries = new Map<number, Entry>();
-  const pixelRatio = ctx.renderer.getPixelRatio();
 
   // The measurement in progress: its fixed polyline, its points, and a rubber band from the last
   // point to the pointer (and on to the first point for an area), updated in place while hovering.
@@ -198,7 +197,6 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
   const draftLineMaterial = createLineMaterial(DRAFT_COLOR, LINE_WIDTH);
   const bandMaterial = createLineMaterial(DRAFT_COLOR, 1.5, true);
   const draftDotsMaterial = createPointMaterial(DRAFT_COLOR, 9);
-  draftDotsMaterial.uniforms.pixelRatio.value = pixelRatio;
   let draftLine: Line2 | null = null;
   let draftDots: Points | null = null;
   const bandGeometry = new LineSegmentsGeometry();
@@ -455,7 +453,6 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     const line = new Line2(new LineGeometry(), createLineMaterial(COLOR, LINE_WIDTH));
     line.renderOrder = 1000;
     const dotsMaterial = createPointMaterial(COLOR, 9);
-    dotsMaterial.uniforms.pixelRatio.value = pixelRatio;
     const dots = new Points(new BufferGeometry(), dotsMaterial);
     dots.renderOrder = 1001;
     dots.frustumCulled = false;

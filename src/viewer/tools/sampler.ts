@@ -23,7 +23,6 @@ export function createSampler(ctx: ToolContext): Sampler {
   const geometry = new BufferGeometry();
   geometry.setAttribute('position', position);
   const material = createPointMaterial(0xffd400, 10);
-  material.uniforms.pixelRatio.value = ctx.renderer.getPixelRatio();
   const dot = onHelperLayer(new Points(geometry, material));
   dot.name = 'Sampled point';
   dot.frustumCulled = false;

@@ -16,7 +16,6 @@ export interface SnapMarker {
   show(point: Vector3, kind: 'snap' | 'surface' | 'refused'): void;
   hide(): void;
   readonly visible: boolean;
-  setPixelRatio(ratio: number): void;
   dispose(): void;
 }
 
@@ -45,9 +44,6 @@ export function createSnapMarker(): SnapMarker {
     },
     get visible() {
       return object.visible;
-    },
-    setPixelRatio(ratio) {
-      material.uniforms.pixelRatio.value = ratio;
     },
     dispose() {
       object.removeFromParent();

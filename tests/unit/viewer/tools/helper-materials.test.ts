@@ -27,6 +27,20 @@ describe('helper materials', () => {
     expect(fill.depthTest).toBe(true);
   });
 
+  it("point markers follow the renderer's current pixel ratio at each draw", () => {
+    const points = createPointMaterial(0x00ff00, 10);
+    let ratio = 1.5;
+    const drawing = { getPixelRatio: () => ratio } as unknown as WebGLRenderer;
+    const draw = () => (points.onBeforeRender as unknown as (r: WebGLRenderer) => void)(drawing);
+    draw();
+    expect(points.uniforms.pixelRatio.value).toBe(1.5);
+    // The quality drops to low (pixel ratio 1) after the marker was made.
+    ratio = 1;
+    draw();
+    expect(points.uniforms.pixelRatio.value).toBe(1);
+    expect(points.uniforms.size.value).toBe(10);
+  });
+
   it('caps are cut by every plane but their own', () => {
     const cap = createCapMaterial(new Color(0x336699));
     expect(cap.color.getHex()).toBe(0x336699);
