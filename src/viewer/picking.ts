@@ -152,6 +152,8 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   proxy.matrixWorldAutoUpdate = false;
   const sphere = new Sphere();
   const sphereHit = new Vector3();
+  const boneSphere = new Sphere();
+  const skinning = new Matrix4();
   const forward = new Vector3();
   const clipPlane = new Plane();
   const normalMatrix = new Matrix3();
@@ -402,6 +404,96 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     return true;
   };
 
+  /** Whether the pointer ray, within `far`, misses a world-space sphere (the cheap test before a mesh's triangles). */
+  const rayMisses = (bounds: Sphere, far: number): boolean => {
+    if (bounds.containsPoint(ray.origin)) return false;
+    if (ray.intersectSphere(bounds, sphereHit) === null) return true;
+    return sphereHit.distanceTo(ray.origin) > far;
+  };
+
+  // An instanced mesh's bounding sphere over all its instances, recomputed when its instance
+  // matrices, its count or its geometry change.
+  const instanceBounds = new WeakMap<InstancedMesh, { matrices: number; count: number; positions: number }>();
+  const instancedBounds = (instanced: InstancedMesh): Sphere => {
+    const seen = instanceBounds.get(instanced);
+    const matrices = instanced.instanceMatrix.version;
+    const positions = positionVersionOf(instanced.geometry);
+    if (!seen || instanced.boundingSphere === null || seen.matrices !== matrices || seen.count !== instanced.count || seen.positions !== positions) {
+      if (!seen || seen.positions !== positions) instanced.geometry.computeBoundingSphere();
+      instanced.computeBoundingSphere();
+      instanceBounds.set(instanced, { matrices, count: instanced.count, positions });
+    }
+    return instanced.boundingSphere!;
+  };
+
+  // Largest displacement of each morph target of a geometry (for the posed bound below).
+  const morphReach = new WeakMap<BufferGeometry, { positions: number; reach: Float32Array }>();
+  const morphReachOf = (geometry: BufferGeometry): Float32Array | null => {
+    const targets = geometry.morphAttributes.position;
+    if (!targets || targets.length === 0) return null;
+    const positions = positionVersionOf(geometry);
+    const known = morphReach.get(geometry);
+    if (known && known.positions === positions && known.reach.length === targets.length) return known.reach;
+    const base = geometry.getAttribute('position');
+    const reach = new Float32Array(targets.length);
+    targets.forEach((target, t) => {
+      let max = 0;
+      for (let i = 0; i < target.count; i++) {
+        let dx = target.getX(i);
+        let dy = target.getY(i);
+        let dz = target.getZ(i);
+        if (!geometry.morphTargetsRelative) {
+          dx -= base.getX(i);
+          dy -= base.getY(i);
+          dz -= base.getZ(i);
+        }
+        max = Math.max(max, dx * dx + dy * dy + dz * dz);
+      }
+      reach[t] = Math.sqrt(max);
+    });
+    morphReach.set(geometry, { positions, reach });
+    return reach;
+  };
+
+  /**
+   * A world sphere that holds a skinned or morphed mesh in its current pose, without posing a
+   * vertex: the rest geometry's sphere grown by the morph targets' reach, carried by each bone's
+   * skinning matrix (a skinned vertex is a weighted mean of those images), and the union of those.
+   * O(bones), so a pick whose ray passes far from an animated mesh neither refits nor walks its tree.
+   */
+  const posedBounds = (mesh: Mesh, out: Sphere): Sphere => {
+    const geometry = mesh.geometry;
+    if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
+    let radius = geometry.boundingSphere!.radius;
+    const reach = morphReachOf(geometry);
+    const influences = mesh.morphTargetInfluences;
+    if (reach && influences) for (let t = 0; t < reach.length; t++) radius += Math.abs(influences[t] ?? 0) * reach[t];
+    const skinned = (mesh as SkinnedMesh).isSkinnedMesh ? (mesh as SkinnedMesh) : null;
+    if (!skinned) {
+      out.center.copy(geometry.boundingSphere!.center);
+      out.radius = radius;
+      return out.applyMatrix4(mesh.matrixWorld);
+    }
+    const { bones, boneInverses } = skinned.skeleton;
+    out.makeEmpty();
+    for (let i = 0; i < bones.length; i++) {
+      const bone = bones[i];
+      if (!bone) continue;
+      skinning.multiplyMatrices(bone.matrixWorld, boneInverses[i]).multiply(skinned.bindMatrix).premultiply(skinned.bindMatrixInverse).premultiply(mesh.matrixWorld);
+      boneSphere.center.copy(geometry.boundingSphere!.center);
+      boneSphere.radius = radius;
+      boneSphere.applyMatrix4(skinning);
+      if (out.isEmpty()) out.copy(boneSphere);
+      else out.union(boneSphere);
+    }
+    if (out.isEmpty()) {
+      out.center.copy(geometry.boundingSphere!.center);
+      out.radius = radius;
+      out.applyMatrix4(mesh.matrixWorld);
+    }
+    return out;
+  };
+
   /** Casts against one drawable in the matrix `target.matrixWorld`; keeps the hit when it is the nearest so far. */
   const castTarget = (mesh: Mesh, target: Mesh, instanceId: number, near: number, far: number, firstOnly: boolean): void => {
     const geometry = mesh.geometry;
@@ -410,6 +502,8 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     raycaster.firstHitOnly = firstOnly;
     hits.length = 0;
     if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) {
+      // The pose's bound first: the tree is refitted (O(triangles)) only when the ray can reach it.
+      if (rayMisses(posedBounds(mesh, sphere), far)) return;
       poseTree(mesh).raycastObject3D(target, raycaster, hits);
     } else {
       const tree = staticTree(geometry);
@@ -417,10 +511,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         // The bounding sphere first, as three's raycast does: most meshes are nowhere near the ray.
         if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
         sphere.copy(geometry.boundingSphere!).applyMatrix4(target.matrixWorld);
-        if (!sphere.containsPoint(ray.origin)) {
-          if (ray.intersectSphere(sphere, sphereHit) === null) return;
-          if (sphereHit.distanceTo(ray.origin) > far) return;
-        }
+        if (rayMisses(sphere, far)) return;
         tree.raycastObject3D(target, raycaster, hits);
       } else {
         MESH_RAYCAST.call(target, raycaster, hits);
@@ -473,6 +564,9 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     if (!(near <= far)) return;
     if ((mesh as InstancedMesh).isInstancedMesh) {
       const instanced = mesh as InstancedMesh;
+      // All instances' sphere first, as three's InstancedMesh.raycast does: no walk over the
+      // instances when the ray passes far from all of them.
+      if (instanced.count === 0 || rayMisses(sphere.copy(instancedBounds(instanced)).applyMatrix4(instanced.matrixWorld), far)) return;
       proxy.geometry = instanced.geometry;
       proxy.material = instanced.material;
       for (let i = 0; i < instanced.count; i++) {

@@ -345,6 +345,66 @@ describe('pick', () => {
     expect(f.picker.pick(ndcOf(-3), 0)!.point.x).toBeCloseTo(-3, 4);
   });
 
+  it('walks no instance when the ray misses all instances, and follows moved instances', async () => {
+    const f = fixture(perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0)));
+    const instanced = new InstancedMesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial(), 200);
+    const m = new Matrix4();
+    for (let i = 0; i < 200; i++) instanced.setMatrixAt(i, m.makeTranslation(-2 + (i % 20) * 0.2, -2 + Math.floor(i / 20) * 0.2, 0));
+    const record = addModel(f, 'model-i', [node(instanced, 'node-inst', 'Bolts')]);
+    await f.picker.prepare([record.root]);
+    let walked = 0;
+    const getMatrixAt = instanced.getMatrixAt.bind(instanced);
+    instanced.getMatrixAt = (i: number, target: Matrix4) => (walked++, getMatrixAt(i, target));
+    expect(f.picker.pick(0, 0)!.instanceId).not.toBeNull();
+    expect(walked).toBeGreaterThan(0);
+    // Far to the right of every instance: no instance is looked at.
+    walked = 0;
+    const ndcOf = (x: number) => new Vector3(x, 0, 0.5).project(f.world.render.camera!).x;
+    expect(f.picker.pick(ndcOf(3.5), 0)).toBeNull();
+    expect(walked).toBe(0);
+    // One instance moved there: the bound follows and the pick finds it.
+    instanced.setMatrixAt(7, m.makeTranslation(3.5, 0, 0));
+    instanced.instanceMatrix.needsUpdate = true;
+    const hit = f.picker.pick(ndcOf(3.5), 0)!;
+    expect(hit.instanceId).toBe(7);
+    expectVector(hit.point, 3.5, 0, 0.5, 4);
+  });
+
+  it('refits an animated mesh only when the ray can reach its current pose', async () => {
+    const f = fixture(perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0)));
+    const geometry = new BoxGeometry(1, 1, 1, 2, 2, 2);
+    const count = geometry.getAttribute('position').count;
+    geometry.setAttribute('skinIndex', new BufferAttribute(new Uint16Array(count * 4), 4));
+    const weights = new Float32Array(count * 4);
+    for (let i = 0; i < count; i++) weights[i * 4] = 1;
+    geometry.setAttribute('skinWeight', new BufferAttribute(weights, 4));
+    const skinned = new SkinnedMesh(geometry, new MeshBasicMaterial());
+    const bone = new Bone();
+    const rig = node(new Group(), 'rig', 'Rig');
+    rig.add(bone, skinned);
+    const record = addModel(f, 'model-s', [rig]);
+    skinned.bind(new Skeleton([bone]));
+    await f.picker.prepare([record.root]);
+    const tree = f.picker.treeOf(skinned)!;
+    let refits = 0;
+    const refit = tree.refit.bind(tree);
+    tree.refit = ((...args: Parameters<typeof refit>) => (refits++, refit(...args))) as typeof tree.refit;
+    const { setPosition } = await import('../../../src/engine/hierarchy');
+    const ndcOf = (x: number) => new Vector3(x, 0, 0.5).project(f.world.render.camera!).x;
+    // Each frame of an animation moves the mesh along x in [-0.5, 0.5]; the pointer rests at x = 3.
+    for (let frame = 0; frame < 5; frame++) {
+      setPosition(f.world, bone.userData.eid as number, -0.5 + frame * 0.25, 0, 0);
+      settle(f.world);
+      expect(f.picker.pick(ndcOf(3), 0)).toBeNull();
+    }
+    expect(refits).toBe(0);
+    // The pose reaches the pointer: refitted, and hit where the pose puts it.
+    setPosition(f.world, bone.userData.eid as number, 3, 0, 0);
+    settle(f.world);
+    expect(f.picker.pick(ndcOf(3), 0)!.point.x).toBeCloseTo(3, 4);
+    expect(refits).toBe(1);
+  });
+
   it('hits a morphed mesh where its current morph influences put it', async () => {
     const f = fixture(perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0)));
     const geometry = new BoxGeometry(1, 1, 1);
@@ -362,6 +422,26 @@ describe('pick', () => {
     expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2.5, 5);
     mesh.morphTargetInfluences![0] = 0.5;
     expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(1.5, 5);
+  });
+
+  it('finds a morphed mesh that its morph moved out of its rest bounds', async () => {
+    const f = fixture(perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0)));
+    const geometry = new BoxGeometry(1, 1, 1);
+    const position = geometry.getAttribute('position');
+    // Relative target 0: every vertex 3 units to the right.
+    const moved = new Float32Array(position.count * 3);
+    for (let i = 0; i < position.count; i++) moved[i * 3] = 3;
+    geometry.morphAttributes.position = [new BufferAttribute(moved, 3)];
+    geometry.morphTargetsRelative = true;
+    const mesh = new Mesh(geometry, new MeshBasicMaterial());
+    mesh.updateMorphTargets();
+    addModel(f, 'model-m', [node(mesh, 'morph')]);
+    await f.picker.prepare([f.scene]);
+    const ndcOf = (x: number) => new Vector3(x, 0, 0.5).project(f.world.render.camera!).x;
+    expect(f.picker.pick(ndcOf(3), 0)).toBeNull();
+    mesh.morphTargetInfluences![0] = 1;
+    expectVector(f.picker.pick(ndcOf(3), 0)!.point, 3, 0, 0.5, 4);
+    expect(f.picker.pick(0, 0)).toBeNull();
   });
 
   it('skips what a renderer clipping plane cuts away and hits the visible surface behind', async () => {
