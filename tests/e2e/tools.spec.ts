@@ -293,13 +293,19 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('tool-section')).toHaveAttribute('aria-pressed', 'false');
     await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
-    // Where the top of the box was, the background shows through; a pick there passes through.
+    // Where the top of the box was, the background shows through: a pick there finds nothing
+    // (the cut part is not pickable), and a click there is a background-hit.
     expect(isBackground(await pixel(page, probe))).toBe(true);
     const hitThere = await page.evaluate(({ x, y }) => {
       const hit = (window as any).__viewer.viewer.picker.pickAtClient(x, y);
-      return hit && hit.point.toArray();
+      return hit && { point: hit.point.toArray(), nodeId: hit.nodeId };
     }, probe);
-    if (hitThere) expect(hitThere[1]).toBeLessThanOrEqual(cutHeight + 1e-3);
+    expect(hitThere).toBeNull();
+    const hitsBefore = (await events(page, 'hit')).length;
+    const backgroundBefore = (await events(page, 'background-hit')).length;
+    await page.mouse.click(probe.x, probe.y);
+    await expect.poll(async () => (await events(page, 'background-hit')).length).toBe(backgroundBefore + 1);
+    expect((await events(page, 'hit')).length).toBe(hitsBefore);
     // The cut face is filled: the box's single-sided walls would show the background inside.
     const capCentre = await toClient(page, [0, cutHeight, 0]);
     expect(isBackground(await pixel(page, capCentre))).toBe(false);
