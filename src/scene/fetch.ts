@@ -12,9 +12,29 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The response of a download that index.html started before the app's code ran (the embed's
+ * configuration, scene document and models), taken once: a second call for the same URL, or a URL
+ * that was never started early, gives null and the caller fetches it itself. An aborted caller
+ * gets its AbortError as with its own fetch.
+ */
+export function takeEarlyFetch(url: string, signal?: AbortSignal): Promise<Response> | null {
+  const early = (globalThis as { __earlyFetches?: Record<string, Promise<Response> | undefined> }).__earlyFetches;
+  const response = early?.[url];
+  if (!early || !response) return null;
+  delete early[url];
+  if (!signal) return response;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    response.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** GET a binary file with byte progress; a non-2xx answer is an HttpError naming the status. */
 export async function fetchBinary(url: string, onProgress?: ProgressListener, signal?: AbortSignal): Promise<ArrayBuffer> {
-  const response = await fetch(url, { signal });
+  const response = await (takeEarlyFetch(url, signal) ?? fetch(url, { signal }));
   if (!response.ok) {
     throw new HttpError(response.status, url, `The model file request failed: ${response.status} ${response.statusText || ''}`.trim() + '.');
   }
@@ -58,7 +78,7 @@ export async function fetchBinary(url: string, onProgress?: ProgressListener, si
 
 /** GET JSON; a non-2xx answer is an HttpError carrying the server's `error` text when it sent one. */
 export async function fetchJson(url: string, signal?: AbortSignal): Promise<unknown> {
-  const response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+  const response = await (takeEarlyFetch(url, signal) ?? fetch(url, { signal, headers: { Accept: 'application/json' } }));
   const text = await response.text();
   let body: unknown = undefined;
   try {

@@ -270,8 +270,17 @@ test('a person can orbit and zoom, and the picture follows', async ({ page }) =>
 });
 
 test('the demo scene of a fresh server loads with its animation', async ({ page }) => {
+  const requests: string[] = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
   await page.goto('/embed/demo');
   expect(await settled(page)).toBe('ready');
+  // index.html starts the configuration, scene and model downloads before the app's code runs;
+  // the app takes each of them, so nothing is downloaded twice.
+  const count = (test: (path: string) => boolean) => requests.filter(test).length;
+  expect(count((p) => p === '/v1/config')).toBe(1);
+  expect(count((p) => p === '/v1/scenes/demo')).toBe(1);
+  expect(count((p) => p.endsWith('/model_file.binz'))).toBe(1);
+  expect(await page.evaluate(() => Object.keys((window as any).__earlyFetches ?? { missing: true }))).toEqual([]);
   const summary = await page.evaluate(() => (window as any).__viewer.summary());
   expect(summary).toHaveLength(1);
   expect(summary[0].animations.length).toBeGreaterThanOrEqual(1);

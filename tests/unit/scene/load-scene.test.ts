@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientConfig } from '../../../src/protocol/config';
-import { fetchBinary, HttpError } from '../../../src/scene/fetch';
+import { fetchBinary, HttpError, takeEarlyFetch } from '../../../src/scene/fetch';
 import { fetchScene, modelFileUrl } from '../../../src/scene/load-scene';
 
 const config: ClientConfig = {
@@ -77,5 +77,56 @@ describe('fetchBinary', () => {
     expect(error).toBeInstanceOf(HttpError);
     expect(error.status).toBe(404);
     expect(error.message).toBe('The model file request failed: 404 Not Found.');
+  });
+});
+
+describe('early downloads (started by index.html)', () => {
+  const early = () => (globalThis as { __earlyFetches?: Record<string, Promise<Response>> });
+  afterEach(() => {
+    delete early().__earlyFetches;
+  });
+
+  it('are taken once by URL, checked like the app’s own; other URLs are fetched', async () => {
+    respond(JSON.stringify({ _id: 'own', name: 'Own', models: [] }), { status: 200 });
+    early().__earlyFetches = {
+      'http://models.test/v1/scenes/s': Promise.resolve(new Response(JSON.stringify({ _id: 's', name: 'Early', models: [] }), { status: 200 })),
+    };
+    expect((await fetchScene(config, 's')).name).toBe('Early');
+    expect(fetch).not.toHaveBeenCalled();
+    // Taken: the second load of the same scene asks the server.
+    expect((await fetchScene(config, 's')).name).toBe('Own');
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(takeEarlyFetch('http://models.test/v1/scenes/s')).toBeNull();
+  });
+
+  it('give the same errors as the app’s own requests', async () => {
+    early().__earlyFetches = {
+      'http://models.test/v1/scenes/gone': Promise.resolve(new Response(JSON.stringify({ error: "Scene 'gone' not found" }), { status: 404 })),
+      'http://x/model': Promise.resolve(new Response(new Uint8Array(10), { status: 200, headers: { 'Content-Length': '20' } })),
+    };
+    await expect(fetchScene(config, 'gone')).rejects.toThrow("answered 404: Scene 'gone' not found");
+    await expect(fetchBinary('http://x/model')).rejects.toThrow('ended after 10 of 20 bytes');
+  });
+
+  it('stream a model with byte progress', async () => {
+    const bytes = new Uint8Array(500).fill(3);
+    early().__earlyFetches = { 'http://x/m': Promise.resolve(new Response(bytes, { status: 200, headers: { 'Content-Length': '500' } })) };
+    const seen: number[] = [];
+    expect(new Uint8Array(await fetchBinary('http://x/m', (loaded) => seen.push(loaded)))).toEqual(bytes);
+    expect(seen.at(-1)).toBe(500);
+  });
+
+  it('still honour the caller’s abort signal', async () => {
+    let finish!: (r: Response) => void;
+    early().__earlyFetches = { 'http://x/slow': new Promise<Response>((resolve) => (finish = resolve)) };
+    const abort = new AbortController();
+    const pending = fetchBinary('http://x/slow', undefined, abort.signal);
+    abort.abort(new DOMException('The load was cancelled.', 'AbortError'));
+    await expect(pending).rejects.toThrow('The load was cancelled.');
+    finish(new Response(new Uint8Array(1)));
+    const aborted = new AbortController();
+    aborted.abort(new DOMException('Already cancelled.', 'AbortError'));
+    early().__earlyFetches = { 'http://x/late': Promise.resolve(new Response(new Uint8Array(1))) };
+    expect(() => takeEarlyFetch('http://x/late', aborted.signal)).toThrow('Already cancelled.');
   });
 });
