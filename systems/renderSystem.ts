@@ -19,7 +19,7 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
     syncObjectMatrices(world);
     r.needsRender = true;
   }
-  if (!r.needsRender) return world;
+  if (!r.needsRender || r.hold > 0) return world;
   r.needsRender = false;
 
   const start = performance.now();

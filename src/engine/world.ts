@@ -69,6 +69,11 @@ export interface ViewerContext {
     needsRender: boolean;
     /** Optional replacement for renderer.render (the post-processing composer of a later issue). */
     draw: ((delta: number) => void) | null;
+    /**
+     * While above 0 nothing is drawn (needsRender stays set): a scene being loaded is drawn once,
+     * framed and with its textures and shaders ready, not also half-loaded and unframed before.
+     */
+    hold: number;
   };
   navigation: { controls: FrameControls | null };
   transform: {
@@ -99,7 +104,7 @@ export function createViewerWorld(): ViewerWorld {
   return createWorld<ViewerContext>({
     time: { delta: 0, elapsed: 0, frame: 0, then: 0 },
     objects: [],
-    render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null },
+    render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null, hold: 0 },
     navigation: { controls: null },
     transform: { order: new Uint32Array(1024), count: 0, version: 0, builtVersion: -1, anyDirty: false, changed: 0 },
     models: new Map(),

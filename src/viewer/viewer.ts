@@ -222,23 +222,34 @@ export function createViewer(options: ViewerOptions): Viewer {
         renderConfig = defaultRenderConfig();
       }
       post?.setConfig(renderConfig);
-      const result = await loadSceneModels(world, config, scene, {
-        loader,
-        onModel: (record) => {
-          attachAnimationEvents(world, record);
-          context.scene.add(record.root);
-        },
-        onProgress: callbacks.onProgress,
-        onModelError: callbacks.onModelError,
-        signal: callbacks.signal,
-      });
-      // The saved edits of each model, before framing: a reload shows every saved edit.
-      await Promise.all(result.loaded.map((record) => applySavedEdits(world, config, record, callbacks)));
+      // Nothing is drawn until the models are loaded, framed and warmed up: the first picture is
+      // the finished one, and the GPU does not draw the scene half-loaded and unframed before it.
+      world.render.hold++;
+      let result: LoadSceneResult;
+      try {
+        result = await loadSceneModels(world, config, scene, {
+          loader,
+          onModel: (record) => {
+            attachAnimationEvents(world, record);
+            context.scene.add(record.root);
+          },
+          onProgress: callbacks.onProgress,
+          onModelError: callbacks.onModelError,
+          signal: callbacks.signal,
+        });
+        // The saved edits of each model, before framing: a reload shows every saved edit.
+        await Promise.all(result.loaded.map((record) => applySavedEdits(world, config, record, callbacks)));
+        if (result.loaded.length > 0) {
+          await viewer.frame(false);
+          mark('framed');
+          await warmUp(context, result.loaded, post?.sceneTarget() ?? null);
+          mark('compiled');
+        }
+      } finally {
+        world.render.hold--;
+        world.render.needsRender = true;
+      }
       if (result.loaded.length > 0) {
-        await viewer.frame(false);
-        mark('framed');
-        await warmUp(context, result.loaded, post?.sceneTarget() ?? null);
-        mark('compiled');
         // Picking trees in the background once the first frame is out (a pick before then uses
         // three's plain raycast for that mesh); a hidden tab that draws no frame starts them anyway.
         const roots = result.loaded.map((record) => record.root);

@@ -56,6 +56,27 @@ function frame(world: ViewerWorld): void {
 }
 
 describe('renderSystem', () => {
+  it('draws nothing while held, keeps the request, and draws once when released', () => {
+    const { world, renderer, scene } = readyWorld();
+    const eid = spawnObject(world, scene, new Object3D());
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    world.render.hold = 1;
+    setPosition(world, eid, 1, 2, 3);
+    frame(world);
+    world.render.needsRender = true;
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    // The moved object's matrix was still copied, and the request waits.
+    expect(world.objects[eid]!.matrixWorld.elements[12]).toBe(1);
+    expect(world.render.needsRender).toBe(true);
+    world.render.hold = 0;
+    frame(world);
+    frame(world);
+    expect(renderer.render).toHaveBeenCalledTimes(2);
+    expect(world.stats.renderedFrames).toBe(2);
+  });
+
   it('throws the catalogue texts exactly when the renderer, scene or camera is missing', () => {
     const world = createViewerWorld();
     expect(() => renderSystem(world)).toThrow(ERR_RENDERER);
