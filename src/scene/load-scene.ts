@@ -38,6 +38,9 @@ function describeIssue(issue: { path: PropertyKey[]; message: string }): string 
   return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
 }
 
+/** Models downloaded at once (index.html starts the first this many before the app runs). */
+export const MODEL_DOWNLOAD_CONCURRENCY = 3;
+
 export type LoadStage = 'download' | 'decode' | 'parse' | 'build';
 
 export interface LoadProgress {
@@ -127,7 +130,7 @@ export async function loadSceneModels(world: ViewerWorld, config: ClientConfig, 
   };
 
   const queue = [...toLoad];
-  const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 3, queue.length)) }, async () => {
+  const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency ?? MODEL_DOWNLOAD_CONCURRENCY, queue.length)) }, async () => {
     for (let model = queue.shift(); model; model = queue.shift()) await loadOne(model);
   });
   await Promise.all(workers);
