@@ -8,7 +8,7 @@ import {
   obfuscatePayload,
   readContainerHeader,
   type CodecEngine,
-} from '../src/scene/container.ts';
+} from '../src/protocol/container-codec.ts';
 import type { BenchResult } from './types.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { encodeContainer } from '../src/scene/container.ts';
+import { encodeContainer } from '../src/protocol/container-codec.ts';
 import { optimizeModel, validateModel } from '../src/server/optimize.ts';
 import { postRaw, startUploadServer, type UploadServer } from '../tests/service/upload-helpers.ts';
 import type { BenchResult } from './types.ts';

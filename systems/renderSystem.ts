@@ -1,4 +1,4 @@
-import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/engine/errors';
+import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
 import { syncObjectMatrices } from '../src/engine/sync';
 import type { ViewerWorld } from '../src/engine/world';
 

@@ -2,11 +2,10 @@ import { commitRemovals, registerQuery, type Query } from 'bitecs';
 import { Frustum, Matrix4, Sphere, Vector3, type Light as ThreeLight, type PointLight, type SpotLight } from 'three';
 import { Light, LightType } from '../components';
 import { viewFocus } from '../src/engine/lights';
+import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST } from '../src/protocol/constants';
 import type { ViewerWorld } from '../src/engine/world';
 
 /** Editor specification section 5 and 9: at most 12 active shadow maps, a point light counting 6. */
-export const MAX_SHADOW_MAPS = 12;
-export const POINT_LIGHT_SHADOW_COST = 6;
 /**
  * A light that has its shadow keeps it until another light is this many times more important:
  * lights whose importance is close do not swap back and forth as the camera moves.

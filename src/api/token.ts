@@ -1,3 +1,5 @@
+import { TOKEN_STORAGE_KEY } from '../protocol/auth';
+
 /**
  * The client's bearer token (editor specification sections 7 and 8): requests that need a token
  * (saving mutations, changing a scene) get one from the configured token generator. A host page
@@ -11,8 +13,6 @@ export type TokenGenerator = () => string | Promise<string>;
 /** The exact error text of the specification's catalogue. */
 export const TOKEN_GENERATOR_NOT_SET = 'Token generator has not been set.';
 
-/** Where the sign-in callback page (/auth/callback) keeps the token: `{ token, expiresAt }` JSON. */
-export const TOKEN_STORAGE_KEY = 'parametricos.auth';
 
 let generator: TokenGenerator | null = null;
 

@@ -11,7 +11,7 @@ import {
   WebGLRenderer,
   type WebGLRenderTarget,
 } from 'three';
-import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from './constants';
+import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from '../protocol/constants';
 import { HELPER_LAYER } from './layers';
 import { createStudioScene } from './studio-environment';
 import type { ViewerWorld } from './world';

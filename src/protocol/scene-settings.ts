@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AMBIENT_INTENSITY, CAMERA_FOV, DIRECTIONAL_INTENSITY } from '../engine/constants';
+import { AMBIENT_INTENSITY, CAMERA_FOV, DIRECTIONAL_INTENSITY } from './constants';
 import { EnvironmentEntry } from './environment';
 
 /**

@@ -6,7 +6,7 @@ import {
   type AssetFormat,
   type ContainerErrorCode,
   type ContainerHeader,
-} from './container.ts';
+} from '../protocol/container-codec.ts';
 import { UNREADABLE_REQUEST_ID, type DecodeReply, type DecodeRequest } from './container-worker.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ContainerError, decodeContainer, toExactArrayBuffer, type AssetFormat, type ContainerErrorCode, type ContainerHeader } from './container.ts';
+import { ContainerError, decodeContainer, toExactArrayBuffer, type AssetFormat, type ContainerErrorCode, type ContainerHeader } from '../protocol/container-codec.ts';
 
 /**
  * Module Web Worker that decodes model containers off the main thread (container-client.ts starts

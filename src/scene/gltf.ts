@@ -3,7 +3,7 @@ import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
-import { checkGlb, checkGltfJson } from './glb';
+import { checkGlb, checkGltfJson } from '../protocol/glb';
 
 /** Where the decoders are served (viewer specification section 7, "Static files"). */
 export const DRACO_PATH = '/libs/draco/';
@@ -16,7 +16,7 @@ export interface ModelLoader {
 
 /**
  * three's GLTFLoader with Draco (decoded in the DRACOLoader's workers), KTX2/Basis and meshopt.
- * Each asset's structure is checked first (src/scene/glb.ts): glTF 2.0 or higher, a sound GLB
+ * Each asset's structure is checked first (src/protocol/glb.ts): glTF 2.0 or higher, a sound GLB
  * layout, buffers that exist.
  */
 export function createModelLoader(renderer: WebGLRenderer | null, base = ''): ModelLoader {

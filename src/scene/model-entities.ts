@@ -17,6 +17,7 @@ import { bindObject, unbindObject } from '../engine/registry';
 import { materialTextures, releaseObjectResources, retainObjectResources } from '../engine/resources';
 import { detachFromThreeMatrixUpdates } from '../engine/sync';
 import { addViewerEntity, type AnimationEntry, type ModelRecord, type ViewerWorld } from '../engine/world';
+import { indexId, MATERIAL_ID_KEY, NODE_ID_KEY, primitiveId, stableId } from '../protocol/stable-ids';
 
 interface Association {
   nodes?: number;
@@ -114,7 +115,7 @@ export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOp
       mesh.receiveShadow = receive;
       retainObjectResources(object);
       const primitive = assoc?.primitives ?? 0;
-      record.primitives.set(`${nodeIdOf(nodeData(object, associations), node)}/${primitive}`, eid);
+      record.primitives.set(primitiveId(nodeIdOf(nodeData(object, associations), node), primitive), eid);
       const materials = Array.isArray(mesh.material) ? mesh.material : [mesh.material];
       for (const material of materials) {
         const materialIndex = registerMaterial(record, material, associations);
@@ -208,10 +209,9 @@ function localPosition(object: Object3D): number[] {
   return object.position.clone().add(pivot).sub(turned).toArray();
 }
 
-/** Stable node id: the node's `extras.nodeId` when the model carries one, else its glTF index. */
+/** Stable node id (src/protocol/stable-ids.ts): the node's `extras.nodeId` when the model carries one, else its glTF index. */
 function nodeIdOf(userData: Record<string, unknown>, index: number): string {
-  const id = userData.nodeId;
-  return typeof id === 'string' && id.length > 0 ? id : String(index);
+  return stableId(userData, NODE_ID_KEY, index) ?? indexId(index);
 }
 
 function nodeData(object: Object3D, associations: Map<object, Association | undefined>): Record<string, unknown> {
@@ -223,7 +223,7 @@ function nodeData(object: Object3D, associations: Map<object, Association | unde
 
 function registerMaterial(record: ModelRecord, material: Material, associations: Map<object, Association | undefined>): number {
   const index = associations.get(material)?.materials ?? -1;
-  const id = typeof material.userData.materialId === 'string' ? (material.userData.materialId as string) : index >= 0 ? String(index) : material.uuid;
+  const id = stableId(material.userData, MATERIAL_ID_KEY, index) ?? material.uuid;
   if (!record.materials.has(id)) record.materials.set(id, material);
   for (const texture of materialTextures(material)) registerTexture(record, texture, associations);
   return index;

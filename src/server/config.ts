@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ClientConfig } from '../protocol/config.ts';
-import { DEFAULT_MAX_ASSET_BYTES } from '../scene/container.ts';
+import { DEFAULT_MAX_ASSET_BYTES } from '../protocol/container-codec.ts';
+import { TOKEN_AUDIENCE } from '../protocol/auth.ts';
 
 /**
  * Server configuration: environment variables, optionally backed by a JSON file named by
@@ -13,7 +14,7 @@ import { DEFAULT_MAX_ASSET_BYTES } from '../scene/container.ts';
  */
 
 /** The audience of every bearer token (viewer specification section 7). */
-export const TOKEN_AUDIENCE = 'parametricos';
+export { TOKEN_AUDIENCE };
 
 /** Defaults, named once. */
 export const CONFIG_DEFAULTS = {

@@ -7,8 +7,8 @@ import { unpartition } from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import type { ModelDoc, SceneDoc } from '../protocol/scene.ts';
 import type { OptimizationSummary, ValidationReport } from '../protocol/upload.ts';
-import { detectAssetFormat, encodeContainer } from '../scene/container.ts';
-import { ModelFormatError, checkGlb } from '../scene/glb.ts';
+import { detectAssetFormat, encodeContainer } from '../protocol/container-codec.ts';
+import { ModelFormatError, checkGlb } from '../protocol/glb.ts';
 import { CONFIG_DEFAULTS } from './config.ts';
 import { OptimizeError, describeRefusal, loadDraco, optimizeModel, refuses, validateModel } from './optimize.ts';
 import { isValidId, newId, type Store } from './store.ts';
@@ -130,7 +130,7 @@ interface Resource {
 }
 
 /**
- * The viewer's own structural check (header, chunks, buffers: src/scene/glb.ts), so the server
+ * The viewer's own structural check (header, chunks, buffers: src/protocol/glb.ts), so the server
  * stores exactly what the viewer accepts; plus images, which must live inside the GLB too.
  */
 function checkGlbAsset(fileName: string, bytes: Uint8Array): void {

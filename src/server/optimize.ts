@@ -8,6 +8,7 @@ import validator from 'gltf-validator';
 import type { ValidatorMessage, ValidatorReport } from 'gltf-validator';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import type { OptimizationSummary, ValidationMessage, ValidationReport, ValidationSeverity } from '../protocol/upload.ts';
+import { hasStableId, indexId, INSTANCE_NAMES_KEY, INSTANCE_NODE_IDS_KEY, instancedNodeId, MATERIAL_ID_KEY, NODE_ID_KEY } from '../protocol/stable-ids.ts';
 
 /**
  * The model service's processing of an uploaded model:
@@ -18,7 +19,7 @@ import type { OptimizationSummary, ValidationMessage, ValidationReport, Validati
  * 2. `optimizeModel`: with gltf-transform, on the GLB:
  *    - stable ids: every node gets `extras.nodeId` = its index in the uploaded file and every
  *      material `extras.materialId` = its index, unless it already has one. These are exactly the
- *      ids the viewer gives an unoptimised file (`nodeIdOf` in src/scene/model-entities.ts falls
+ *      ids the viewer gives an unoptimised file (one rule for both: src/protocol/stable-ids.ts falls
  *      back to the index), so saved mutations mean the same node before and after optimisation.
  *    - repairs (tangents where a material needs them, skeletons outside their scene), dedup,
  *      instancing of repeated sibling meshes (EXT_mesh_gpu_instancing, see `instanceSiblings`),
@@ -215,9 +216,8 @@ function extrasOf(property: Property): Record<string, unknown> {
   return typeof extras === 'object' && extras !== null && !Array.isArray(extras) ? (extras as Record<string, unknown>) : {};
 }
 
-function hasId(property: Property, key: string): boolean {
-  const id = extrasOf(property)[key];
-  return typeof id === 'string' && id.length > 0;
+function hasId(property: Property, key: typeof NODE_ID_KEY | typeof MATERIAL_ID_KEY): boolean {
+  return hasStableId(extrasOf(property), key);
 }
 
 /**
@@ -230,13 +230,13 @@ export function stampStableIds(doc: Document): { nodes: number; materials: numbe
   let nodes = 0;
   let materials = 0;
   root.listNodes().forEach((node, index) => {
-    if (hasId(node, 'nodeId')) return;
-    node.setExtras({ ...extrasOf(node), nodeId: String(index) });
+    if (hasId(node, NODE_ID_KEY)) return;
+    node.setExtras({ ...extrasOf(node), [NODE_ID_KEY]: indexId(index) });
     nodes++;
   });
   root.listMaterials().forEach((material, index) => {
-    if (hasId(material, 'materialId')) return;
-    material.setExtras({ ...extrasOf(material), materialId: String(index) });
+    if (hasId(material, MATERIAL_ID_KEY)) return;
+    material.setExtras({ ...extrasOf(material), [MATERIAL_ID_KEY]: indexId(index) });
     materials++;
   });
   return { nodes, materials };
@@ -414,9 +414,9 @@ export function instanceSiblings(doc: Document, min = 5): InstancingResult {
         .setExtension('EXT_mesh_gpu_instancing', batch)
         .setExtras({
           ...shared,
-          nodeId: `instances:${ids[0]}`,
-          instanceNodeIds: ids,
-          ...(names.some((n) => n !== '') ? { instanceNames: names } : {}),
+          [NODE_ID_KEY]: instancedNodeId(ids[0]),
+          [INSTANCE_NODE_IDS_KEY]: ids,
+          ...(names.some((n) => n !== '') ? { [INSTANCE_NAMES_KEY]: names } : {}),
         });
       parent.addChild(batchNode);
       for (const node of nodes) node.dispose();

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { LoopOnce } from 'three';
-import { ANIMATION_SPEED_DEFAULT, ANIMATION_SPEED_MIN } from '../engine/constants';
+import { ANIMATION_SPEED_DEFAULT, ANIMATION_SPEED_MIN } from '../protocol/constants';
 import type { AnimationEntry, ModelRecord } from '../engine/world';
 import { onAnimationEvent, pauseAnimation, playAnimation, resumeAnimation, setAnimationSpeed, stopAnimation } from '../viewer/animation';
 import type { Viewer } from '../viewer/viewer';

@@ -1,6 +1,6 @@
 import { LoopOnce, LoopRepeat, type AnimationAction, type Event } from 'three';
 import { AnimationState } from '../../components';
-import { ANIMATION_SPEED_MIN } from '../engine/constants';
+import { ANIMATION_SPEED_MIN } from '../protocol/constants';
 import type { AnimationEntry, AnimationEvent, AnimationEventType, ModelRecord, ViewerWorld } from '../engine/world';
 
 /**

@@ -22,8 +22,8 @@ import {
   CAMERA_MIN_DISTANCE,
   CAMERA_NEAR,
   KEYBOARD_SPEED,
-} from '../engine/constants';
-import { ERR_MODE } from '../engine/errors';
+} from '../protocol/constants';
+import { ERR_MODE } from '../protocol/errors';
 import { HELPER_LAYER } from '../engine/layers';
 import type { ViewerWorld } from '../engine/world';
 

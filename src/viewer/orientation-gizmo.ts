@@ -4,7 +4,7 @@ import {
   ORIENTATION_GIZMO_PRIMARY_BUBBLE,
   ORIENTATION_GIZMO_SECONDARY_BUBBLE,
   ORIENTATION_GIZMO_SIZE,
-} from '../engine/constants';
+} from '../protocol/constants';
 import type { Navigation, ViewAxis } from './navigation';
 
 /**

@@ -20,18 +20,15 @@ import {
 } from 'three';
 import { INTERSECTED, MeshBVH, NOT_INTERSECTED, SkinnedMeshBVH } from 'three-mesh-bvh';
 import { ModelMember } from '../../components';
-import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../engine/errors';
+import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
 import { HELPER_LAYER, SCENE_LAYER } from '../engine/layers';
 import { findEntityOf, getEid } from '../engine/registry';
+import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../protocol/constants';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
 import { createTreeBuilder, positionVersionOf, type TreeBuilder } from './bvh-builder';
 import type { HitEventData } from './events';
 import type { PickHit, Picker, PickOptions } from './pick-types';
 
-/** "Vertex picking snaps to the nearest vertex within 0.25" (viewer specification section 5). */
-export const SNAP_RADIUS = 0.25;
-/** "When restricted to a plane, only points within 0.001 of the plane are accepted." */
-export const SNAP_PLANE_TOLERANCE = 0.001;
 /** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
 const SNAP_CLIP_TOLERANCE = 1e-6;
 /**

@@ -1,3 +1,4 @@
+import { HIGH_TIER_SCORE, LOW_PIXEL_RATIO, MAX_PIXEL_RATIO, MEDIUM_PIXEL_RATIO, MEDIUM_TIER_SCORE } from '../protocol/constants';
 /**
  * Quality tiers (viewer specification section 9): a score from the CPU, the memory, the GPU and a
  * GPU micro-benchmark chooses low, medium or high, which set the pixel ratio, antialiasing and
@@ -40,8 +41,6 @@
 export type QualityTier = 'low' | 'medium' | 'high';
 export const QUALITY_TIERS: readonly QualityTier[] = ['low', 'medium', 'high'];
 
-export const HIGH_TIER_SCORE = 80;
-export const MEDIUM_TIER_SCORE = 50;
 /** The benchmark runs from this partial score on ... */
 export const BENCHMARK_MIN_PARTIAL = 30;
 /** ... and is not needed from this one on: it scores BENCHMARK_MAX_POINTS. */
@@ -51,10 +50,6 @@ export const GPU_MAX_POINTS = 30;
 /** Loop iterations per millisecond worth 0 and BENCHMARK_MAX_POINTS benchmark points. */
 export const BENCHMARK_SLOW = 1e6;
 export const BENCHMARK_FAST = 1e9;
-/** Pixel ratio per tier: 1 for low, 1.5 for medium, min(device ratio, 2) for high. */
-export const LOW_PIXEL_RATIO = 1;
-export const MEDIUM_PIXEL_RATIO = 1.5;
-export const MAX_PIXEL_RATIO = 2;
 /** Guesses for facts a browser does not tell. */
 export const UNKNOWN_CORES = 4;
 export const UNKNOWN_MEMORY_GB = 4;

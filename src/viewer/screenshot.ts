@@ -1,6 +1,6 @@
 import { Vector2, type Object3D, type OrthographicCamera, type PerspectiveCamera } from 'three';
-import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY, SCREENSHOT_FILE_NAME } from '../engine/constants';
-import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../engine/errors';
+import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY, SCREENSHOT_FILE_NAME } from '../protocol/constants';
+import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
 import { HELPER_LAYER } from '../engine/layers';
 import type { ViewerWorld } from '../engine/world';
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SceneDoc } from '../../src/protocol/scene.ts';
-import { decodeContainer } from '../../src/scene/container.ts';
+import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { importModel } from '../../src/server/import.ts';
 import { INDEX_HTML, MODELS_DIR, rawRequest, startServer, type TestServer } from './helpers.ts';
 

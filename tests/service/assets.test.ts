@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssetUploadResult, UploadError } from '../../src/protocol/upload.ts';
-import { decodeContainer } from '../../src/scene/container.ts';
+import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { MODELS_DIR, rawRequest } from './helpers.ts';
 import { postRaw, readGlb, startUploadServer, type UploadServer } from './upload-helpers.ts';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, base64url, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN_STORAGE_KEY } from '../../src/api/token.ts';
+import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth.ts';
 import { developmentSigningKey } from '../../src/server/auth/keys.ts';
 import { developmentUserId, signTestToken } from '../../src/server/auth/tokens.ts';
 import { loadServerConfig } from '../../src/server/config.ts';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelDoc, SceneDoc } from '../../src/protocol/scene.ts';
-import { decodeContainer } from '../../src/scene/container.ts';
+import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { openFileStore } from '../../src/server/store.ts';
 import { INDEX_HTML, MODELS_DIR, REPO_ROOT, tempDir } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeContainer } from '../../src/scene/container.ts';
+import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { WAREHOUSE_SCENE_ID, buildWarehouseModel, createWarehouseDocument, ensureWarehouseScene } from '../../src/server/demo-warehouse.ts';
 import { validateModel } from '../../src/server/optimize.ts';
 import { glbJson } from './helpers.ts';

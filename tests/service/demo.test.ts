@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NodeIO, getBounds } from '@gltf-transform/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeContainer } from '../../src/scene/container.ts';
+import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { DEMO_SCENE_ID, DEMO_SCENE_NAME, box, buildDemoModel, cylinder, ensureDemoScene, sphere, type Geometry } from '../../src/server/demo.ts';
 import { startServer, type TestServer } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import { ALL_EXTENSIONS, EXTMeshoptCompression } from '@gltf-transform/extension
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ModelDoc, SceneDoc } from '../../src/protocol/scene.ts';
-import { decodeContainer } from '../../src/scene/container.ts';
+import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { ImportError, importModel, prepareAsset } from '../../src/server/import.ts';
 import { openFileStore, type Store } from '../../src/server/store.ts';
 import { MODELS_DIR, glbJson, solidPng, tempDir, triangleGltf } from './helpers.ts';

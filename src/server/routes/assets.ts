@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AssetDoc, type AssetUploadResult } from '../../protocol/upload.ts';
-import { encodeContainer } from '../../scene/container.ts';
+import { encodeContainer } from '../../protocol/container-codec.ts';
 import type { ServerConfig } from '../config.ts';
 import { validateAndOptimize } from '../import.ts';
 import { isValidId, newId, type Store } from '../store.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { TOKEN_STORAGE_KEY } from '../../api/token.ts';
+import { TOKEN_STORAGE_KEY } from '../../protocol/auth.ts';
 import { describeZodError } from '../../protocol/mutation.ts';
 import { developmentSigningKey } from '../auth/keys.ts';
 import { requireUser } from '../auth/permissions.ts';
@@ -16,7 +16,7 @@ import { HttpError } from './http.ts';
  *   GET  /v1/me           the signed-in person { id, firstName, lastName } (401 without a token)
  *   GET  /auth/callback   a small page: takes `access_token` (and `state`, the path to return to)
  *                         from the URL fragment, keeps the token in localStorage under
- *                         TOKEN_STORAGE_KEY (src/api/token.ts, which reads it) and returns.
+ *                         TOKEN_STORAGE_KEY (src/protocol/auth.ts; src/api/token.ts reads it) and returns.
  *   GET  /auth/sign-in?returnTo=/edit/x   the development provider's form, or a redirect to the
  *                         real provider's authorization endpoint (implicit flow, audience
  *                         'parametricos', redirect to IDP_CALLBACK_URL).

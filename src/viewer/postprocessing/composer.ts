@@ -22,7 +22,7 @@ import {
   type ToneMapping,
   type WebGLRenderTarget,
 } from 'three';
-import { ERR_CAMERA, ERR_CUSTOM_EFFECTS, ERR_RENDERER, ERR_SCENE } from '../../engine/errors';
+import { ERR_CAMERA, ERR_CUSTOM_EFFECTS, ERR_RENDERER, ERR_SCENE } from '../../protocol/errors';
 import { HELPER_LAYER } from '../../engine/layers';
 import type { ViewerWorld } from '../../engine/world';
 import { mergeRenderConfig, RenderConfig, type EffectName, type RenderConfigInput, type RenderConfigPatch, type ToneMappingModeName } from '../../protocol/render-config';

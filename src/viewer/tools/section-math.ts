@@ -1,11 +1,6 @@
 import { Vector3 } from 'three';
+import { SECTION_SNAP_TOLERANCE } from '../../protocol/constants';
 
-/** Section planes (viewer specification section 9): default size 5, yellow at 0.2 opacity. */
-export const SECTION_PLANE_SIZE = 5;
-export const SECTION_PLANE_COLOR = 0xffd400;
-export const SECTION_PLANE_OPACITY = 0.2;
-/** "Vertical snap tolerance 0.7", applied by snapSectionNormal. */
-export const SECTION_SNAP_TOLERANCE = 0.7;
 
 /**
  * The normal of a section plane created on a surface with normal `normal` (unit, world space,

@@ -29,7 +29,8 @@ import type { ToolContext } from './context';
 import { createCapMaterial, createFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
 import { buildCap, isCappable } from './section-cap';
 import { capPart, type CapPart } from './surface-picker';
-import { SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY, SECTION_PLANE_SIZE, snapSectionNormal } from './section-math';
+import { SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY, SECTION_PLANE_SIZE } from '../../protocol/constants';
+import { snapSectionNormal } from './section-math';
 
 /** Caps follow a moving plane at most this often (ms); a last rebuild follows the end of a drag. */
 export const CAP_REBUILD_MS = 120;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { TOKEN_STORAGE_KEY } from '../../../src/protocol/auth';
 import {
   TOKEN_GENERATOR_NOT_SET,
-  TOKEN_STORAGE_KEY,
   authorizationHeader,
   getToken,
   hasTokenGenerator,

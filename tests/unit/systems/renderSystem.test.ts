@@ -12,7 +12,7 @@ import {
 } from 'three';
 import { describe, expect, it, vi } from 'vitest';
 import { Transform } from '../../../components';
-import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../../../src/engine/errors';
+import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../../../src/protocol/errors';
 import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy';
 import { bindObject } from '../../../src/engine/registry';
 import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';

@@ -8,7 +8,8 @@ import { bindObject } from '../../../src/engine/registry';
 import { addViewerEntity, createViewerWorld, type FrameControls, type ViewerWorld } from '../../../src/engine/world';
 import { spawnModel } from '../../../src/scene/model-entities';
 import { PIPELINE } from '../../../systems';
-import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST, shadowBudgetSystem, shadowCost } from '../../../systems/shadowBudgetSystem';
+import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST } from '../../../src/protocol/constants';
+import { shadowBudgetSystem, shadowCost } from '../../../systems/shadowBudgetSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
 /** A world with a camera at the origin looking down -Z (no controls: the focus is the camera). */

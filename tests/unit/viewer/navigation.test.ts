@@ -1,8 +1,8 @@
 import CameraControls from 'camera-controls';
 import { BoxGeometry, Euler, Mesh, MeshBasicMaterial, Object3D, OrthographicCamera, PerspectiveCamera, Quaternion, Vector3 } from 'three';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CAMERA_MAX_DISTANCE, CAMERA_MAX_DISTANCE_ORBIT, CAMERA_MIN_DISTANCE, KEYBOARD_SPEED } from '../../../src/engine/constants';
-import { ERR_MODE } from '../../../src/engine/errors';
+import { CAMERA_MAX_DISTANCE, CAMERA_MAX_DISTANCE_ORBIT, CAMERA_MIN_DISTANCE, KEYBOARD_SPEED } from '../../../src/protocol/constants';
+import { ERR_MODE } from '../../../src/protocol/errors';
 import { HELPER_LAYER } from '../../../src/engine/layers';
 import { createViewerWorld } from '../../../src/engine/world';
 import {

@@ -27,7 +27,8 @@ import { HELPER_LAYER } from '../../../src/engine/layers';
 import { syncObjectMatrices } from '../../../src/engine/sync';
 import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
 import { spawnModel } from '../../../src/scene/model-entities';
-import { createPicker, SNAP_RADIUS, toHitEventData, type ViewerPicker } from '../../../src/viewer/picking';
+import { SNAP_RADIUS } from '../../../src/protocol/constants';
+import { createPicker, toHitEventData, type ViewerPicker } from '../../../src/viewer/picking';
 import { transformSystem } from '../../../systems/transformSystem';
 
 // ---- a world with a scene and a camera, models spawned as the viewer does ------------------

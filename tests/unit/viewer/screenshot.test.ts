@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCREENSHOT_FILE_NAME } from '../../../src/engine/constants';
+import { SCREENSHOT_FILE_NAME } from '../../../src/protocol/constants';
 import { MAX_SCREENSHOT_PIXELS, mimeTypeOf, planScreenshot, screenshotFileName, tileLayout, type Tile } from '../../../src/viewer/screenshot';
 
 /** Every pixel of the picture is covered by exactly one tile. */

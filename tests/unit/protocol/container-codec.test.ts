@@ -18,7 +18,7 @@ import {
   sha256Hex,
   sha256Sync,
   type ContainerErrorCode,
-} from '../../../src/scene/container.ts';
+} from '../../../src/protocol/container-codec.ts';
 import { answerDecodeRequest, type DecodeReply } from '../../../src/scene/container-worker.ts';
 import {
   decodeContainerInWorker,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkGlb, checkGltfJson, ModelFormatError } from '../../../src/scene/glb';
+import { checkGlb, checkGltfJson, ModelFormatError } from '../../../src/protocol/glb';
 
 const MODELS = join(__dirname, '../../../../shared/models');
 

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { decodeContainer, encodeContainer, readContainerHeader } from './container.ts';
+import { decodeContainer, encodeContainer, readContainerHeader } from '../protocol/container-codec.ts';
 
 /**
  * The model container codec from the command line (DESIGN.md section 6):

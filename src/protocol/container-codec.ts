@@ -1,5 +1,5 @@
 import { Inflate, deflateSync, zlibSync } from 'fflate';
-import { ContainerMetadata } from '../protocol/container.ts';
+import { ContainerMetadata } from './container.ts';
 
 /**
  * The model container codec (DESIGN.md section 4.1), shared by the browser (in a worker) and Node
