@@ -26,12 +26,16 @@ export interface ModelRecord {
   /** The model's scene name: its sourceFileName. */
   name: string;
   root: Object3D;
-  /** nodeId -> eid */
+  /** nodeId -> eid (written through src/engine/stable-ids.ts, which keeps both directions). */
   nodes: Map<string, number>;
+  /** eid -> nodeId */
+  nodeIds: Map<number, string>;
   /** primitiveId -> eid */
   primitives: Map<string, number>;
   /** materialId -> material */
   materials: Map<string, Material>;
+  /** material -> materialId */
+  materialIds: Map<Material, string>;
   /** textureId -> texture */
   textures: Map<string, Texture>;
   animations: AnimationEntry[];

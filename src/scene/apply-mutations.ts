@@ -12,6 +12,7 @@ import {
   type TextureMap,
 } from '../protocol/mutation';
 import { fetchJson } from './fetch';
+import { materialById, nodeEid, registerMaterial } from '../engine/stable-ids';
 
 /**
  * Applies a model's saved edits (the mutation log of the model service, src/protocol/mutation.ts)
@@ -72,9 +73,9 @@ const rotation = new Quaternion();
 const scale = new Vector3();
 
 function updateNode(world: ViewerWorld, record: ModelRecord, nodeId: string, props: NodeProperties, label: string, problems: string[]): boolean {
-  const eid = record.nodes.get(nodeId);
-  const object = eid === undefined ? undefined : world.objects[eid];
-  if (eid === undefined || !object) {
+  const eid = nodeEid(record, nodeId);
+  const object = eid === 0 ? undefined : world.objects[eid];
+  if (eid === 0 || !object) {
     problems.push(`${label} was skipped: the model has no node '${nodeId}'.`);
     return false;
   }
@@ -101,7 +102,7 @@ function updateNode(world: ViewerWorld, record: ModelRecord, nodeId: string, pro
   if (props.matrix !== undefined) setLocalMatrix(world, eid, object, props.matrix, label, problems);
   if (props.parent !== undefined) reparent(world, record, eid, object, props.parent, label, problems);
   if (props.material !== undefined) {
-    const material = record.materials.get(props.material);
+    const material = materialById(record, props.material);
     if (!material) problems.push(`${label}: the model has no material '${props.material}', so the node keeps its material.`);
     else for (const mesh of nodeMeshes(record, object)) assignMaterial(mesh, material);
   }
@@ -138,9 +139,9 @@ function reparent(
   label: string,
   problems: string[],
 ): void {
-  const parentEid = parentId === null ? record.eid : record.nodes.get(parentId);
-  const parentObject = parentEid === undefined ? undefined : world.objects[parentEid];
-  if (parentEid === undefined || !parentObject) {
+  const parentEid = parentId === null ? record.eid : nodeEid(record, parentId);
+  const parentObject = parentEid === 0 ? undefined : world.objects[parentEid];
+  if (parentEid === 0 || !parentObject) {
     problems.push(`${label}: the model has no node '${parentId}' to become the parent, so the node stays where it is.`);
     return;
   }
@@ -165,12 +166,11 @@ const isDrawable = (o: Object3D) =>
 /** The drawables of a node: the node's object itself and its primitives (descendants that are
  *  not nodes themselves, nor inside another node). */
 function nodeMeshes(record: ModelRecord, node: Object3D): Mesh[] {
-  const nodeEids = new Set(record.nodes.values());
   const out: Mesh[] = [];
   const visit = (o: Object3D) => {
     if (isDrawable(o)) out.push(o as Mesh);
     for (const child of o.children) {
-      if (nodeEids.has(child.userData.eid as number)) continue;
+      if (record.nodeIds.has(child.userData.eid as number)) continue;
       visit(child);
     }
   };
@@ -197,7 +197,7 @@ function assignMaterial(mesh: Mesh, material: Material): void {
 // ---- materials ------------------------------------------------------------------------------
 
 function updateMaterial(world: ViewerWorld, record: ModelRecord, materialId: string, props: MaterialProperties, label: string, problems: string[]): boolean {
-  const material = record.materials.get(materialId);
+  const material = materialById(record, materialId);
   if (!material) {
     problems.push(`${label} was skipped: the model has no material '${materialId}'.`);
     return false;
@@ -223,7 +223,7 @@ function createMaterial(
   const material = new MeshPhysicalMaterial({ name });
   material.userData.materialId = materialId;
   applyMaterialProperties(record, material, props, label, problems);
-  record.materials.set(materialId, material);
+  registerMaterial(record, materialId, material);
   world.render.needsRender = true;
   return true;
 }

@@ -18,6 +18,7 @@ import { materialTextures, releaseObjectResources, retainObjectResources } from 
 import { detachFromThreeMatrixUpdates } from '../engine/sync';
 import { addViewerEntity, type AnimationEntry, type ModelRecord, type ViewerWorld } from '../engine/world';
 import { indexId, MATERIAL_ID_KEY, NODE_ID_KEY, primitiveId, stableId } from '../protocol/stable-ids';
+import { createIdMaps, registerMaterial as registerMaterialId, registerNode } from '../engine/stable-ids';
 
 interface Association {
   nodes?: number;
@@ -53,9 +54,8 @@ export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOp
     modelId: options.modelId,
     name: options.name,
     root,
-    nodes: new Map(),
+    ...createIdMaps(),
     primitives: new Map(),
-    materials: new Map(),
     textures: new Map(),
     animations: [],
     mixer: null,
@@ -97,7 +97,7 @@ export function spawnModel(world: ViewerWorld, gltf: GLTF, options: SpawnModelOp
     detachFromThreeMatrixUpdates(object);
     bindObject(world, eid, object);
 
-    if (ownNode !== undefined) record.nodes.set(nodeIdOf(data, ownNode), eid);
+    if (ownNode !== undefined) registerNode(record, nodeIdOf(data, ownNode), eid);
     if (isLight(object)) {
       // KHR_lights_punctual: the light casts when the shadow budget system gives it a map.
       const type = lightTypeOf(object);
@@ -224,7 +224,7 @@ function nodeData(object: Object3D, associations: Map<object, Association | unde
 function registerMaterial(record: ModelRecord, material: Material, associations: Map<object, Association | undefined>): number {
   const index = associations.get(material)?.materials ?? -1;
   const id = stableId(material.userData, MATERIAL_ID_KEY, index) ?? material.uuid;
-  if (!record.materials.has(id)) record.materials.set(id, material);
+  registerMaterialId(record, id, material);
   for (const texture of materialTextures(material)) registerTexture(record, texture, associations);
   return index;
 }

@@ -24,6 +24,7 @@ import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../protocol/
 import { HELPER_LAYER, SCENE_LAYER } from '../engine/layers';
 import { findEntityOf, getEid } from '../engine/registry';
 import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../protocol/constants';
+import { materialIdOf, nearestNode } from '../engine/stable-ids';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
 import { createTreeBuilder, positionVersionOf, type TreeBuilder } from './bvh-builder';
 import type { HitEventData } from './events';
@@ -658,34 +659,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     };
   };
 
-  // ---- ids from the registry ---------------------------------------------------------------
-
-  interface Reverse {
-    nodesSize: number;
-    nodes: Map<number, string>;
-    materialsSize: number;
-    materials: Map<Material, string>;
-  }
-  const reverse = new WeakMap<ModelRecord, Reverse>();
-
-  const reverseOf = (record: ModelRecord): Reverse => {
-    let entry = reverse.get(record);
-    if (!entry) {
-      entry = { nodesSize: -1, nodes: new Map(), materialsSize: -1, materials: new Map() };
-      reverse.set(record, entry);
-    }
-    if (entry.nodesSize !== record.nodes.size) {
-      entry.nodes.clear();
-      for (const [id, eid] of record.nodes) entry.nodes.set(eid, id);
-      entry.nodesSize = record.nodes.size;
-    }
-    if (entry.materialsSize !== record.materials.size) {
-      entry.materials.clear();
-      for (const [id, material] of record.materials) entry.materials.set(material, id);
-      entry.materialsSize = record.materials.size;
-    }
-    return entry;
-  };
+  // ---- ids (src/engine/stable-ids.ts) ------------------------------------------------------
 
   const describe = (
     object: Object3D,
@@ -695,15 +669,10 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     const modelEid = entity && hasComponent(world, entity, ModelMember) ? ModelMember.model[entity] : 0;
     const record = modelEid ? (world.models.get(modelEid) ?? null) : null;
     if (!record) return { eid: entity, record: null, nodeId: null, nodeName: object.name, materialId: null };
-    const maps = reverseOf(record);
-    const materialId = material ? (maps.materials.get(material) ?? null) : null;
+    const materialId = material ? materialIdOf(record, material) : null;
     // The hit drawable is a node itself or a primitive under its node: the nearest registered node.
-    for (let o: Object3D | null = object; o; o = o.parent) {
-      const eid = getEid(o);
-      const nodeId = eid ? maps.nodes.get(eid) : undefined;
-      if (nodeId !== undefined) return { eid, record, nodeId, nodeName: o.name, materialId };
-      if (o === record.root) break;
-    }
+    const node = nearestNode(record, object);
+    if (node) return { eid: node.eid, record, nodeId: node.nodeId, nodeName: node.name, materialId };
     return { eid: entity, record, nodeId: null, nodeName: object.name, materialId };
   };
 
