@@ -1,32 +1,45 @@
 import type { ViewerWorld } from '../src/engine/world';
 import { animationMixerSystem } from './animationMixerSystem';
+import { helperSystem } from './helperSystem';
+import { inputSystem } from './inputSystem';
+import { messageSystem } from './messageSystem';
 import { navigationSystem } from './navigationSystem';
+import { overlaySystem } from './overlaySystem';
 import { renderSystem } from './renderSystem';
+import { sectionPlaneSystem } from './sectionPlaneSystem';
 import { shadowBudgetSystem } from './shadowBudgetSystem';
 import { shadowFollowSystem } from './shadowFollowSystem';
+import { syncSystem } from './syncSystem';
 import { transformSystem } from './transformSystem';
 import { waterSystem } from './waterSystem';
 
 export type System = (world: ViewerWorld) => ViewerWorld;
 
 /**
- * The frame, in order. Each step is one system; systems never call each other.
+ * The frame, in order. Each step is one system; systems never call each other. The frame loop
+ * (src/engine/frame-loop.ts) runs this array and nothing else: per-frame work of viewer parts that
+ * are not entities runs as steps of the input, helpers and overlays slots.
  *
  * The animation mixer runs before the transform system (DESIGN.md lists it after): the mixer
  * writes node transforms, and running it first lets the transform system propagate them in the
  * same frame instead of one frame late.
  */
 export const PIPELINE: readonly System[] = [
-  // input: pointer and keyboard state (a later issue adds the input system here)
-  navigationSystem, //          camera controls: orbit, first-person, plan
+  inputSystem, //               coalesced pointer work: one hover pick, one handle drag per frame
+  messageSystem, //             queued host-page and meeting messages, in arrival order
+  navigationSystem, //          camera controls: orbit, first-person, plan; world.camera.moved
   animationMixerSystem, //      mixers advance; animated node transforms copied into Transform
   transformSystem, //           local -> world matrices, parents before children, dirty only
-  // avatar smoothing          (meetings issue)
-  // instance compaction       (editor issue: packs slots after 100 marked removals)
+  sectionPlaneSystem, //        section planes' normal and constant from their world matrix
+  // avatar smoothing          (meetings issue: position 0.025, cursor 0.1)
+  // instance compaction       (instanced asset groups issue: packs slots after 100 marked removals)
   shadowFollowSystem, //        the sun's shadow box follows the view (camera moved > 10 units)
   shadowBudgetSystem, //        at most 12 shadow maps (point light 6), by importance to the view
   waterSystem, //               water waves advance; a frame while water is shown
-  renderSystem, //              world matrices -> Object3D, draw when something changed
+  syncSystem, //                ECS -> three.js: world matrices, visibility, shadow flags
+  helperSystem, //              helpers follow: clipping planes and caps, measurement drawings, gizmos
+  renderSystem, //              draw when something changed
+  overlaySystem, //             DOM over the canvas follows the picture: labels, orientation gizmo
 ];
 
 export function runPipeline(world: ViewerWorld, pipeline: readonly System[] = PIPELINE): ViewerWorld {

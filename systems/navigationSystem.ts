@@ -1,11 +1,17 @@
 import type { ViewerWorld } from '../src/engine/world';
 
 /**
- * Updates the camera controls (src/viewer/navigation.ts: camera-controls plus first-person walking
- * by the held keys, speed x frame time, without allocation); a moved camera asks for a new frame.
+ * Updates the camera controls (src/viewer/navigation: camera-controls plus first-person walking by
+ * the held keys, speed x frame time, without allocation). `world.camera.moved` tells the rest of the
+ * frame (labels, gizmos, shadows) that the view changed; a moved camera asks for a new picture.
  */
 export function navigationSystem(world: ViewerWorld): ViewerWorld {
   const controls = world.navigation.controls;
-  if (controls && controls.update(world.time.delta)) world.render.needsRender = true;
+  const moved = !!controls && controls.update(world.time.delta);
+  world.camera.moved = moved;
+  if (moved) {
+    world.camera.version++;
+    world.render.needsRender = true;
+  }
   return world;
 }

@@ -1,12 +1,9 @@
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
-import { syncObjectMatrices } from '../src/engine/sync';
 import type { ViewerWorld } from '../src/engine/world';
 
 /**
- * Copies the world matrices the transform system changed into their Object3Ds (which have
- * matrixAutoUpdate and matrixWorldAutoUpdate off, so three.js never recomputes them), then draws
- * the frame if anything changed: a moved camera, a changed transform, a playing animation or an
- * explicit needsRender. A still scene costs no GPU work.
+ * Draws the frame if anything asked for it (a moved camera, a synced transform or flag, a playing
+ * animation, an explicit needsRender) and nothing holds it. A still scene costs no GPU work.
  */
 export function renderSystem(world: ViewerWorld): ViewerWorld {
   const r = world.render;
@@ -14,11 +11,6 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   if (!r.scene) throw new Error(ERR_SCENE);
   if (!r.camera) throw new Error(ERR_CAMERA);
 
-  const t = world.transform;
-  if (t.changed > 0) {
-    syncObjectMatrices(world);
-    r.needsRender = true;
-  }
   if (!r.needsRender || r.hold > 0) return world;
   r.needsRender = false;
 

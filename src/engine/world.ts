@@ -61,6 +61,37 @@ export interface AnimationEvent {
   loop: boolean;
 }
 
+/**
+ * Per-frame work of a viewer part that is not an entity (coalesced pointer work, helper objects
+ * that follow the view, DOM labels, the orientation gizmo): registered by the part with
+ * addFrameStep (src/engine/frame-steps.ts) and run by the frame at its slot, never scheduled
+ * anywhere else. A step allocates nothing per frame.
+ */
+export interface FrameStep {
+  readonly name: string;
+  run(world: ViewerWorld): void;
+}
+
+/** Where a step runs: 'input' first, 'helpers' before the picture is drawn, 'overlays' after it. */
+export type FrameSlot = 'input' | 'helpers' | 'overlays';
+
+/**
+ * A change to the scene from outside the page's own input (the host page's window messages, a
+ * meeting socket): queued when it arrives, applied by the message system at its slot in the frame
+ * (src/engine/messages.ts).
+ */
+export interface SceneMessage {
+  /** Who sent it: 'host' (window message), 'meeting' (socket), ... */
+  readonly source: string;
+  /** The handler's name (registered with onMessage). */
+  readonly type: string;
+  readonly payload: unknown;
+  /** Called with the handler's result, or with an Error when it threw or no handler exists. */
+  readonly reply?: (result: unknown, error: Error | null) => void;
+}
+
+export type MessageHandler = (world: ViewerWorld, payload: unknown, message: SceneMessage) => unknown;
+
 export interface ViewerContext {
   time: { delta: number; elapsed: number; frame: number; then: number };
   /** eid -> Object3D; `object.userData.eid` points back. Written only by src/engine/registry.ts. */
@@ -80,6 +111,19 @@ export interface ViewerContext {
     hold: number;
   };
   navigation: { controls: FrameControls | null };
+  /** The view: `moved` is true for the frame in which the camera moved; `version` counts those frames. */
+  camera: { moved: boolean; version: number };
+  /** Steps of viewer parts by slot (src/engine/frame-steps.ts). */
+  steps: Record<FrameSlot, FrameStep[]>;
+  /** Scene messages waiting for the message system, and their handlers by type. */
+  messages: { queue: SceneMessage[]; handlers: Map<string, MessageHandler> };
+  /**
+   * Entities whose Visibility or Shadows changed since the sync system last ran (src/engine/object-flags.ts):
+   * `flagged[eid]` is 1 while eid is in `dirty[0..count)`.
+   */
+  flags: { dirty: Uint32Array; count: number; flagged: Uint8Array };
+  /** Points of measurements (xyz triples, world space) by eid: src/engine/measurement-data.ts. */
+  measurementPoints: Map<number, Float64Array>;
   transform: {
     /** Transform entities sorted by depth: parents before children. */
     order: Uint32Array;
@@ -110,6 +154,11 @@ export function createViewerWorld(): ViewerWorld {
     objects: [],
     render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null, hold: 0 },
     navigation: { controls: null },
+    camera: { moved: false, version: 0 },
+    steps: { input: [], helpers: [], overlays: [] },
+    messages: { queue: [], handlers: new Map() },
+    flags: { dirty: new Uint32Array(256), count: 0, flagged: new Uint8Array(MAX_ENTITIES) },
+    measurementPoints: new Map(),
     transform: { order: new Uint32Array(1024), count: 0, version: 0, builtVersion: -1, anyDirty: false, changed: 0 },
     models: new Map(),
     animation: { speed: 1, listeners: new Set() },

@@ -1,5 +1,5 @@
 import { Color, Matrix4, MeshPhysicalMaterial, Quaternion, Vector2, Vector3, type Material, type Mesh, type Object3D, type Texture } from 'three';
-import { Shadows, Transform, Visibility } from '../../components';
+import { Transform } from '../../components';
 import { markTransformDirty, setParent } from '../engine/hierarchy';
 import { materialTextures, refCount, release, retain } from '../engine/resources';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
@@ -13,6 +13,8 @@ import {
 } from '../protocol/mutation';
 import { fetchJson } from './fetch';
 import { materialById, nodeEid, registerMaterial } from '../engine/stable-ids';
+import { setShadows, setVisible } from '../engine/object-flags';
+import { getEid } from '../engine/registry';
 
 /**
  * Applies a model's saved edits (the mutation log of the model service, src/protocol/mutation.ts)
@@ -80,23 +82,13 @@ function updateNode(world: ViewerWorld, record: ModelRecord, nodeId: string, pro
     return false;
   }
   if (props.name !== undefined) object.name = props.name;
-  if (props.visible !== undefined) {
-    Visibility.visible[eid] = props.visible ? 1 : 0;
-    object.visible = props.visible;
-  }
+  // The components are the truth; the sync system applies them to the objects in the next frame.
+  if (props.visible !== undefined) setVisible(world, eid, props.visible);
   if (props.castShadow !== undefined || props.receiveShadow !== undefined) {
-    if (props.castShadow !== undefined) Shadows.cast[eid] = props.castShadow ? 1 : 0;
-    if (props.receiveShadow !== undefined) Shadows.receive[eid] = props.receiveShadow ? 1 : 0;
+    setShadows(world, eid, props.castShadow, props.receiveShadow);
     for (const mesh of nodeMeshes(record, object)) {
-      const meshEid = mesh.userData.eid as number | undefined;
-      if (props.castShadow !== undefined) {
-        mesh.castShadow = props.castShadow;
-        if (meshEid !== undefined) Shadows.cast[meshEid] = props.castShadow ? 1 : 0;
-      }
-      if (props.receiveShadow !== undefined) {
-        mesh.receiveShadow = props.receiveShadow;
-        if (meshEid !== undefined) Shadows.receive[meshEid] = props.receiveShadow ? 1 : 0;
-      }
+      const meshEid = getEid(mesh);
+      if (meshEid !== 0 && meshEid !== eid) setShadows(world, meshEid, props.castShadow, props.receiveShadow);
     }
   }
   if (props.matrix !== undefined) setLocalMatrix(world, eid, object, props.matrix, label, problems);

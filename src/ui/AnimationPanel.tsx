@@ -1,8 +1,6 @@
-import { useEffect, useMemo, useState } from 'react';
-import { LoopOnce } from 'three';
-import { ANIMATION_SPEED_DEFAULT, ANIMATION_SPEED_MIN } from '../protocol/constants';
-import type { AnimationEntry, ModelRecord } from '../engine/world';
-import { onAnimationEvent, pauseAnimation, playAnimation, resumeAnimation, setAnimationSpeed, stopAnimation } from '../viewer/animation';
+import { useState } from 'react';
+import { ANIMATION_SPEED_MIN } from '../protocol/constants';
+import type { AnimationRow } from '../viewer/animation-control';
 import type { Viewer } from '../viewer/viewer';
 
 /** The speed control's range (the specification's minimum is 0.1). */
@@ -11,71 +9,40 @@ const SPEED_STEP = 0.1;
 /** Below this width the panel starts collapsed. */
 const SMALL_SCREEN = '(max-width: 640px)';
 
-/** 'finished': a play-once animation that ended and holds its last frame. */
-type Status = 'playing' | 'paused' | 'finished' | 'stopped';
-
-interface Row {
-  key: string;
-  record: ModelRecord;
-  entry: AnimationEntry;
-  /** Shown as "model · animation" when the scene has several models with animations. */
-  label: string;
-}
-
-function statusOf(entry: AnimationEntry): Status {
-  const action = entry.action;
-  if (!action || !action.enabled || !action.isScheduled()) return 'stopped';
-  if (action.paused) return action.loop === LoopOnce && action.time >= entry.clip.duration - 1e-6 ? 'finished' : 'paused';
-  return action.isRunning() ? 'playing' : 'stopped';
-}
-
 /**
  * The animations of the loaded models (viewer specification section 4, "Animations"): each can be
  * played, paused and resumed, and stopped; one loop switch (looping plays forever, otherwise once
  * and holds the last frame) and one global speed (at least 0.1). Shown only when the scene has
- * animations; collapsed at first on small screens.
+ * animations; collapsed at first on small screens. It reads the UI store's rows and acts through
+ * the viewer's `animations`.
  */
-export function AnimationPanel({ viewer }: { viewer: Viewer }) {
-  const world = viewer.world;
-  const rows = useMemo<Row[]>(() => {
-    const records = [...world.models.values()].filter((r) => r.animations.length > 0);
-    return records.flatMap((record) =>
-      record.animations.map((entry) => ({
-        key: `${record.modelId}/${entry.id}`,
-        record,
-        entry,
-        label: records.length > 1 ? `${record.name} · ${entry.name}` : entry.name,
-      })),
-    );
-  }, [world]);
+export function AnimationPanel({ viewer, animations, speed, onChange }: { viewer: Viewer; animations: readonly AnimationRow[]; speed: number; onChange: () => void }) {
+  const several = new Set(animations.map((a) => a.modelId)).size > 1;
+  const rows = animations.map((a) => ({ ...a, key: `${a.modelId}/${a.id}`, label: several ? `${a.modelName} · ${a.name}` : a.name }));
   const [open, setOpen] = useState(() => !window.matchMedia?.(SMALL_SCREEN).matches);
   const [loop, setLoop] = useState(true);
-  const [speed, setSpeed] = useState(() => world.animation.speed || ANIMATION_SPEED_DEFAULT);
-  // Bumped by every animation event (start, stop, pause, resume, finish): the rows re-read their state.
-  const [, setVersion] = useState(0);
-  useEffect(() => onAnimationEvent(world, () => setVersion((v) => v + 1)), [world]);
 
   if (rows.length === 0) return null;
 
-  const toggle = (row: Row) => {
-    const status = statusOf(row.entry);
-    if (status === 'playing') pauseAnimation(world, row.record, row.entry.id);
-    else if (status === 'paused') resumeAnimation(world, row.record, row.entry.id);
-    else playAnimation(world, row.record, row.entry.id, { loop });
+  const a = viewer.animations;
+  const toggle = (row: AnimationRow) => {
+    if (row.status === 'playing') a.pause(row.modelId, row.id);
+    else if (row.status === 'paused') a.resume(row.modelId, row.id);
+    else a.play(row.modelId, row.id, { loop });
   };
   const changeLoop = (next: boolean) => {
     setLoop(next);
-    // Running animations switch at once, from where they are.
-    for (const row of rows) {
-      const status = statusOf(row.entry);
-      if (status === 'stopped' || status === 'finished') continue;
-      playAnimation(world, row.record, row.entry.id, { loop: next, time: row.entry.action?.time ?? 0 });
-      if (status === 'paused') pauseAnimation(world, row.record, row.entry.id);
+    // Running animations switch at once, from where they are (their current time, read now).
+    for (const row of a.list()) {
+      if (row.status === 'stopped' || row.status === 'finished') continue;
+      a.play(row.modelId, row.id, { loop: next, time: row.time });
+      if (row.status === 'paused') a.pause(row.modelId, row.id);
     }
   };
   const changeSpeed = (value: number) => {
     if (!Number.isFinite(value)) return;
-    setSpeed(setAnimationSpeed(world, Math.min(ANIMATION_SPEED_MAX, value)));
+    a.setSpeed(Math.min(ANIMATION_SPEED_MAX, value));
+    onChange();
   };
 
   return (
@@ -93,7 +60,7 @@ export function AnimationPanel({ viewer }: { viewer: Viewer }) {
         <div className="animation-panel-body">
           <ul className="animation-list">
             {rows.map((row) => {
-              const status = statusOf(row.entry);
+              const status = row.status;
               return (
                 <li key={row.key} className={`animation-row ${status}`} data-testid="animation-row" data-status={status}>
                   <button
@@ -111,7 +78,7 @@ export function AnimationPanel({ viewer }: { viewer: Viewer }) {
                     aria-label={`Stop ${row.label}`}
                     data-testid="animation-stop"
                     disabled={status === 'stopped'}
-                    onClick={() => stopAnimation(world, row.record, row.entry.id)}
+                    onClick={() => a.stop(row.modelId, row.id)}
                   >
                     <svg viewBox="0 0 24 24" aria-hidden="true">
                       <path d="M7 7h10v10H7z" />
@@ -120,7 +87,7 @@ export function AnimationPanel({ viewer }: { viewer: Viewer }) {
                   <span className="animation-name" title={row.label}>
                     {row.label}
                   </span>
-                  <span className="animation-duration">{row.entry.clip.duration.toFixed(1)} s</span>
+                  <span className="animation-duration">{row.duration.toFixed(1)} s</span>
                 </li>
               );
             })}

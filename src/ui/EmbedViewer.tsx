@@ -4,8 +4,11 @@ import { createEmbedController, prefetchCover, type EmbedController } from './em
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { AnimationPanel } from './AnimationPanel';
+import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
 import { ViewControls } from './ViewControls';
+import { refreshAnimations } from './viewer-bridge';
+import type { ToolsSnapshot } from '../viewer/tools';
 
 const DEFAULT_LOGO = '/assets/images/logo.svg';
 const PRODUCT_URL = 'https://parametricos.com';
@@ -65,11 +68,17 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
           </button>
         </div>
       )}
-      {snap.phase === 'ready' && controllerRef.current?.viewer && (
+      {snap.phase === 'ready' && snap.viewer && controllerRef.current?.viewer && (
         <>
-          <ViewControls viewer={controllerRef.current.viewer} onError={(text) => addNotice(state, text)} />
-          <AnimationPanel viewer={controllerRef.current.viewer} />
-          <ToolsPanel tools={controllerRef.current.viewer.tools} />
+          <ViewControls viewer={controllerRef.current.viewer} state={snap.viewer.navigation} onError={(text) => addNotice(state, text)} />
+          <AnimationPanel
+            viewer={controllerRef.current.viewer}
+            animations={snap.viewer.animations}
+            speed={snap.viewer.animationSpeed}
+            onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
+          />
+          <ToolsPanel tools={controllerRef.current.viewer.tools} snap={snap.viewer.tools as ToolsSnapshot} />
+          <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />
         </>
       )}
       {snap.notices.length > 0 && snap.phase !== 'failed' && (

@@ -1,5 +1,5 @@
-import { useSyncExternalStore, type ReactNode } from 'react';
-import type { ToolName, ViewerTools } from '../viewer/tools';
+import type { ReactNode } from 'react';
+import type { ToolName, ToolsSnapshot, ViewerTools } from '../viewer/tools';
 
 const TOOLS: { name: ToolName; label: string; testId: string; icon: ReactNode }[] = [
   {
@@ -35,8 +35,7 @@ const TOOLS: { name: ToolName; label: string; testId: string; icon: ReactNode }[
  * (the next click or tap samples a point, for touch screens where Shift+click cannot be done) and
  * its hint.
  */
-export function ToolsPanel({ tools }: { tools: ViewerTools }) {
-  const snap = useSyncExternalStore(tools.subscribe, tools.getSnapshot);
+export function ToolsPanel({ tools, snap }: { tools: ViewerTools; snap: ToolsSnapshot }) {
   const area = snap.active === 'area-measure-tool';
   const selectedSection = snap.sections.find((s) => s.selected);
   return (

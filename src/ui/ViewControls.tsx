@@ -1,5 +1,6 @@
-import { useEffect, useState, type ReactNode } from 'react';
-import type { NavigationMode, NavigationState } from '../viewer/navigation';
+import { useState, type ReactNode } from 'react';
+import type { NavigationEventData } from '../viewer/events';
+import type { NavigationMode } from '../viewer/navigation';
 import { downloadBlob, MAX_SCREENSHOT_PIXELS, screenshotFileName } from '../viewer/screenshot';
 import type { Viewer } from '../viewer/viewer';
 
@@ -49,14 +50,9 @@ const MODES: { mode: NavigationMode; label: string; hint?: string; testId: strin
  * perspective/orthographic, fit to the models and a screenshot download. Under the orientation
  * gizmo at the right; a row at the bottom on narrow screens.
  */
-export function ViewControls({ viewer, onError }: { viewer: Viewer; onError: (text: string) => void }) {
+export function ViewControls({ viewer, state, onError }: { viewer: Viewer; state: NavigationEventData; onError: (text: string) => void }) {
   const navigation = viewer.navigation;
-  const [state, setState] = useState<NavigationState>(() => navigation.state());
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    setState(navigation.state());
-    return navigation.subscribe(setState);
-  }, [navigation]);
 
   const ortho = state.projection === 'Orthographic';
   const screenshot = async () => {

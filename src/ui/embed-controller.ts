@@ -7,6 +7,7 @@ import type { QualityTier } from '../viewer/quality';
 import { applySceneSettings } from '../viewer/scene-settings';
 import { createViewer, type Viewer } from '../viewer/viewer';
 import { parseEmbedOptions } from './embed-options';
+import { bindViewerState } from './viewer-bridge';
 import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 
 export interface EmbedController {
@@ -34,6 +35,7 @@ export function createEmbedController(
   viewerOptions: { quality?: QualityTier | null } = { quality: parseEmbedOptions(window.location.search).quality },
 ): EmbedController {
   let viewer: Viewer | null = null;
+  let unbindViewer: (() => void) | null = null;
   let started = false;
   const abort = new AbortController();
   const debug: Debug = { viewer: null, state };
@@ -66,6 +68,7 @@ export function createEmbedController(
         onFatal: (error) => fail(UNEXPECTED_ERROR, error),
       });
       debug.viewer = ref(viewer) as Viewer;
+      unbindViewer = bindViewerState(viewer, state);
       ({ config, scene } = await documents);
       mark('scene');
       state.sceneName = scene.name;
@@ -117,6 +120,7 @@ export function createEmbedController(
     },
     dispose() {
       abort.abort();
+      unbindViewer?.();
       viewer?.dispose();
       viewer = null;
     },

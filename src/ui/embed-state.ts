@@ -1,4 +1,7 @@
 import { proxy } from 'valtio';
+import type { AnimationRow } from '../viewer/animation-control';
+import type { NavigationEventData } from '../viewer/events';
+import type { ToolsSnapshot } from '../viewer/tools';
 
 /** Viewer lifecycle (viewer specification section 4): not started -> started -> loading -> ready | failed. */
 export type Phase = 'not-started' | 'started' | 'loading' | 'ready' | 'failed';
@@ -23,6 +26,16 @@ export interface EmbedState {
   thumbnailUrl: string | null;
   /** Non-fatal problems a person should know about (a skipped model, ...). */
   notices: Notice[];
+  /** The viewer as the panels show it, kept current from the viewer's events (src/ui/viewer-bridge.ts); null before it exists. */
+  viewer: ViewerUiState | null;
+}
+
+/** What the panels show of the viewer. */
+export interface ViewerUiState {
+  tools: ToolsSnapshot;
+  navigation: NavigationEventData;
+  animations: AnimationRow[];
+  animationSpeed: number;
 }
 
 export function createEmbedState(): EmbedState {
@@ -34,6 +47,7 @@ export function createEmbedState(): EmbedState {
     sceneName: '',
     thumbnailUrl: null,
     notices: [],
+    viewer: null,
   });
 }
 

@@ -1,3 +1,6 @@
+import type { AnimationEvent } from '../engine/world';
+import type { ToolsSnapshot } from './tools/tool-state';
+
 /**
  * A small typed event emitter: the viewer's outward events (hit, background-hit, sample,
  * measurement and section changes, ...) for the UI and, later, the host-page API.
@@ -59,6 +62,20 @@ export interface ViewerEventMap extends Record<string, unknown> {
   sample: SampleEventData;
   /** A section plane was created, moved or rotated, or deleted. */
   section: SectionEventData;
+  /** The navigation mode, projection or camera config changed. */
+  navigation: NavigationEventData;
+  /** The tools' state as the UI shows it changed (coalesced: one event per task). */
+  tools: ToolsSnapshot;
+  /** An animation started, stopped, paused, resumed, finished or looped (editor specification section 7). */
+  animation: AnimationEvent;
+  /** A scene's models were loaded (those that failed are not listed). */
+  models: { modelIds: string[] };
+}
+
+export interface NavigationEventData {
+  mode: 'Orbit' | 'FirstPerson' | 'Plan';
+  projection: 'Perspective' | 'Orthographic';
+  cameraConfig: 'simple' | 'editor';
 }
 
 export interface ToolEventData {

@@ -5,6 +5,8 @@ import {
   ORIENTATION_GIZMO_SECONDARY_BUBBLE,
   ORIENTATION_GIZMO_SIZE,
 } from '../protocol/constants';
+import { addFrameStep } from '../engine/frame-steps';
+import type { ViewerWorld } from '../engine/world';
 import type { Navigation, ViewAxis } from './navigation';
 
 /**
@@ -15,8 +17,8 @@ import type { Navigation, ViewAxis } from './navigation';
  * the pointer is highlighted. For keyboards and screen readers each bubble is also a button
  * ("View from +X", ...) that is invisible until focused, when its bubble gets a focus ring.
  *
- * It redraws only when the camera turned (camera-controls' update event, then a compare with the
- * last drawn orientation) or the highlight changed, and allocates nothing per redraw.
+ * It is a step of the frame's overlay slot: it redraws only when the camera turned (a compare with
+ * the last drawn orientation) or the highlight changed, and allocates nothing per redraw.
  */
 
 export interface OrientationGizmoOptions {
@@ -89,7 +91,7 @@ export function projectAxes(cameraQuaternion: Quaternion, size: number, padding:
   return out;
 }
 
-export function createOrientationGizmo(container: HTMLElement, navigation: Navigation, options: OrientationGizmoOptions = {}): OrientationGizmo {
+export function createOrientationGizmo(world: ViewerWorld, container: HTMLElement, navigation: Navigation, options: OrientationGizmoOptions = {}): OrientationGizmo {
   const size = options.size ?? ORIENTATION_GIZMO_SIZE;
   const padding = options.padding ?? ORIENTATION_GIZMO_PADDING;
   const primary = options.primaryBubble ?? ORIENTATION_GIZMO_PRIMARY_BUBBLE;
@@ -213,18 +215,17 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
     const rect = canvas.getBoundingClientRect();
     return hit(e.clientX - rect.left, e.clientY - rect.top);
   };
+  // Hover and focus change what is drawn; the frame's overlay step redraws (update compares).
   const onMove = (e: PointerEvent) => {
     const i = local(e);
     if (i !== hover) {
       hover = i;
       canvas.style.cursor = i >= 0 ? 'pointer' : '';
-      update();
     }
   };
   const onLeave = () => {
     hover = -1;
     canvas.style.cursor = '';
-    update();
   };
   const onClick = (e: MouseEvent) => {
     const i = local(e);
@@ -232,8 +233,9 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
   };
   // The gizmo's own pointer input never reaches the navigation or the tools under it.
   const stop = (e: Event) => e.stopPropagation();
-  const onControlsUpdate = () => update();
-  const unsubscribe = navigation.subscribe(() => update(true));
+  // A step of the frame's overlay slot, after the picture: redraws when the camera turned (the
+  // projection may have replaced the camera; the compare covers it) or the highlight changed.
+  const removeStep = addFrameStep(world, 'overlays', { name: 'orientation gizmo', run: () => update() });
 
   canvas.addEventListener('pointermove', onMove);
   canvas.addEventListener('pointerleave', onLeave);
@@ -242,11 +244,9 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
   const buttonHandlers = buttons.map((b, i) => {
     const onFocus = () => {
       focused = i;
-      update();
     };
     const onBlur = () => {
       focused = -1;
-      update();
     };
     const onPress = () => void navigation.lookAlong(AXES[i], true);
     b.addEventListener('focus', onFocus);
@@ -254,7 +254,6 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
     b.addEventListener('click', onPress);
     return { onFocus, onBlur, onPress };
   });
-  navigation.controls.addEventListener('update', onControlsUpdate);
   update(true);
 
   return {
@@ -267,8 +266,7 @@ export function createOrientationGizmo(container: HTMLElement, navigation: Navig
       return { x: px[i], y: py[i], radius: radius[i] };
     },
     dispose() {
-      unsubscribe();
-      navigation.controls.removeEventListener('update', onControlsUpdate);
+      removeStep();
       canvas.removeEventListener('pointermove', onMove);
       canvas.removeEventListener('pointerleave', onLeave);
       canvas.removeEventListener('click', onClick);

@@ -1,4 +1,5 @@
 import { Group, Vector2, Vector3, type Camera, type Ray, type Scene, type WebGLRenderer } from 'three';
+import { addFrameStep } from '../../engine/frame-steps';
 import type { ViewerWorld } from '../../engine/world';
 import type { Emitter, ViewerEventMap } from '../events';
 import type { Picker } from '../pick-types';
@@ -23,10 +24,12 @@ export interface ToolContext {
   setCaps(parts: readonly CapPart[]): void;
   /** The current camera (navigation may replace it: never keep it). */
   camera(): Camera;
-  /** Asks for a frame (render on demand) and for the labels to follow. */
+  /** Asks for a picture (render on demand) and for the labels to follow in the frame's overlay slot. */
   redraw(): void;
   /** Tells the UI that the tools' state changed. */
   changed(): void;
+  /** Removes the context's frame step and helpers root. */
+  dispose(): void;
   /** A world point in client pixels; false when it is behind the camera. */
   toClient(point: Vector3, out: Vector2): boolean;
   /** The pointer ray through a client pixel, for the current camera. */
@@ -52,16 +55,21 @@ export function createToolContext(options: {
   const helpers = new Group();
   helpers.name = 'Tool helpers';
   scene.add(helpers);
+  // Labels follow the picture: a step of the frame's overlay slot, when the camera moved or a
+  // label changed (redraw), never from a listener of its own.
+  let labelsDirty = true;
+  const removeLabelStep = addFrameStep(world, 'overlays', {
+    name: 'tool labels',
+    run(w) {
+      if (!labelsDirty && !w.camera.moved) return;
+      labelsDirty = false;
+      if (w.render.camera) options.labels.update(w.render.camera);
+    },
+  });
   const camera = (): Camera => {
     const c = world.render.camera;
     if (!c) throw new Error("Camera hasn't been initialised.");
     return c;
-  };
-  let labelsQueued = false;
-  const view = container.ownerDocument.defaultView ?? window;
-  const updateLabels = () => {
-    labelsQueued = false;
-    if (world.render.camera) options.labels.update(world.render.camera);
   };
   const picker = (): Picker => {
     const p = options.picker();
@@ -86,10 +94,11 @@ export function createToolContext(options: {
     camera,
     redraw() {
       world.render.needsRender = true;
-      if (!labelsQueued) {
-        labelsQueued = true;
-        view.requestAnimationFrame(updateLabels);
-      }
+      labelsDirty = true;
+    },
+    dispose() {
+      removeLabelStep();
+      helpers.removeFromParent();
     },
     changed: options.changed,
     toClient(point, out) {

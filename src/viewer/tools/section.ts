@@ -1,4 +1,4 @@
-import { addComponent, removeEntity } from 'bitecs';
+import { addComponent } from 'bitecs';
 import {
   BufferAttribute,
   BufferGeometry,
@@ -19,9 +19,12 @@ import {
   type Material,
 } from 'three';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
-import { SectionPlane } from '../../../components';
+import { SectionPlane, Transform } from '../../../components';
+import { addFrameStep } from '../../engine/frame-steps';
+import { addTransform, markTransformDirty, removeTransformEntity } from '../../engine/hierarchy';
 import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
 import { bindObject, unbindObject } from '../../engine/registry';
+import { detachFromThreeMatrixUpdates } from '../../engine/sync';
 import { addViewerEntity } from '../../engine/world';
 import type { SectionEventData } from '../events';
 import type { Picker } from '../pick-types';
@@ -74,8 +77,6 @@ export interface Sections {
   create(point: Vector3, normal: Vector3): number;
   /** A press on the gizmo's handles takes the drag from the camera. */
   grab(clientX: number, clientY: number): boolean;
-  /** The view changed: the gizmo follows the current camera (navigation may replace it). */
-  syncCamera(): void;
   release(): void;
   /** Selects the plane whose square is under the pointer (false when none). */
   selectAt(clientX: number, clientY: number): boolean;
@@ -96,18 +97,25 @@ export interface Sections {
 }
 
 const Z = new Vector3(0, 0, 1);
+const clean = (value: number) => (Math.abs(value) < NORMAL_NOISE ? 0 : value);
 const snapped = new Vector3();
 const normal = new Vector3();
 const ndc = new Vector2();
 const MODEL_LAYERS = new Layers();
 MODEL_LAYERS.set(SCENE_LAYER);
 
+/** Components of a derived normal closer to 0 than this are 0 (float32 rotations add noise to axis-aligned planes). */
+const NORMAL_NOISE = 1e-6;
+
 /**
  * Section planes (section-tool): created by a double-click on a surface, drawn as a 5 m yellow
  * square at 0.2 opacity with a TransformControls gizmo to move it along its normal or tilt it,
- * several at once. Their planes are the renderer's global clipping planes (local clipping is on as
- * well), so the picture and the picker both leave the cut parts out. Each plane caps the closed
- * meshes it cuts (section-cap.ts), in each mesh's colour, cut by the other planes but not its own.
+ * several at once. Each plane is an entity whose Transform is the truth (the gizmo, flip and the
+ * API write it); the section plane system derives its normal and constant, and a step of the
+ * frame's helpers slot follows: the renderer's global clipping planes (so the picture and the
+ * picker both leave the cut parts out), and the caps of the closed meshes it cuts (section-cap.ts),
+ * in each mesh's colour, cut by the other planes but not its own, rebuilt at most every
+ * CAP_REBUILD_MS while a plane moves and once more when it stops.
  */
 export function createSections(ctx: ToolContext, onSelect: (eid: number) => void): Sections {
   const entries = new Map<number, PlaneEntry>();
@@ -188,10 +196,13 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
 
   // ---- caps ---------------------------------------------------------------------------------
 
-  const capTimers = new Map<number, ReturnType<typeof setTimeout>>();
+  /** Planes whose caps must follow, with whether at once (a drag ended, a flip) or throttled. */
+  const capsDue = new Map<number, 'now' | 'throttled'>();
   const lastCap = new Map<number, number>();
+  /** Planes whose 'updated' event waits until the frame has brought their plane up to date. */
+  const updatedDue = new Set<number>();
+  let dragging = false;
 
-  /** Gives the surface picker every plane's caps (after a rebuild or a removal). */
   const publishCaps = () => {
     const parts: CapPart[] = [];
     for (const entry of entries.values()) parts.push(...entry.capParts);
@@ -260,33 +271,62 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     return material;
   };
 
-  /** Throttled: at most one rebuild per CAP_REBUILD_MS while a plane moves, and one at the end. */
-  const scheduleCaps = (entry: PlaneEntry, now = false) => {
-    const pending = capTimers.get(entry.eid);
-    if (pending !== undefined) clearTimeout(pending);
-    capTimers.delete(entry.eid);
-    const since = performance.now() - (lastCap.get(entry.eid) ?? 0);
-    if (now || since >= CAP_REBUILD_MS) {
-      rebuildCaps(entry);
-      return;
-    }
-    capTimers.set(
-      entry.eid,
-      setTimeout(() => {
-        capTimers.delete(entry.eid);
-        if (entries.get(entry.eid) === entry) rebuildCaps(entry);
-      }, CAP_REBUILD_MS - since),
-    );
-  };
-
   // ---- planes -------------------------------------------------------------------------------
 
-  const updatePlaneFromPivot = (entry: PlaneEntry) => {
-    entry.pivot.updateMatrixWorld(true);
-    normal.copy(Z).applyQuaternion(entry.pivot.quaternion).normalize();
-    entry.plane.setFromNormalAndCoplanarPoint(normal, entry.pivot.position);
-    writeComponent(entry);
+  /** The pivot's pose (moved by the gizmo or flip) becomes the entity's Transform: the truth. */
+  const writeTransform = (entry: PlaneEntry) => {
+    const eid = entry.eid;
+    Transform.position.set([entry.pivot.position.x, entry.pivot.position.y, entry.pivot.position.z], eid * 3);
+    Transform.rotation.set([entry.pivot.quaternion.x, entry.pivot.quaternion.y, entry.pivot.quaternion.z, entry.pivot.quaternion.w], eid * 4);
+    markTransformDirty(ctx.world, eid);
+    ctx.redraw();
   };
+
+  /**
+   * The frame's helpers step: planes whose derived normal and constant changed (the section plane
+   * system) update their three.js Plane, which the clipping list holds, and have their caps
+   * rebuilt (throttled while dragging); then the 'updated' events that waited for them.
+   */
+  const follow = () => {
+    for (const entry of entries.values()) {
+      const eid = entry.eid;
+      if (!SectionPlane.changed[eid]) continue;
+      SectionPlane.changed[eid] = 0;
+      const o = eid * 3;
+      normal.set(clean(SectionPlane.normal[o]), clean(SectionPlane.normal[o + 1]), clean(SectionPlane.normal[o + 2])).normalize();
+      const constant = SectionPlane.constant[eid];
+      if (entry.plane.normal.distanceToSquared(normal) < 1e-18 && Math.abs(entry.plane.constant - constant) < 1e-9) continue;
+      entry.plane.normal.copy(normal);
+      entry.plane.constant = constant;
+      if (capsDue.get(eid) !== 'now') capsDue.set(eid, dragging ? 'throttled' : 'now');
+      ctx.redraw();
+    }
+    const now = performance.now();
+    for (const [eid, when] of capsDue) {
+      const entry = entries.get(eid);
+      if (!entry) {
+        capsDue.delete(eid);
+        continue;
+      }
+      if (when === 'throttled' && now - (lastCap.get(eid) ?? 0) < CAP_REBUILD_MS) continue;
+      capsDue.delete(eid);
+      rebuildCaps(entry);
+    }
+    for (const eid of updatedDue) {
+      const entry = entries.get(eid);
+      if (entry) ctx.events.emit('section', eventData(entry, 'updated'));
+    }
+    if (updatedDue.size) ctx.changed();
+    updatedDue.clear();
+  };
+  const removeStep = addFrameStep(ctx.world, 'helpers', { name: 'section planes', run: follow });
+  // The gizmo draws for the camera in use (the projection may replace it).
+  const removeCameraStep = addFrameStep(ctx.world, 'helpers', {
+    name: 'section gizmo camera',
+    run() {
+      if (gizmo.object) gizmo.camera = ctx.camera();
+    },
+  });
 
   const showState = () => {
     for (const entry of entries.values()) {
@@ -309,18 +349,16 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   gizmo.addEventListener('change', () => ctx.redraw());
   gizmo.addEventListener('objectChange', () => {
     const entry = entries.get(selected);
-    if (!entry) return;
-    updatePlaneFromPivot(entry);
-    scheduleCaps(entry);
-    ctx.redraw();
+    if (entry) writeTransform(entry);
   });
   gizmo.addEventListener('dragging-changed', (event) => {
+    dragging = event.value === true;
     const entry = entries.get(selected);
     if (!entry || event.value) return;
     placing = 0;
-    scheduleCaps(entry, true);
-    ctx.events.emit('section', eventData(entry, 'updated'));
-    ctx.changed();
+    capsDue.set(entry.eid, 'now');
+    updatedDue.add(entry.eid);
+    ctx.redraw();
   });
 
   const select = (eid: number) => {
@@ -336,11 +374,16 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     if (!Number.isFinite(n.x + n.y + n.z) || n.lengthSq() < 0.5) throw new Error('A section plane needs a normal of non-zero length.');
     if (!Number.isFinite(point.x + point.y + point.z)) throw new Error('A section plane needs a point with finite coordinates.');
     const eid = addViewerEntity(ctx.world);
+    const rotation = new Quaternion().setFromUnitVectors(Z, n);
+    addTransform(ctx.world, eid, 0, point.toArray(), rotation.toArray());
     addComponent(ctx.world, eid, SectionPlane);
     const pivot = new Object3D();
     pivot.name = `Section plane ${eid}`;
     pivot.position.copy(point);
-    pivot.quaternion.copy(new Quaternion().setFromUnitVectors(Z, n));
+    pivot.quaternion.copy(rotation);
+    // The entity's Transform places it (the sync system writes its matrixWorld).
+    pivot.updateMatrixWorld(true);
+    detachFromThreeMatrixUpdates(pivot);
     const square = new Mesh(squareGeometry, squareMaterial);
     square.scale.setScalar(SECTION_PLANE_SIZE);
     square.renderOrder = 998;
@@ -355,8 +398,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     ctx.scene.add(caps);
     const entry: PlaneEntry = { eid, number: ++counter, plane: new Plane(), pivot, square, caps, capMaterials: new Map(), capArea: 0, capParts: [] };
     entries.set(eid, entry);
-    pivot.updateMatrixWorld(true);
-    // The exact normal given (the pivot's rotation would add rounding noise to it).
+    // The exact normal given, at once (the caps and the 'created' event need it now; the section
+    // plane system derives the same plane from the Transform in the next frame).
     entry.plane.setFromNormalAndCoplanarPoint(n, point);
     writeComponent(entry);
     syncClipping();
@@ -372,9 +415,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const remove = (eid: number) => {
     const entry = entries.get(eid);
     if (!entry) throw new Error(`There is no section plane ${eid}.`);
-    const timer = capTimers.get(eid);
-    if (timer !== undefined) clearTimeout(timer);
-    capTimers.delete(eid);
+    capsDue.delete(eid);
+    updatedDue.delete(eid);
     lastCap.delete(eid);
     if (gizmo.object === entry.pivot) gizmo.detach();
     entries.delete(eid);
@@ -385,7 +427,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     entry.caps.removeFromParent();
     for (const material of entry.capMaterials.values()) material.dispose();
     unbindObject(ctx.world, eid);
-    removeEntity(ctx.world, eid);
+    removeTransformEntity(ctx.world, eid);
     syncClipping();
     publishCaps();
     ctx.events.emit('section', eventData(entry, 'deleted'));
@@ -429,9 +471,6 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     release() {
       ctx.redraw();
     },
-    syncCamera() {
-      if (gizmo.object) gizmo.camera = ctx.camera();
-    },
     selectAt(clientX, clientY) {
       if (!active || entries.size === 0) return false;
       raycaster.setFromCamera(pointerNdc(clientX, clientY), ctx.camera());
@@ -459,9 +498,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       const entry = entries.get(eid);
       if (!entry) throw new Error(`There is no section plane ${eid}.`);
       entry.pivot.quaternion.multiply(new Quaternion().setFromAxisAngle(new Vector3(1, 0, 0), Math.PI));
-      updatePlaneFromPivot(entry);
-      scheduleCaps(entry, true);
-      ctx.events.emit('section', eventData(entry, 'updated'));
+      writeTransform(entry);
+      capsDue.set(eid, 'now');
+      updatedDue.add(eid);
     },
     setGizmoMode(next) {
       if (next !== 'translate' && next !== 'rotate') throw new Error(`Unknown gizmo mode '${String(next)}': expected translate or rotate.`);
@@ -489,6 +528,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       feedback = null;
     },
     dispose() {
+      removeStep();
+      removeCameraStep();
       for (const eid of [...entries.keys()]) remove(eid);
       gizmo.detach();
       gizmo.dispose();

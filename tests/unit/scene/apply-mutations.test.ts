@@ -22,6 +22,7 @@ import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../
 import type { Mutation } from '../../../src/protocol/mutation';
 import { applyMutations } from '../../../src/scene/apply-mutations';
 import { despawnModel, spawnModel } from '../../../src/scene/model-entities';
+import { syncSystem } from '../../../systems/syncSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
 /**
@@ -135,6 +136,9 @@ describe('applyMutations', () => {
     expect(result).toEqual({ applied: 2, problems: [] });
     expect(world.render.needsRender).toBe(true);
     expect(Visibility.visible[a]).toBe(0);
+    // The components are the truth; the objects follow at the frame's sync step.
+    expect(objA.visible).toBe(true);
+    syncSystem(world);
     expect(objA.visible).toBe(false);
     expect(objA.name).toBe('Renamed');
     expect(Shadows.cast[a]).toBe(0);
@@ -151,6 +155,7 @@ describe('applyMutations', () => {
 
     applyMutations(world, record, [node('0', { visible: true })]);
     expect(Visibility.visible[a]).toBe(1);
+    syncSystem(world);
     expect(objA.visible).toBe(true);
   });
 

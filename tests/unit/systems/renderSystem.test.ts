@@ -18,7 +18,9 @@ import { bindObject } from '../../../src/engine/registry';
 import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
 import { createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
 import { PIPELINE, runPipeline } from '../../../systems';
+import { overlaySystem } from '../../../systems/overlaySystem';
 import { renderSystem } from '../../../systems/renderSystem';
+import { syncSystem } from '../../../systems/syncSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
 /** Just what renderSystem uses of a WebGLRenderer: render() and info.render. */
@@ -52,6 +54,7 @@ function spawnObject<T extends Object3D>(world: ViewerWorld, scene: Object3D, ob
 
 function frame(world: ViewerWorld): void {
   transformSystem(world);
+  syncSystem(world);
   renderSystem(world);
 }
 
@@ -158,70 +161,12 @@ describe('renderSystem', () => {
     expect(world.stats.renderedFrames).toBe(1);
   });
 
-  it('copies the changed world matrices into Object3D.matrixWorld', () => {
-    const { world, scene } = readyWorld();
-    const parent = spawnObject(world, scene, new Object3D());
-    const child = spawnObject(world, scene, new Object3D(), parent);
-    setPosition(world, parent, 0, 5, 0);
-    setPosition(world, child, 1, 0, 0);
-    Transform.scale.set([2, 2, 2], parent * 3);
-    frame(world);
-    expect(world.objects[parent]!.matrixWorld.elements).toEqual(Array.from(Transform.world.subarray(parent * 16, parent * 16 + 16)));
-    expect(world.objects[child]!.matrixWorld.elements).toEqual(Array.from(Transform.world.subarray(child * 16, child * 16 + 16)));
-    expect(world.objects[child]!.matrixWorld.elements.slice(12)).toEqual([2, 5, 0, 1]);
-    // three.js must not have touched its own local matrices (auto update is off).
-    expect(world.objects[child]!.matrix.equals(new Matrix4())).toBe(true);
-  });
-
-  it('leaves the matrices of objects that did not change alone', () => {
-    const { world, scene } = readyWorld();
-    const a = spawnObject(world, scene, new Object3D());
-    const b = spawnObject(world, scene, new Object3D());
-    frame(world);
-    const marker = new Matrix4().makeTranslation(7, 7, 7);
-    world.objects[b]!.matrixWorld.copy(marker);
-    setPosition(world, a, 1, 1, 1);
-    frame(world);
-    expect(world.objects[b]!.matrixWorld.equals(marker)).toBe(true);
-    expect(world.objects[a]!.matrixWorld.elements.slice(12)).toEqual([1, 1, 1, 1]);
-  });
-
-  it("updates an attached SkinnedMesh's bindMatrixInverse, not a detached one's", () => {
-    const { world, scene } = readyWorld();
-    const make = (mode: 'attached' | 'detached') => {
-      const mesh = new SkinnedMesh(new BoxGeometry(), new MeshBasicMaterial());
-      const bone = new Bone();
-      mesh.add(bone);
-      mesh.bind(new Skeleton([bone]), new Matrix4());
-      mesh.bindMode = mode;
-      return mesh;
-    };
-    const attached = make('attached');
-    const detached = make('detached');
-    const a = spawnObject(world, scene, attached);
-    const d = spawnObject(world, scene, detached);
-    setPosition(world, a, 3, -2, 1);
-    setPosition(world, d, 3, -2, 1);
-    frame(world);
-    const expected = new Matrix4().makeTranslation(-3, 2, -1);
-    expect(attached.bindMatrixInverse.elements).toEqual(expected.elements);
-    expect(detached.bindMatrixInverse.equals(new Matrix4())).toBe(true);
-    expect(Transform.worldChanged[d]).toBe(1);
-  });
-
-  it("updates a camera entity's matrixWorldInverse", () => {
-    const { world, scene } = readyWorld();
-    const camera = new PerspectiveCamera();
-    const eid = spawnObject(world, scene, camera);
-    setPosition(world, eid, 0, 0, 10);
-    frame(world);
-    expect(camera.matrixWorldInverse.elements.slice(12)).toEqual([0, 0, -10, 1]);
-  });
-
-  it('runs as the last step of the pipeline', () => {
+  it('runs after the sync system, with only the DOM overlays after it', () => {
     const { world, renderer, scene } = readyWorld();
     const eid = spawnObject(world, scene, new Object3D());
-    expect(PIPELINE[PIPELINE.length - 1]).toBe(renderSystem);
+    expect(PIPELINE.indexOf(renderSystem)).toBeGreaterThan(PIPELINE.indexOf(syncSystem));
+    expect(PIPELINE[PIPELINE.length - 1]).toBe(overlaySystem);
+    expect(PIPELINE[PIPELINE.length - 2]).toBe(renderSystem);
     runPipeline(world);
     expect(renderer.render).toHaveBeenCalledTimes(1);
     runPipeline(world);

@@ -11,8 +11,6 @@ import {
   distanceLimits,
   effectiveMode,
   FIRST_PERSON_DISTANCE,
-  isTypingTarget,
-  isWalkKey,
   mouseButtonsFor,
   parseMode,
   RUN_FACTOR,
@@ -23,6 +21,7 @@ import {
 } from '../../../src/viewer/navigation';
 import { createAxisProjection, projectAxes } from '../../../src/viewer/orientation-gizmo';
 import { navigationSystem } from '../../../systems/navigationSystem';
+import { Emitter, type ViewerEventMap } from '../../../src/viewer/events';
 
 // camera-controls builds a DOMRect for its element; Node has none. Navigation runs here without
 // an element (no input listeners), exactly as createNavigation(world, camera, null) documents.
@@ -162,10 +161,12 @@ describe('modes', () => {
     expect(viewDirection(nav).dot(eye.clone().negate().normalize())).toBeGreaterThan(0.999);
   });
 
-  it('tells subscribers about every change', () => {
-    const { nav } = setup();
+  it("tells every change as a 'navigation' event", () => {
+    const world = createViewerWorld();
+    const events = new Emitter<ViewerEventMap>();
+    const nav = createNavigation(world, new PerspectiveCamera(45, 1, 0.1, 2000), null, { events });
     const seen: string[] = [];
-    nav.subscribe((s) => seen.push(`${s.mode}/${s.projection}/${s.cameraConfig}`));
+    events.on('navigation', (s) => seen.push(`${s.mode}/${s.projection}/${s.cameraConfig}`));
     nav.setMode('Plan');
     nav.setCameraConfig('editor');
     nav.setProjection('Orthographic');
@@ -357,9 +358,6 @@ describe('first-person keys', () => {
     expect(walkSpeed(10, false)).toBeCloseTo(KEYBOARD_SPEED * 1000);
     expect(walkSpeed(0.1, false)).toBeCloseTo(KEYBOARD_SPEED * 1000 * 0.1);
     expect(walkSpeed(10, true)).toBeCloseTo(KEYBOARD_SPEED * 1000 * RUN_FACTOR);
-    expect(isWalkKey('KeyW')).toBe(true);
-    expect(isWalkKey('ArrowLeft')).toBe(true);
-    expect(isWalkKey('KeyX')).toBe(false);
   });
 
   it('the navigation system walks forward by speed x time while a key is held', async () => {
@@ -379,16 +377,6 @@ describe('first-person keys', () => {
     expect(world.render.needsRender).toBe(true);
   });
 
-  it('typing targets are recognised', () => {
-    expect(isTypingTarget({ tagName: 'INPUT', type: 'text' } as unknown as EventTarget)).toBe(true);
-    expect(isTypingTarget({ tagName: 'INPUT', type: 'range' } as unknown as EventTarget)).toBe(true);
-    expect(isTypingTarget({ tagName: 'INPUT', type: 'checkbox' } as unknown as EventTarget)).toBe(false);
-    expect(isTypingTarget({ tagName: 'BUTTON' } as unknown as EventTarget)).toBe(false);
-    expect(isTypingTarget({ tagName: 'TEXTAREA' } as unknown as EventTarget)).toBe(true);
-    expect(isTypingTarget({ tagName: 'DIV', isContentEditable: true } as unknown as EventTarget)).toBe(true);
-    expect(isTypingTarget({ tagName: 'CANVAS' } as unknown as EventTarget)).toBe(false);
-    expect(isTypingTarget(null)).toBe(false);
-  });
 });
 
 describe('orientation gizmo projection', () => {

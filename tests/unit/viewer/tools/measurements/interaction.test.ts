@@ -1,12 +1,14 @@
 import { Group, Object3D, Ray, Vector2, Vector3, type BufferAttribute, type InterleavedBufferAttribute } from 'three';
 import { describe, expect, it } from 'vitest';
-import { createViewerWorld } from '../../../../src/engine/world';
-import type { PickHit } from '../../../../src/viewer/pick-types';
-import type { ToolContext } from '../../../../src/viewer/tools/context';
-import type { Label, LabelLayer } from '../../../../src/viewer/tools/labels';
-import { createMeasurements } from '../../../../src/viewer/tools/measurements';
-import { createSnapMarker } from '../../../../src/viewer/tools/snap-marker';
-import type { SurfacePicker } from '../../../../src/viewer/tools/surface-picker';
+import { runFrameSteps } from '../../../../../src/engine/frame-steps';
+import { getMeasurementPoint, setMeasurementPoint } from '../../../../../src/engine/measurement-data';
+import { createViewerWorld } from '../../../../../src/engine/world';
+import type { PickHit } from '../../../../../src/viewer/pick-types';
+import type { ToolContext } from '../../../../../src/viewer/tools/context';
+import type { Label, LabelLayer } from '../../../../../src/viewer/tools/labels';
+import { createMeasurements } from '../../../../../src/viewer/tools/measurements';
+import { createSnapMarker } from '../../../../../src/viewer/tools/snap-marker';
+import type { SurfacePicker } from '../../../../../src/viewer/tools/surface-picker';
 
 /**
  * The measurement tools on a stand-in context: client pixel (x, y) is the world point
@@ -95,6 +97,8 @@ describe('dragging a measurement point', () => {
     let lastChanged = counts.changed;
     for (const y of [100, 200, 300]) {
       measurements.drag(200, y);
+      // The engine's point moved; the drawing follows in the frame's helpers slot.
+      runFrameSteps(ctx.world, 'helpers');
       // The selection changes on the first move (a UI change); moves after it are not.
       if (y > 100) expect(counts.changed).toBe(lastChanged);
       lastChanged = counts.changed;
@@ -115,6 +119,31 @@ describe('dragging a measurement point', () => {
     expect(updated).toHaveLength(1);
     expect(updated[0].data.label).toBe('3.61 m');
     expect(measurements.list()[0].label).toBe('3.61 m');
+  });
+
+  it('moves the engine\'s point and leaves the drawing to the frame; a point moved by anyone else is drawn too', () => {
+    const { ctx, measurements } = setup();
+    measurements.begin('length');
+    measurements.click(0, 0);
+    measurements.click(200, 0);
+    const [{ id }] = measurements.list();
+    const group = ctx.helpers.children.find((o) => o.name.startsWith(`Measurement ${id}`))!;
+    const line = group.children[0] as unknown as { geometry: { attributes: { instanceStart: InterleavedBufferAttribute } } };
+    expect(measurements.grab(200, 0)).toBe(true);
+    measurements.drag(200, 100);
+    expect(getMeasurementPoint(ctx.world, id, 1, new Vector3()).toArray()).toEqual([1, 1, 0.5]);
+    expect(Array.from(line.geometry.attributes.instanceStart.data.array)).toEqual([-1, 0, 0.5, 1, 0, 0.5]);
+    runFrameSteps(ctx.world, 'helpers');
+    expect(Array.from(line.geometry.attributes.instanceStart.data.array)).toEqual([-1, 0, 0.5, 1, 1, 0.5]);
+    measurements.release();
+    // The host API or a meeting writes the engine's data; the next frame draws it.
+    setMeasurementPoint(ctx.world, id, 0, new Vector3(-1, 1, 0.5));
+    runFrameSteps(ctx.world, 'helpers');
+    expect(measurements.list()[0].label).toBe('2.00 m');
+    expect(measurements.points(id).map((p) => p.toArray())).toEqual([
+      [-1, 1, 0.5],
+      [1, 1, 0.5],
+    ]);
   });
 
   it("keeps an area's fill buffer while a corner moves on its plane", () => {

@@ -1,0 +1,160 @@
+import type { Vector3 } from 'three';
+import type { ViewerWorld } from '../../engine/world';
+import type { Emitter, ViewerEventMap } from '../events';
+import type { Keyboard } from '../input/keyboard';
+import { attachPointerInput, type CameraInput } from '../input/pointer';
+import type { Picker } from '../pick-types';
+import { createToolContext } from './context';
+import { createLabelLayer } from './labels';
+import type { MeasureKind } from './measure-machine';
+import { createMeasurements, type Measurements } from './measurements';
+import { createSampler, type Sampler } from './sampler';
+import { createSections, type Sections } from './section';
+import { createSnapMarker } from './snap-marker';
+import { bindToolKeys } from './tool-keys';
+import { createToolManager, type ToolName } from './tool-manager';
+import { toolPointerHandlers } from './tool-pointer';
+import { toolsSnapshot, type ToolParts, type ToolsSnapshot } from './tool-state';
+
+export interface ViewerTools {
+  readonly active: ToolName | null;
+  /** Turns a tool on ('section-tool', 'length-measure-tool', 'area-measure-tool', 'angle-measure-tool'). */
+  activate(name: string): void;
+  deactivate(): void;
+  toggle(name: string): boolean;
+  /** Deletes the selected measurement or section plane; false when nothing is selected. */
+  deleteSelected(): boolean;
+  /**
+   * The 'Sample point' toggle (touch screens cannot Shift+click): while on, the next click or tap
+   * samples a point, whatever tool is active, then the toggle turns itself off.
+   */
+  setSampling(on: boolean): void;
+  /** What the UI shows; the same object is sent as the 'tools' event after every change. */
+  getSnapshot(): ToolsSnapshot;
+  readonly measurements: Measurements;
+  readonly sections: Sections;
+  readonly sampler: Sampler;
+  dispose(): void;
+}
+
+export interface ToolsOptions {
+  world: ViewerWorld;
+  /** The viewer's container: the canvas's parent, which receives pointer input. */
+  container: HTMLElement;
+  events: Emitter<ViewerEventMap>;
+  picker: () => Picker | null;
+  /** The viewer's keyboard: the tools take their entries of the key map. */
+  keyboard: Keyboard;
+  /** Camera input that a handle drag turns off (camera-controls). */
+  camera: CameraInput;
+  /** Double-click outside the section tool: recentre the camera target on the point. */
+  recentre: (point: Vector3) => void;
+}
+
+/**
+ * The viewer's interactive tools, composed: the tool manager, measurements, section planes and the
+ * point sampler on a shared context (context.ts), their pointer routing (tool-pointer.ts) and keys
+ * (tool-keys.ts). Without an active tool a click picks and raises 'hit' or 'background-hit', a
+ * double-click recentres the camera. Every change is sent as a 'tools' event with the snapshot
+ * (tool-state.ts), coalesced to one per task.
+ */
+export function createTools(options: ToolsOptions): ViewerTools {
+  let snapshot: ToolsSnapshot | null = null;
+  let notifyQueued = false;
+  const changed = () => {
+    snapshot = null;
+    if (notifyQueued) return;
+    notifyQueued = true;
+    queueMicrotask(() => {
+      notifyQueued = false;
+      options.events.emit('tools', api.getSnapshot());
+    });
+  };
+
+  const labels = createLabelLayer(options.container, options.world.render.renderer?.domElement ?? null);
+  const ctx = createToolContext({ world: options.world, container: options.container, labels, events: options.events, picker: options.picker, changed });
+  const marker = createSnapMarker();
+  ctx.helpers.add(marker.object);
+
+  // One selection across measurements and planes.
+  const measurements: Measurements = createMeasurements(ctx, marker, () => sections.selected && sections.select(0));
+  const sections: Sections = createSections(ctx, () => measurements.selected && measurements.select(0));
+  const sampler = createSampler(ctx);
+
+  const measureTool = (kind: MeasureKind) => ({
+    activate: () => measurements.begin(kind),
+    deactivate: () => measurements.end(),
+  });
+  const manager = createToolManager(
+    {
+      'section-tool': { activate: () => sections.setActive(true), deactivate: () => sections.setActive(false) },
+      'length-measure-tool': measureTool('length'),
+      'area-measure-tool': measureTool('area'),
+      'angle-measure-tool': measureTool('angle'),
+    },
+    (tool, previous) => {
+      options.events.emit('tool', { tool, previous });
+      changed();
+    },
+  );
+
+  const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false };
+  const setSampling = (on: boolean) => {
+    if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
+    if (parts.sampling === on) return;
+    parts.sampling = on;
+    changed();
+  };
+  const deleteSelected = (): boolean => {
+    if (measurements.selected) {
+      measurements.remove(measurements.selected);
+      return true;
+    }
+    if (sections.selected) {
+      sections.remove(sections.selected);
+      return true;
+    }
+    return false;
+  };
+
+  const unbindKeys = bindToolKeys(options.keyboard, parts, setSampling, deleteSelected);
+  const pointer = attachPointerInput(
+    options.world,
+    options.container,
+    ctx.renderer.domElement,
+    () => options.camera,
+    toolPointerHandlers(parts, { events: options.events, surfaces: ctx.surfaces, setSampling, recentre: options.recentre }),
+  );
+  const resizeObserver = new ResizeObserver(() => ctx.redraw());
+  resizeObserver.observe(options.container);
+
+  const api: ViewerTools = {
+    get active() {
+      return manager.active;
+    },
+    activate: (name) => manager.activate(name),
+    deactivate: () => manager.deactivate(),
+    toggle: (name) => manager.toggle(name),
+    deleteSelected,
+    setSampling,
+    getSnapshot() {
+      return (snapshot ??= toolsSnapshot(parts));
+    },
+    measurements,
+    sections,
+    sampler,
+    dispose() {
+      pointer.dispose();
+      unbindKeys();
+      resizeObserver.disconnect();
+      manager.deactivate();
+      measurements.dispose();
+      sections.dispose();
+      sampler.dispose();
+      marker.dispose();
+      ctx.dispose();
+      labels.dispose();
+    },
+  };
+  return api;
+}

@@ -1,0 +1,17 @@
+import { syncObjectFlags } from '../src/engine/object-flags';
+import { syncObjectMatrices } from '../src/engine/sync';
+import type { ViewerWorld } from '../src/engine/world';
+
+/**
+ * The ECS is the truth; this is the one step that applies it to three.js: the world matrices the
+ * transform system changed (entity objects have matrixAutoUpdate off, so three.js never recomputes
+ * them) and the Visibility and Shadows of flagged entities. Anything that changed asks for a picture.
+ */
+export function syncSystem(world: ViewerWorld): ViewerWorld {
+  if (world.transform.changed > 0) {
+    syncObjectMatrices(world);
+    world.render.needsRender = true;
+  }
+  syncObjectFlags(world);
+  return world;
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createFrameLoop, type FrameScheduler } from '../../../src/engine/frame-loop';
+import { createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
+
+function manualScheduler() {
+  let callback: ((now: number) => void) | null = null;
+  const scheduler: FrameScheduler & { tick(now: number): void; readonly active: boolean } = {
+    setAnimationLoop(cb) {
+      callback = cb;
+    },
+    tick(now) {
+      callback?.(now);
+    },
+    get active() {
+      return callback !== null;
+    },
+  };
+  return scheduler;
+}
+
+describe('frame loop', () => {
+  it('runs the pipeline in order on each scheduled frame and advances time', () => {
+    const world = createViewerWorld();
+    const order: string[] = [];
+    const a = (w: ViewerWorld) => (order.push('a'), w);
+    const b = (w: ViewerWorld) => (order.push('b'), w);
+    const scheduler = manualScheduler();
+    createFrameLoop({ world, pipeline: [a, b], scheduler });
+    scheduler.tick(1000);
+    scheduler.tick(1016);
+    expect(order).toEqual(['a', 'b', 'a', 'b']);
+    expect(world.time.frame).toBe(2);
+    expect(world.time.delta).toBeCloseTo(0.016);
+  });
+
+  it('resolves nextFrame only after a frame that drew a picture', async () => {
+    const world = createViewerWorld();
+    let draw = false;
+    const render = (w: ViewerWorld) => {
+      if (draw) w.stats.renderedFrames++;
+      return w;
+    };
+    const scheduler = manualScheduler();
+    const loop = createFrameLoop({ world, pipeline: [render], scheduler });
+    const done = vi.fn();
+    void loop.nextFrame().then(done);
+    expect(world.render.needsRender).toBe(true);
+    scheduler.tick(0);
+    await Promise.resolve();
+    expect(done).not.toHaveBeenCalled();
+    draw = true;
+    scheduler.tick(16);
+    await Promise.resolve();
+    expect(done).toHaveBeenCalledTimes(1);
+  });
+
+  it('runs one frame on demand with step()', () => {
+    const world = createViewerWorld();
+    const system = vi.fn((w: ViewerWorld) => w);
+    const loop = createFrameLoop({ world, pipeline: [system], scheduler: manualScheduler() });
+    loop.step(5);
+    expect(system).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops and reports once when a system throws', () => {
+    const world = createViewerWorld();
+    const onFatal = vi.fn();
+    const scheduler = manualScheduler();
+    const loop = createFrameLoop({
+      world,
+      pipeline: [
+        () => {
+          throw new Error('boom');
+        },
+      ],
+      scheduler,
+      onFatal,
+    });
+    scheduler.tick(0);
+    expect(onFatal).toHaveBeenCalledWith(expect.objectContaining({ message: 'boom' }));
+    expect(loop.running).toBe(false);
+    expect(scheduler.active).toBe(false);
+    loop.step();
+    expect(onFatal).toHaveBeenCalledTimes(1);
+  });
+
+  it('stop() ends the loop', () => {
+    const world = createViewerWorld();
+    const system = vi.fn((w: ViewerWorld) => w);
+    const scheduler = manualScheduler();
+    const loop = createFrameLoop({ world, pipeline: [system], scheduler });
+    loop.stop();
+    scheduler.tick(0);
+    loop.step();
+    expect(system).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { bindingsFor, CONTEXT_ORDER, formatKey, KEY_MAP, keyMapByContext, matchesChord, parseChord, type KeyEventLike } from '../../../../src/viewer/input/keymap';
+
+const event = (key: string, extra: Partial<KeyEventLike> = {}): KeyEventLike => ({
+  key,
+  code: /^[a-z]$/i.test(key) ? `Key${key.toUpperCase()}` : key,
+  ctrlKey: false,
+  metaKey: false,
+  shiftKey: false,
+  altKey: false,
+  ...extra,
+});
+
+describe('key map', () => {
+  it('has every shortcut of both specifications, once per context', () => {
+    const actions = KEY_MAP.map((b) => b.action);
+    expect(new Set(actions).size).toBe(actions.length);
+    for (const a of ['undo', 'redo', 'save', 'translate-mode', 'rotate-mode', 'scale-mode', 'copy', 'delete', 'tool-cancel', 'tool-finish', 'tool-undo-point', 'tool-delete', 'walk-forward', 'help', 'comment-cancel'] as const) {
+      expect(actions).toContain(a);
+    }
+    // No two bindings of one context share a key.
+    for (const context of CONTEXT_ORDER) {
+      const keys = KEY_MAP.filter((b) => b.context === context).flatMap((b) => b.keys);
+      expect(new Set(keys).size, context).toBe(keys.length);
+    }
+  });
+
+  it('parses keys: Mod and Shift, key names and physical codes', () => {
+    expect(parseChord('Mod+Shift+z')).toEqual({ mod: true, shift: true, code: null, key: 'z' });
+    expect(parseChord('KeyW')).toEqual({ mod: false, shift: false, code: 'KeyW', key: null });
+    expect(parseChord('Escape')).toEqual({ mod: false, shift: false, code: null, key: 'Escape' });
+    expect(() => parseChord('Hyper+z')).toThrow("Unknown modifier 'Hyper' in the key 'Hyper+z'.");
+  });
+
+  it('matches Ctrl or Cmd exactly, Shift only on Mod keys, and never Alt', () => {
+    const undo = parseChord('Mod+z');
+    expect(matchesChord(undo, event('z', { ctrlKey: true }))).toBe(true);
+    expect(matchesChord(undo, event('Z', { metaKey: true }))).toBe(true);
+    expect(matchesChord(undo, event('z'))).toBe(false);
+    expect(matchesChord(undo, event('Z', { ctrlKey: true, shiftKey: true }))).toBe(false);
+    expect(matchesChord(undo, event('z', { ctrlKey: true, altKey: true }))).toBe(false);
+    const del = parseChord('Delete');
+    expect(matchesChord(del, event('Delete', { shiftKey: true }))).toBe(true);
+    expect(matchesChord(del, event('Delete', { ctrlKey: true }))).toBe(false);
+    // '?' is Shift+/ on many layouts; walking keys run with Shift.
+    expect(matchesChord(parseChord('?'), event('?', { shiftKey: true, code: 'Slash' }))).toBe(true);
+    expect(matchesChord(parseChord('KeyW'), event('W', { shiftKey: true }))).toBe(true);
+    // Physical keys by code: W on an AZERTY keyboard is where Z is.
+    expect(matchesChord(parseChord('KeyW'), event('z', { code: 'KeyW' }))).toBe(true);
+  });
+
+  it('offers Ctrl+Z to the viewer tools before the editor, and Ctrl+Shift+Z only to redo', () => {
+    expect(bindingsFor(event('z', { ctrlKey: true })).map((b) => b.action)).toEqual(['tool-undo-point', 'undo']);
+    expect(bindingsFor(event('z', { ctrlKey: true, shiftKey: true })).map((b) => b.action)).toEqual(['redo']);
+    expect(bindingsFor(event('s', { ctrlKey: true })).map((b) => b.action)).toEqual(['save']);
+    expect(bindingsFor(event('S', { ctrlKey: true, shiftKey: true })).map((b) => b.action)).toEqual(['scale-mode']);
+    expect(bindingsFor(event('Escape')).map((b) => b.action)).toEqual(['close-overlay', 'comment-cancel', 'tool-cancel']);
+    expect(bindingsFor(event('Delete')).map((b) => b.action)).toEqual(['tool-delete', 'delete']);
+    expect(bindingsFor(event('x'))).toEqual([]);
+  });
+
+  it('writes keys as people read them and groups the map for the overlay', () => {
+    expect(formatKey('Mod+Shift+z')).toBe('Ctrl+Shift+Z');
+    expect(formatKey('Mod+Shift+z', true)).toBe('⌘+Shift+Z');
+    expect(formatKey('KeyW')).toBe('W');
+    expect(formatKey('ArrowUp')).toBe('↑');
+    expect(formatKey('Escape')).toBe('Esc');
+    const groups = keyMapByContext(new Set(['viewer', 'viewer-tools']));
+    expect(groups.map((g) => g.context)).toEqual(['viewer', 'viewer-tools']);
+    expect(keyMapByContext().map((g) => g.context)).toEqual(['viewer', 'overlay', 'navigation', 'viewer-tools', 'editor', 'comment-tool']);
+  });
+});
