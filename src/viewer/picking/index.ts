@@ -19,16 +19,16 @@ import {
   type SkinnedMesh,
 } from 'three';
 import { INTERSECTED, MeshBVH, NOT_INTERSECTED, SkinnedMeshBVH } from 'three-mesh-bvh';
-import { ModelMember } from '../../components';
-import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
-import { HELPER_LAYER, SCENE_LAYER } from '../engine/layers';
-import { findEntityOf, getEid } from '../engine/registry';
-import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../protocol/constants';
-import { materialIdOf, nearestNode } from '../engine/stable-ids';
-import type { ModelRecord, ViewerWorld } from '../engine/world';
-import { createTreeBuilder, positionVersionOf, type TreeBuilder } from './bvh-builder';
-import type { HitEventData } from './events';
-import type { PickHit, Picker, PickOptions } from './pick-types';
+import { ModelMember } from '../../../components';
+import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../../protocol/errors';
+import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
+import { findEntityOf, getEid } from '../../engine/registry';
+import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../../protocol/constants';
+import { materialIdOf, nearestNode } from '../../engine/stable-ids';
+import type { ModelRecord, ViewerWorld } from '../../engine/world';
+import { createTreeBuilder, positionVersionOf, type TreeBuilder } from '../bvh-builder';
+import type { HitEventData } from '../events';
+import type { PickHit, Picker, PickOptions } from '../pick-types';
 
 /** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
 const SNAP_CLIP_TOLERANCE = 1e-6;
