@@ -29,6 +29,8 @@ import type { ModelRecord, ViewerWorld } from '../../engine/world';
 import { createTreeBuilder, positionVersionOf, type TreeBuilder } from '../bvh-builder';
 import type { HitEventData } from '../events';
 import type { PickHit, Picker, PickOptions } from '../pick-types';
+import { instancedBounds, posedBounds, rayMisses } from './bounds';
+import { followsPose, isDrawable } from './drawables';
 
 /** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
 const SNAP_CLIP_TOLERANCE = 1e-6;
@@ -149,9 +151,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   proxy.matrixAutoUpdate = false;
   proxy.matrixWorldAutoUpdate = false;
   const sphere = new Sphere();
-  const sphereHit = new Vector3();
-  const boneSphere = new Sphere();
-  const skinning = new Matrix4();
   const forward = new Vector3();
   const clipPlane = new Plane();
   const normalMatrix = new Matrix3();
@@ -176,9 +175,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   let intervalFar = Infinity;
 
   // ---- trees -------------------------------------------------------------------------------
-
-  const isPosed = (mesh: Mesh): boolean =>
-    (mesh as SkinnedMesh).isSkinnedMesh === true || (mesh.geometry.morphAttributes.position?.length ?? 0) > 0;
 
   const watch = (geometry: BufferGeometry): void => {
     if (watched.has(geometry)) return;
@@ -402,96 +398,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     return true;
   };
 
-  /** Whether the pointer ray, within `far`, misses a world-space sphere (the cheap test before a mesh's triangles). */
-  const rayMisses = (bounds: Sphere, far: number): boolean => {
-    if (bounds.containsPoint(ray.origin)) return false;
-    if (ray.intersectSphere(bounds, sphereHit) === null) return true;
-    return sphereHit.distanceTo(ray.origin) > far;
-  };
-
-  // An instanced mesh's bounding sphere over all its instances, recomputed when its instance
-  // matrices, its count or its geometry change.
-  const instanceBounds = new WeakMap<InstancedMesh, { matrices: number; count: number; positions: number }>();
-  const instancedBounds = (instanced: InstancedMesh): Sphere => {
-    const seen = instanceBounds.get(instanced);
-    const matrices = instanced.instanceMatrix.version;
-    const positions = positionVersionOf(instanced.geometry);
-    if (!seen || instanced.boundingSphere === null || seen.matrices !== matrices || seen.count !== instanced.count || seen.positions !== positions) {
-      if (!seen || seen.positions !== positions) instanced.geometry.computeBoundingSphere();
-      instanced.computeBoundingSphere();
-      instanceBounds.set(instanced, { matrices, count: instanced.count, positions });
-    }
-    return instanced.boundingSphere!;
-  };
-
-  // Largest displacement of each morph target of a geometry (for the posed bound below).
-  const morphReach = new WeakMap<BufferGeometry, { positions: number; reach: Float32Array }>();
-  const morphReachOf = (geometry: BufferGeometry): Float32Array | null => {
-    const targets = geometry.morphAttributes.position;
-    if (!targets || targets.length === 0) return null;
-    const positions = positionVersionOf(geometry);
-    const known = morphReach.get(geometry);
-    if (known && known.positions === positions && known.reach.length === targets.length) return known.reach;
-    const base = geometry.getAttribute('position');
-    const reach = new Float32Array(targets.length);
-    targets.forEach((target, t) => {
-      let max = 0;
-      for (let i = 0; i < target.count; i++) {
-        let dx = target.getX(i);
-        let dy = target.getY(i);
-        let dz = target.getZ(i);
-        if (!geometry.morphTargetsRelative) {
-          dx -= base.getX(i);
-          dy -= base.getY(i);
-          dz -= base.getZ(i);
-        }
-        max = Math.max(max, dx * dx + dy * dy + dz * dz);
-      }
-      reach[t] = Math.sqrt(max);
-    });
-    morphReach.set(geometry, { positions, reach });
-    return reach;
-  };
-
-  /**
-   * A world sphere that holds a skinned or morphed mesh in its current pose, without posing a
-   * vertex: the rest geometry's sphere grown by the morph targets' reach, carried by each bone's
-   * skinning matrix (a skinned vertex is a weighted mean of those images), and the union of those.
-   * O(bones), so a pick whose ray passes far from an animated mesh neither refits nor walks its tree.
-   */
-  const posedBounds = (mesh: Mesh, out: Sphere): Sphere => {
-    const geometry = mesh.geometry;
-    if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
-    let radius = geometry.boundingSphere!.radius;
-    const reach = morphReachOf(geometry);
-    const influences = mesh.morphTargetInfluences;
-    if (reach && influences) for (let t = 0; t < reach.length; t++) radius += Math.abs(influences[t] ?? 0) * reach[t];
-    const skinned = (mesh as SkinnedMesh).isSkinnedMesh ? (mesh as SkinnedMesh) : null;
-    if (!skinned) {
-      out.center.copy(geometry.boundingSphere!.center);
-      out.radius = radius;
-      return out.applyMatrix4(mesh.matrixWorld);
-    }
-    const { bones, boneInverses } = skinned.skeleton;
-    out.makeEmpty();
-    for (let i = 0; i < bones.length; i++) {
-      const bone = bones[i];
-      if (!bone) continue;
-      skinning.multiplyMatrices(bone.matrixWorld, boneInverses[i]).multiply(skinned.bindMatrix).premultiply(skinned.bindMatrixInverse).premultiply(mesh.matrixWorld);
-      boneSphere.center.copy(geometry.boundingSphere!.center);
-      boneSphere.radius = radius;
-      boneSphere.applyMatrix4(skinning);
-      if (out.isEmpty()) out.copy(boneSphere);
-      else out.union(boneSphere);
-    }
-    if (out.isEmpty()) {
-      out.center.copy(geometry.boundingSphere!.center);
-      out.radius = radius;
-      out.applyMatrix4(mesh.matrixWorld);
-    }
-    return out;
-  };
-
   /** Casts against one drawable in the matrix `target.matrixWorld`; keeps the hit when it is the nearest so far. */
   const castTarget = (mesh: Mesh, target: Mesh, instanceId: number, near: number, far: number, firstOnly: boolean): void => {
     const geometry = mesh.geometry;
@@ -499,9 +405,9 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     raycaster.far = far;
     raycaster.firstHitOnly = firstOnly;
     hits.length = 0;
-    if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) {
+    if (followsPose(mesh)) {
       // The pose's bound first: the tree is refitted (O(triangles)) only when the ray can reach it.
-      if (rayMisses(posedBounds(mesh, sphere), far)) return;
+      if (rayMisses(ray, posedBounds(mesh, sphere), far)) return;
       poseTree(mesh).raycastObject3D(target, raycaster, hits);
     } else {
       const tree = staticTree(geometry);
@@ -509,7 +415,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         // The bounding sphere first, as three's raycast does: most meshes are nowhere near the ray.
         if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
         sphere.copy(geometry.boundingSphere!).applyMatrix4(target.matrixWorld);
-        if (rayMisses(sphere, far)) return;
+        if (rayMisses(ray, sphere, far)) return;
         tree.raycastObject3D(target, raycaster, hits);
       } else {
         MESH_RAYCAST.call(target, raycaster, hits);
@@ -564,7 +470,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       const instanced = mesh as InstancedMesh;
       // All instances' sphere first, as three's InstancedMesh.raycast does: no walk over the
       // instances when the ray passes far from all of them.
-      if (instanced.count === 0 || rayMisses(sphere.copy(instancedBounds(instanced)).applyMatrix4(instanced.matrixWorld), far)) return;
+      if (instanced.count === 0 || rayMisses(ray, sphere.copy(instancedBounds(instanced)).applyMatrix4(instanced.matrixWorld), far)) return;
       proxy.geometry = instanced.geometry;
       proxy.material = instanced.material;
       for (let i = 0; i < instanced.count; i++) {
@@ -578,8 +484,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       castTarget(mesh, mesh, -1, near, far, firstOnly);
     }
   };
-
-  const isDrawable = (o: Object3D): o is Mesh => (o as Mesh).isMesh === true && !!(o as Mesh).geometry;
 
   /** Whether a model root is drawn: in the scene, under visible ancestors that are not helpers. */
   const drawnRoot = (root: Object3D, scene: Object3D): boolean => {
@@ -738,7 +642,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     if (minScale === 0) return null;
     sphere.set(localCenter, radius / minScale);
 
-    const posed = isPosed(mesh) && !instanced;
+    const posed = followsPose(mesh);
     const tree: MeshBVH | SkinnedMeshBVH | null = posed ? poseTree(mesh) : staticTree(geometry);
     if (tree) {
       snapTarget = target;
@@ -784,7 +688,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         root.traverse((o) => {
           if (!isDrawable(o)) return;
           const mesh = o;
-          if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) {
+          if (followsPose(mesh)) {
             if (poseTrees.has(mesh)) return;
             started.push(
               track(
@@ -808,7 +712,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       await Promise.all(started);
     },
     treeOf(mesh) {
-      if (isPosed(mesh) && !(mesh as InstancedMesh).isInstancedMesh) return poseTrees.get(mesh)?.bvh ?? null;
+      if (followsPose(mesh)) return poseTrees.get(mesh)?.bvh ?? null;
       return staticTree(mesh.geometry);
     },
     hitOn(object, point, normal, distance) {
