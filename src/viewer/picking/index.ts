@@ -30,7 +30,9 @@ import { createTreeBuilder, positionVersionOf, type TreeBuilder } from '../bvh-b
 import type { HitEventData } from '../events';
 import type { PickHit, Picker, PickOptions } from '../pick-types';
 import { instancedBounds, posedBounds, rayMisses } from './bounds';
+import { cameraInterval, clipInterval, keptByMaterial, keptByPlanes, localClippingOf, sectionPlanes, simpleMaterial, type Interval } from './clipping';
 import { followsPose, isDrawable } from './drawables';
+import { createPickState, resetBest } from './state';
 
 /** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
 const SNAP_CLIP_TOLERANCE = 1e-6;
@@ -97,19 +99,6 @@ function groupMaterial(geometry: BufferGeometry, faceIndex: number, fallback: nu
 
 
 
-/** The per-pick best hit, kept in scratch objects until the hit is returned. */
-interface Best {
-  distance: number;
-  object: Mesh | null;
-  instanceId: number;
-  faceIndex: number;
-  materialIndex: number;
-  point: Vector3;
-  localNormal: Vector3;
-  /** The world matrix the hit triangle was in (the instance's, for instanced meshes). */
-  matrix: Matrix4;
-}
-
 const MESH_RAYCAST = Mesh.prototype.raycast;
 const MODEL_LAYERS = new Layers();
 MODEL_LAYERS.set(SCENE_LAYER);
@@ -144,36 +133,23 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   const raycaster = new Raycaster();
   raycaster.firstHitOnly = true;
   const ndc = new Vector2();
-  const ray = new Ray();
   const stack: Object3D[] = [];
   const hits: Intersection[] = [];
   const proxy = new Mesh();
   proxy.matrixAutoUpdate = false;
   proxy.matrixWorldAutoUpdate = false;
   const sphere = new Sphere();
-  const forward = new Vector3();
-  const clipPlane = new Plane();
+  const meshInterval: Interval = { near: 0, far: Infinity };
   const normalMatrix = new Matrix3();
   const instanceMatrix = new Matrix4();
   const inverse = new Matrix4();
   const localCenter = new Vector3();
   const vertex = new Vector3();
   const scale = new Vector3();
-  const best: Best = {
-    distance: Infinity,
-    object: null,
-    instanceId: -1,
-    faceIndex: -1,
-    materialIndex: 0,
-    point: new Vector3(),
-    localNormal: new Vector3(),
-    matrix: new Matrix4(),
-  };
+  // What a pick's parts share: the ray, its drawn interval, the best hit so far.
+  const state = createPickState();
+  const { ray, best } = state;
   let poseScratch: Float64Array = new Float64Array(64);
-  // The ray's visible interval [near, far] after the camera's and the renderer's clipping planes.
-  let intervalNear = 0;
-  let intervalFar = Infinity;
-
   // ---- trees -------------------------------------------------------------------------------
 
   const watch = (geometry: BufferGeometry): void => {
@@ -337,67 +313,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     return camera;
   };
 
-  /** Narrows [intervalNear, intervalFar] to the part of `ray` on the kept side of a plane. */
-  const clipInterval = (plane: Plane): void => {
-    const denominator = plane.normal.dot(ray.direction);
-    const start = plane.distanceToPoint(ray.origin);
-    if (Math.abs(denominator) < 1e-12) {
-      if (start < 0) intervalFar = -Infinity;
-      return;
-    }
-    const t = -start / denominator;
-    if (denominator > 0) intervalNear = Math.max(intervalNear, t);
-    else intervalFar = Math.min(intervalFar, t);
-  };
-
-  const cameraInterval = (camera: Camera): void => {
-    intervalNear = 0;
-    intervalFar = Infinity;
-    const frustum = camera as Camera & { near?: number; far?: number };
-    if (typeof frustum.near !== 'number' || typeof frustum.far !== 'number') return;
-    camera.getWorldDirection(forward);
-    vertex.setFromMatrixPosition(camera.matrixWorld);
-    // Only what lies between the camera's near and far planes is drawn, so only that is hit.
-    clipPlane.normal.copy(forward);
-    clipPlane.constant = -forward.dot(vertex) - frustum.near;
-    clipInterval(clipPlane);
-    clipPlane.normal.copy(forward).negate();
-    clipPlane.constant = forward.dot(vertex) + frustum.far;
-    clipInterval(clipPlane);
-  };
-
-  const localClipping = (): boolean => world.render.renderer?.localClippingEnabled ?? true;
-
-  /**
-   * The material when the first hit of the mesh is the one to keep: one material (whose local
-   * planes, cutting by union, narrow the interval), or several that are all visible and unclipped.
-   * Otherwise (planes cutting by intersection, groups with their own planes or hidden materials)
-   * null: every hit in the interval is tested one by one.
-   */
-  const simpleMaterial = (material: Material | Material[]): Material | null => {
-    if (Array.isArray(material)) {
-      const clipping = localClipping();
-      for (const m of material) if (!m.visible || (clipping && m.clippingPlanes?.length)) return null;
-      return material[0] ?? null;
-    }
-    if (localClipping() && material.clippingPlanes?.length && material.clipIntersection) return null;
-    return material;
-  };
-
-  /** Whether a world point on a material survives that material's own clipping planes. */
-  const keptByMaterial = (material: Material | undefined, point: Vector3): boolean => {
-    if (!material) return false;
-    if (!material.visible) return false;
-    const planes = localClipping() ? material.clippingPlanes : null;
-    if (!planes || planes.length === 0) return true;
-    if (material.clipIntersection) {
-      for (const plane of planes) if (plane.distanceToPoint(point) >= 0) return true;
-      return false;
-    }
-    for (const plane of planes) if (plane.distanceToPoint(point) < 0) return false;
-    return true;
-  };
-
   /** Casts against one drawable in the matrix `target.matrixWorld`; keeps the hit when it is the nearest so far. */
   const castTarget = (mesh: Mesh, target: Mesh, instanceId: number, near: number, far: number, firstOnly: boolean): void => {
     const geometry = mesh.geometry;
@@ -428,7 +343,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       const materials = mesh.material;
       const materialIndex = Array.isArray(materials) ? groupMaterial(geometry, hit.faceIndex ?? -1, hit.face?.materialIndex ?? 0) : 0;
       const material = Array.isArray(materials) ? materials[materialIndex] : materials;
-      if (!keptByMaterial(material, hit.point)) continue;
+      if (!keptByMaterial(material, hit.point, state.localClipping)) continue;
       best.distance = hit.distance;
       best.object = mesh;
       best.instanceId = instanceId;
@@ -444,27 +359,22 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   const castMesh = (mesh: Mesh): void => {
     const material = mesh.material;
     if (!material) return;
-    const simple = simpleMaterial(material);
-    let near = intervalNear;
-    let far = intervalFar;
+    const simple = simpleMaterial(material, state.localClipping);
+    meshInterval.near = state.near;
+    meshInterval.far = state.far;
     let firstOnly = true;
     if (simple) {
       if (!Array.isArray(material) && !material.visible) return;
-      if (!Array.isArray(material) && localClipping() && material.clippingPlanes) {
-        const savedNear = intervalNear;
-        const savedFar = intervalFar;
-        for (const plane of material.clippingPlanes) clipInterval(plane);
-        near = intervalNear;
-        far = intervalFar;
-        intervalNear = savedNear;
-        intervalFar = savedFar;
+      if (!Array.isArray(material) && state.localClipping && material.clippingPlanes) {
+        for (const plane of material.clippingPlanes) clipInterval(meshInterval, ray, plane);
       }
     } else {
       // Planes that cut by intersection, or several materials with their own planes: every hit in
       // the interval is tested one by one.
       firstOnly = false;
     }
-    far = Math.min(far, best.distance);
+    const near = meshInterval.near;
+    const far = Math.min(meshInterval.far, best.distance);
     if (!(near <= far)) return;
     if ((mesh as InstancedMesh).isInstancedMesh) {
       const instanced = mesh as InstancedMesh;
@@ -525,12 +435,12 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     ndc.set(x, y);
     raycaster.setFromCamera(ndc, camera);
     ray.copy(raycaster.ray);
-    cameraInterval(camera);
-    const global = world.render.renderer?.clippingPlanes;
-    if (global) for (const plane of global) clipInterval(plane);
-    best.distance = Infinity;
-    best.object = null;
-    if (intervalNear <= intervalFar) walk(!objects);
+    state.localClipping = localClippingOf(world);
+    cameraInterval(state, ray, camera);
+    const planes = sectionPlanes(world);
+    if (planes) for (const plane of planes) clipInterval(state, ray, plane);
+    resetBest(state);
+    if (state.near <= state.far) walk(!objects);
     stack.length = 0;
     raycaster.ray.copy(ray);
     if (!best.object) return null;
@@ -607,7 +517,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     if (d > snapState.radiusSq || d >= snapState.bestSq) return;
     if (snapPlane && Math.abs(snapPlane.distanceToPoint(vertex)) > SNAP_PLANE_TOLERANCE) return;
     // A vertex that a section plane cuts away is not drawn: never snap to it.
-    if (snapClipping) for (let i = 0; i < snapClipping.length; i++) if (snapClipping[i].distanceToPoint(vertex) < -SNAP_CLIP_TOLERANCE) return;
+    if (!keptByPlanes(snapClipping, vertex, SNAP_CLIP_TOLERANCE)) return;
     snapState.bestSq = d;
     snapState.found = true;
     target.copy(vertex);
@@ -628,8 +538,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     }
     snapPoint.copy(hit.point);
     snapPlane = plane ?? null;
-    const global = world.render.renderer?.clippingPlanes;
-    snapClipping = global && global.length > 0 ? global : null;
+    snapClipping = sectionPlanes(world);
     snapState.radiusSq = radius * radius;
     snapState.bestSq = Infinity;
     snapState.found = false;
