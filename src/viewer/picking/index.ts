@@ -26,33 +26,20 @@ import { findEntityOf, getEid } from '../../engine/registry';
 import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../../protocol/constants';
 import { materialIdOf, nearestNode } from '../../engine/stable-ids';
 import type { ModelRecord, ViewerWorld } from '../../engine/world';
-import { createTreeBuilder, positionVersionOf, type TreeBuilder } from '../bvh-builder';
 import type { HitEventData } from '../events';
 import type { PickHit, Picker, PickOptions } from '../pick-types';
 import { instancedBounds, posedBounds, rayMisses } from './bounds';
 import { cameraInterval, clipInterval, keptByMaterial, keptByPlanes, localClippingOf, sectionPlanes, simpleMaterial, type Interval } from './clipping';
 import { followsPose, isDrawable } from './drawables';
 import { createPickState, resetBest } from './state';
+import { createPickTrees, type PickTreesOptions } from './trees';
 
 /** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
 const SNAP_CLIP_TOLERANCE = 1e-6;
-/**
- * Meshes with at least this many triangles get their tree from the worker; smaller ones are built
- * on the main thread in short slices (a worker round trip costs more than such a build).
- */
-export const WORKER_MIN_TRIANGLES = 20_000;
-/** A main-thread build slice: after this many milliseconds the builder yields to the page. */
-const SLICE_MS = 8;
+export { WORKER_MIN_TRIANGLES } from './trees';
 
-export interface PickerOptions {
+export interface PickerOptions extends PickTreesOptions {
   world: ViewerWorld;
-  /** Trees of meshes with at least this many triangles are built off the main thread; default WORKER_MIN_TRIANGLES. */
-  workerMinTriangles?: number;
-  /**
-   * Builds trees in a Web Worker; default: when the environment has `Worker`. Without one (Node,
-   * a page policy that refuses workers) every tree is built on the main thread in slices.
-   */
-  useWorker?: boolean;
 }
 
 /** The viewer's picker: the Picker contract plus what tests and tools may inspect. */
@@ -66,22 +53,6 @@ export interface ViewerPicker extends Picker {
    * with the ids a pick of `object` gives. The vectors are copied.
    */
   hitOn(object: Mesh, point: Vector3, normal: Vector3, distance: number): PickHit;
-}
-
-/** Static trees, one per geometry (shared by every mesh and instance drawing it). */
-interface StaticTree {
-  bvh: MeshBVH;
-  /** The geometry's position and index versions the tree was built from: an edit makes it stale. */
-  positionVersion: number;
-  indexVersion: number;
-}
-
-/** Trees of skinned or morphed meshes, one per mesh: their triangles follow the current pose. */
-interface PoseTree {
-  bvh: SkinnedMeshBVH;
-  geometry: BufferGeometry;
-  /** Bone matrices and morph influences at the last refit. */
-  pose: Float64Array;
 }
 
 /**
@@ -113,20 +84,7 @@ MODEL_LAYERS.set(SCENE_LAYER);
  */
 export function createPicker(options: PickerOptions): ViewerPicker {
   const { world } = options;
-  const workerMinTriangles = options.workerMinTriangles ?? WORKER_MIN_TRIANGLES;
-  const builder: TreeBuilder | null =
-    (options.useWorker ?? typeof Worker !== 'undefined') ? createTreeBuilder() : null;
-
-  const trees = new WeakMap<BufferGeometry, StaticTree>();
-  const poseTrees = new Map<Mesh, PoseTree>();
-  /** Geometries queued or being built, with the build. */
-  const building = new Map<BufferGeometry, Promise<void>>();
-  // Each watched geometry's 'dispose' listener (removed again by the picker's dispose, so a
-  // geometry that outlives the viewer does not keep the picker alive); the geometries are held
-  // weakly.
-  const watched = new WeakMap<BufferGeometry, () => void>();
-  const watchedRefs = new Set<WeakRef<BufferGeometry>>();
-  const inflight = new Set<Promise<void>>();
+  const trees = createPickTrees({ workerMinTriangles: options.workerMinTriangles, useWorker: options.useWorker });
   let disposed = false;
 
   // Scratch state: a pick allocates only its returned hit (and what three's raycasts allocate).
@@ -149,160 +107,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   // What a pick's parts share: the ray, its drawn interval, the best hit so far.
   const state = createPickState();
   const { ray, best } = state;
-  let poseScratch: Float64Array = new Float64Array(64);
-  // ---- trees -------------------------------------------------------------------------------
-
-  const watch = (geometry: BufferGeometry): void => {
-    if (watched.has(geometry)) return;
-    const ref = new WeakRef(geometry);
-    const onDispose = () => {
-      geometry.removeEventListener('dispose', onDispose);
-      watched.delete(geometry);
-      watchedRefs.delete(ref);
-      trees.delete(geometry);
-      building.delete(geometry);
-      for (const [mesh, entry] of poseTrees) if (entry.geometry === geometry) poseTrees.delete(mesh);
-    };
-    watched.set(geometry, onDispose);
-    watchedRefs.add(ref);
-    geometry.addEventListener('dispose', onDispose);
-  };
-
-  /** The current static tree of a geometry, or null when it has none or its geometry was edited since. */
-  const staticTree = (geometry: BufferGeometry): MeshBVH | null => {
-    const entry = trees.get(geometry);
-    if (!entry) return null;
-    if (positionVersionOf(geometry) !== entry.positionVersion || (geometry.index?.version ?? 0) !== entry.indexVersion) {
-      trees.delete(geometry);
-      return null;
-    }
-    return entry.bvh;
-  };
-
-  const storeStatic = (geometry: BufferGeometry, bvh: MeshBVH, positionVersion: number, indexVersion: number): void => {
-    if (disposed || !watched.has(geometry)) return; // disposed while building
-    // Edited while the worker was building: that tree is stale, the next prepare or pick rebuilds it.
-    if (positionVersionOf(geometry) !== positionVersion || (geometry.index?.version ?? 0) !== indexVersion) return;
-    trees.set(geometry, { bvh, positionVersion, indexVersion });
-  };
-
-  const triangles = (geometry: BufferGeometry): number => {
-    const count = geometry.index ? geometry.index.count : geometry.getAttribute('position').count;
-    return Math.floor(Math.min(count, geometry.drawRange.count) / 3);
-  };
-
-  const buildInline = (geometry: BufferGeometry): void => {
-    const positionVersion = positionVersionOf(geometry);
-    const indexVersion = geometry.index?.version ?? 0;
-    // indirect: the geometry's index stays as it is (it is shared with the GPU and with other tools).
-    const bvh = new MeshBVH(geometry, { indirect: true, setBoundingBox: false });
-    storeStatic(geometry, bvh, positionVersion, indexVersion);
-  };
-
-  /** What a posed mesh's triangles depend on: its bones' world matrices, bind matrix and morph influences. */
-  const poseOf = (mesh: Mesh, into: Float64Array): Float64Array => {
-    const skinned = (mesh as SkinnedMesh).isSkinnedMesh ? (mesh as SkinnedMesh) : null;
-    const bones = skinned ? skinned.skeleton.bones : [];
-    const morphs = mesh.morphTargetInfluences?.length ?? 0;
-    const length = (bones.length + (skinned ? 1 : 0)) * 16 + morphs;
-    const out = into.length === length ? into : new Float64Array(length);
-    let k = 0;
-    for (const bone of bones) {
-      const e = bone.matrixWorld.elements;
-      for (let i = 0; i < 16; i++) out[k++] = e[i];
-    }
-    if (skinned) for (let i = 0; i < 16; i++) out[k++] = skinned.bindMatrix.elements[i];
-    for (let i = 0; i < morphs; i++) out[k++] = mesh.morphTargetInfluences![i];
-    return out;
-  };
-
-  const samePose = (a: Float64Array, b: Float64Array): boolean => {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  };
-
-  /** The pose tree of a skinned or morphed mesh, refitted to the current pose (built on first use). */
-  const poseTree = (mesh: Mesh): SkinnedMeshBVH => {
-    let entry = poseTrees.get(mesh);
-    if (entry && entry.geometry !== mesh.geometry) {
-      poseTrees.delete(mesh);
-      entry = undefined;
-    }
-    if (!entry) {
-      watch(mesh.geometry);
-      // SkinnedMeshBVH reads mesh.getVertexPosition, which applies bones and morph targets alike.
-      const bvh = new SkinnedMeshBVH(mesh as SkinnedMesh, { indirect: true, setBoundingBox: false });
-      entry = { bvh, geometry: mesh.geometry, pose: poseOf(mesh, new Float64Array(0)) };
-      poseTrees.set(mesh, entry);
-      return entry.bvh;
-    }
-    poseScratch = poseOf(mesh, poseScratch);
-    if (!samePose(poseScratch, entry.pose)) {
-      entry.bvh.refit();
-      const previous = entry.pose;
-      entry.pose = poseScratch;
-      poseScratch = previous.length === poseScratch.length ? previous : new Float64Array(poseScratch.length);
-    }
-    return entry.bvh;
-  };
-
-  const track = (promise: Promise<void>): Promise<void> => {
-    inflight.add(promise);
-    void promise.finally(() => inflight.delete(promise));
-    return promise;
-  };
-
-  const requestStatic = (geometry: BufferGeometry, name: string): Promise<void> | null => {
-    const current = building.get(geometry);
-    if (current) return current;
-    if (staticTree(geometry) || !geometry.getAttribute('position')) return null;
-    watch(geometry);
-    let build: Promise<void>;
-    if (builder && triangles(geometry) >= workerMinTriangles) {
-      build = builder
-        .build(geometry, () => !disposed && building.get(geometry) === build)
-        .then((built) => {
-          if (!built || building.get(geometry) !== build) return; // disposed meanwhile
-          const bvh = MeshBVH.deserialize(built.serialized, geometry, { setIndex: false });
-          storeStatic(geometry, bvh, built.positionVersion, built.indexVersion);
-        })
-        .catch((error: unknown) => {
-          // The mesh stays pickable through three's raycast; the failure is reported, not hidden.
-          console.error(`The picking tree of "${name}" could not be built in the worker:`, error);
-        });
-    } else {
-      build = sliced(() => {
-        if (building.get(geometry) !== build) return;
-        try {
-          buildInline(geometry);
-        } catch (error) {
-          console.error(`The picking tree of "${name}" could not be built:`, error);
-        }
-      });
-    }
-    const finished = build.finally(() => {
-      if (building.get(geometry) === build) building.delete(geometry);
-    });
-    building.set(geometry, build);
-    return track(finished);
-  };
-
-  // Main-thread builds run one after another in slices of about SLICE_MS, yielding in between.
-  let chain: Promise<void> = Promise.resolve();
-  let sliceStart = 0;
-  const sliced = (work: () => void): Promise<void> => {
-    chain = chain.then(async () => {
-      if (disposed) return;
-      if (now() - sliceStart > SLICE_MS) {
-        await yieldToMain();
-        sliceStart = now();
-      }
-      work();
-    });
-    return chain;
-  };
-
   // ---- picking -----------------------------------------------------------------------------
 
   const readCamera = (): Camera => {
@@ -323,9 +127,9 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     if (followsPose(mesh)) {
       // The pose's bound first: the tree is refitted (O(triangles)) only when the ray can reach it.
       if (rayMisses(ray, posedBounds(mesh, sphere), far)) return;
-      poseTree(mesh).raycastObject3D(target, raycaster, hits);
+      trees.poseTree(mesh).raycastObject3D(target, raycaster, hits);
     } else {
-      const tree = staticTree(geometry);
+      const tree = trees.staticTree(geometry);
       if (tree) {
         // The bounding sphere first, as three's raycast does: most meshes are nowhere near the ray.
         if (geometry.boundingSphere === null) geometry.computeBoundingSphere();
@@ -334,7 +138,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         tree.raycastObject3D(target, raycaster, hits);
       } else {
         MESH_RAYCAST.call(target, raycaster, hits);
-        if (!disposed) requestStatic(geometry, mesh.name);
+        trees.request(geometry, mesh.name);
       }
     }
     for (let h = 0; h < hits.length; h++) {
@@ -552,7 +356,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     sphere.set(localCenter, radius / minScale);
 
     const posed = followsPose(mesh);
-    const tree: MeshBVH | SkinnedMeshBVH | null = posed ? poseTree(mesh) : staticTree(geometry);
+    const tree: MeshBVH | SkinnedMeshBVH | null = posed ? trees.poseTree(mesh) : trees.staticTree(geometry);
     if (tree) {
       snapTarget = target;
       if (posed) (tree as SkinnedMeshBVH).shapecast(snapCallbacks);
@@ -568,7 +372,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         if (snapLocal.distanceToSquared(localCenter) > localRadiusSq) continue;
         considerVertex(snapLocal, target);
       }
-      requestStatic(geometry, mesh.name);
+      trees.request(geometry, mesh.name);
     }
     snapPlane = null;
     snapClipping = null;
@@ -589,41 +393,8 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       return pickImpl(x, y, pickOptions);
     },
     snapToVertex,
-    async prepare(roots) {
-      if (disposed) return;
-      const started: Promise<void>[] = [];
-      const seen = new Set<BufferGeometry>();
-      for (const root of roots) {
-        root.traverse((o) => {
-          if (!isDrawable(o)) return;
-          const mesh = o;
-          if (followsPose(mesh)) {
-            if (poseTrees.has(mesh)) return;
-            started.push(
-              track(
-                sliced(() => {
-                  try {
-                    if (mesh.geometry && !disposed) poseTree(mesh);
-                  } catch (error) {
-                    console.error(`The picking tree of "${mesh.name}" could not be built:`, error);
-                  }
-                }),
-              ),
-            );
-            return;
-          }
-          if (seen.has(mesh.geometry)) return;
-          seen.add(mesh.geometry);
-          const request = requestStatic(mesh.geometry, mesh.name);
-          if (request) started.push(request);
-        });
-      }
-      await Promise.all(started);
-    },
-    treeOf(mesh) {
-      if (followsPose(mesh)) return poseTrees.get(mesh)?.bvh ?? null;
-      return staticTree(mesh.geometry);
-    },
+    prepare: (roots) => trees.prepare(roots),
+    treeOf: (mesh) => trees.treeOf(mesh),
     hitOn(object, point, normal, distance) {
       const materials = object.material;
       const material = (Array.isArray(materials) ? materials[0] : materials) ?? null;
@@ -643,21 +414,10 @@ export function createPicker(options: PickerOptions): ViewerPicker {
         faceIndex: null,
       };
     },
-    async idle() {
-      while (inflight.size > 0) await Promise.all([...inflight]);
-    },
+    idle: () => trees.idle(),
     dispose() {
       disposed = true;
-      for (const ref of watchedRefs) {
-        const geometry = ref.deref();
-        const onDispose = geometry && watched.get(geometry);
-        if (onDispose) geometry.removeEventListener('dispose', onDispose);
-        if (geometry) watched.delete(geometry);
-      }
-      watchedRefs.clear();
-      building.clear();
-      poseTrees.clear();
-      builder?.dispose();
+      trees.dispose();
     },
   };
 }
@@ -674,12 +434,4 @@ export function toHitEventData(hit: PickHit): HitEventData {
     materialName: hit.material?.name ?? '',
     instanceId: hit.instanceId,
   };
-}
-
-function now(): number {
-  return typeof performance !== 'undefined' ? performance.now() : Date.now();
-}
-
-function yieldToMain(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
