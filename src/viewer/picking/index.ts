@@ -1,4 +1,3 @@
-import { hasComponent } from 'bitecs';
 import {
   Layers,
   Matrix3,
@@ -19,23 +18,21 @@ import {
   type SkinnedMesh,
 } from 'three';
 import { INTERSECTED, MeshBVH, NOT_INTERSECTED, SkinnedMeshBVH } from 'three-mesh-bvh';
-import { ModelMember } from '../../../components';
 import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../../protocol/errors';
 import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
-import { findEntityOf, getEid } from '../../engine/registry';
 import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../../protocol/constants';
-import { materialIdOf, nearestNode } from '../../engine/stable-ids';
 import type { ModelRecord, ViewerWorld } from '../../engine/world';
-import type { HitEventData } from '../events';
 import type { PickHit, Picker, PickOptions } from '../pick-types';
 import { instancedBounds, posedBounds, rayMisses } from './bounds';
 import { cameraInterval, clipInterval, keptByMaterial, keptByPlanes, localClippingOf, sectionPlanes, simpleMaterial, type Interval } from './clipping';
 import { followsPose, isDrawable } from './drawables';
+import { hitOn, makeHit } from './hits';
 import { createPickState, resetBest } from './state';
 import { createPickTrees, type PickTreesOptions } from './trees';
 
 /** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
 const SNAP_CLIP_TOLERANCE = 1e-6;
+export { toHitEventData } from './hits';
 export { WORKER_MIN_TRIANGLES } from './trees';
 
 export interface PickerOptions extends PickTreesOptions {
@@ -98,7 +95,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   proxy.matrixWorldAutoUpdate = false;
   const sphere = new Sphere();
   const meshInterval: Interval = { near: 0, far: Infinity };
-  const normalMatrix = new Matrix3();
   const instanceMatrix = new Matrix4();
   const inverse = new Matrix4();
   const localCenter = new Vector3();
@@ -248,50 +244,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     stack.length = 0;
     raycaster.ray.copy(ray);
     if (!best.object) return null;
-    return makeHit();
-  };
-
-  const makeHit = (): PickHit => {
-    const object = best.object!;
-    const normal = best.localNormal.clone();
-    normalMatrix.getNormalMatrix(best.matrix);
-    normal.applyMatrix3(normalMatrix).normalize();
-    if (normal.lengthSq() === 0 || !Number.isFinite(normal.x)) normal.copy(ray.direction).negate();
-    else if (normal.dot(ray.direction) > 0) normal.negate();
-    const materials = object.material;
-    const material = (Array.isArray(materials) ? materials[best.materialIndex] : materials) ?? null;
-    const ids = describe(object, material);
-    return {
-      point: best.point.clone(),
-      normal,
-      distance: best.distance,
-      object,
-      eid: ids.eid,
-      modelId: ids.record ? ids.record.modelId : null,
-      nodeId: ids.nodeId,
-      nodeName: ids.nodeName,
-      material,
-      materialId: ids.materialId,
-      instanceId: best.instanceId >= 0 ? best.instanceId : null,
-      faceIndex: best.faceIndex >= 0 ? best.faceIndex : null,
-    };
-  };
-
-  // ---- ids (src/engine/stable-ids.ts) ------------------------------------------------------
-
-  const describe = (
-    object: Object3D,
-    material: Material | null,
-  ): { eid: number; record: ModelRecord | null; nodeId: string | null; nodeName: string; materialId: string | null } => {
-    const entity = findEntityOf(object);
-    const modelEid = entity && hasComponent(world, entity, ModelMember) ? ModelMember.model[entity] : 0;
-    const record = modelEid ? (world.models.get(modelEid) ?? null) : null;
-    if (!record) return { eid: entity, record: null, nodeId: null, nodeName: object.name, materialId: null };
-    const materialId = material ? materialIdOf(record, material) : null;
-    // The hit drawable is a node itself or a primitive under its node: the nearest registered node.
-    const node = nearestNode(record, object);
-    if (node) return { eid: node.eid, record, nodeId: node.nodeId, nodeName: node.name, materialId };
-    return { eid: entity, record, nodeId: null, nodeName: object.name, materialId };
+    return makeHit(world, state);
   };
 
   // ---- snapping ----------------------------------------------------------------------------
@@ -395,43 +348,11 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     snapToVertex,
     prepare: (roots) => trees.prepare(roots),
     treeOf: (mesh) => trees.treeOf(mesh),
-    hitOn(object, point, normal, distance) {
-      const materials = object.material;
-      const material = (Array.isArray(materials) ? materials[0] : materials) ?? null;
-      const ids = describe(object, material);
-      return {
-        point: point.clone(),
-        normal: normal.clone(),
-        distance,
-        object,
-        eid: ids.eid,
-        modelId: ids.record ? ids.record.modelId : null,
-        nodeId: ids.nodeId,
-        nodeName: ids.nodeName,
-        material,
-        materialId: ids.materialId,
-        instanceId: null,
-        faceIndex: null,
-      };
-    },
+    hitOn: (object, point, normal, distance) => hitOn(world, object, point, normal, distance),
     idle: () => trees.idle(),
     dispose() {
       disposed = true;
       trees.dispose();
     },
-  };
-}
-
-/** A hit as plain data, for the 'hit' event and the host API. */
-export function toHitEventData(hit: PickHit): HitEventData {
-  return {
-    point: { x: hit.point.x, y: hit.point.y, z: hit.point.z },
-    normal: { x: hit.normal.x, y: hit.normal.y, z: hit.normal.z },
-    modelId: hit.modelId,
-    nodeId: hit.nodeId,
-    nodeName: hit.nodeName,
-    materialId: hit.materialId,
-    materialName: hit.material?.name ?? '',
-    instanceId: hit.instanceId,
   };
 }
