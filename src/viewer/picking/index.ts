@@ -17,21 +17,19 @@ import {
   type Object3D,
   type SkinnedMesh,
 } from 'three';
-import { INTERSECTED, MeshBVH, NOT_INTERSECTED, SkinnedMeshBVH } from 'three-mesh-bvh';
+import type { MeshBVH, SkinnedMeshBVH } from 'three-mesh-bvh';
 import { ERR_CAMERA, ERR_RAYCASTER, ERR_RENDERER, ERR_SCENE } from '../../protocol/errors';
 import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
-import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../../protocol/constants';
 import type { ModelRecord, ViewerWorld } from '../../engine/world';
 import type { PickHit, Picker, PickOptions } from '../pick-types';
 import { instancedBounds, posedBounds, rayMisses } from './bounds';
 import { cameraInterval, clipInterval, keptByMaterial, keptByPlanes, localClippingOf, sectionPlanes, simpleMaterial, type Interval } from './clipping';
 import { followsPose, isDrawable } from './drawables';
 import { hitOn, makeHit } from './hits';
+import { snapToVertex, type SnapContext } from './snapping';
 import { createPickState, resetBest } from './state';
 import { createPickTrees, type PickTreesOptions } from './trees';
 
-/** A vertex this far (m) on the cut-away side of a section plane still counts as kept (rounding). */
-const SNAP_CLIP_TOLERANCE = 1e-6;
 export { toHitEventData } from './hits';
 export { WORKER_MIN_TRIANGLES } from './trees';
 
@@ -82,6 +80,7 @@ MODEL_LAYERS.set(SCENE_LAYER);
 export function createPicker(options: PickerOptions): ViewerPicker {
   const { world } = options;
   const trees = createPickTrees({ workerMinTriangles: options.workerMinTriangles, useWorker: options.useWorker });
+  const snapContext: SnapContext = { world, trees };
   let disposed = false;
 
   // Scratch state: a pick allocates only its returned hit (and what three's raycasts allocate).
@@ -96,10 +95,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   const sphere = new Sphere();
   const meshInterval: Interval = { near: 0, far: Infinity };
   const instanceMatrix = new Matrix4();
-  const inverse = new Matrix4();
-  const localCenter = new Vector3();
-  const vertex = new Vector3();
-  const scale = new Vector3();
   // What a pick's parts share: the ray, its drawn interval, the best hit so far.
   const state = createPickState();
   const { ray, best } = state;
@@ -247,91 +242,6 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     return makeHit(world, state);
   };
 
-  // ---- snapping ----------------------------------------------------------------------------
-
-  const snapState = { bestSq: 0, radiusSq: 0, found: false };
-  const snapMatrix = new Matrix4();
-  const snapPoint = new Vector3();
-  const snapLocal = new Vector3();
-  let snapTarget: Vector3 | null = null;
-  /** The sphere query: boxes that reach the sphere, then each triangle's three corners. */
-  const snapCallbacks = {
-    intersectsBounds: (box: { intersectsSphere(s: Sphere): boolean }) => (box.intersectsSphere(sphere) ? INTERSECTED : NOT_INTERSECTED),
-    intersectsTriangle: (triangle: { a: Vector3; b: Vector3; c: Vector3 }): boolean => {
-      considerVertex(triangle.a, snapTarget!);
-      considerVertex(triangle.b, snapTarget!);
-      considerVertex(triangle.c, snapTarget!);
-      return false;
-    },
-  };
-  let snapPlane: Plane | null = null;
-  let snapClipping: readonly Plane[] | null = null;
-
-  /** Considers one local-space vertex: world position, radius and plane checks, nearest so far. */
-  const considerVertex = (local: Vector3, target: Vector3): void => {
-    vertex.copy(local).applyMatrix4(snapMatrix);
-    const d = vertex.distanceToSquared(snapPoint);
-    if (d > snapState.radiusSq || d >= snapState.bestSq) return;
-    if (snapPlane && Math.abs(snapPlane.distanceToPoint(vertex)) > SNAP_PLANE_TOLERANCE) return;
-    // A vertex that a section plane cuts away is not drawn: never snap to it.
-    if (!keptByPlanes(snapClipping, vertex, SNAP_CLIP_TOLERANCE)) return;
-    snapState.bestSq = d;
-    snapState.found = true;
-    target.copy(vertex);
-  };
-
-  const snapToVertex = (hit: PickHit, target: Vector3, radius = SNAP_RADIUS, plane?: Plane): Vector3 | null => {
-    if (!(radius >= 0) || !Number.isFinite(radius)) throw new Error(`The snap radius must be a finite number of at least 0 (got ${radius}).`);
-    const mesh = hit.object as Mesh;
-    if (!isDrawable(mesh)) return null;
-    const geometry = mesh.geometry;
-    const instanced = (mesh as InstancedMesh).isInstancedMesh === true;
-    if (instanced) {
-      if (hit.instanceId === null || hit.instanceId < 0 || hit.instanceId >= (mesh as InstancedMesh).count) return null;
-      (mesh as InstancedMesh).getMatrixAt(hit.instanceId, instanceMatrix);
-      snapMatrix.multiplyMatrices(mesh.matrixWorld, instanceMatrix);
-    } else {
-      snapMatrix.copy(mesh.matrixWorld);
-    }
-    snapPoint.copy(hit.point);
-    snapPlane = plane ?? null;
-    snapClipping = sectionPlanes(world);
-    snapState.radiusSq = radius * radius;
-    snapState.bestSq = Infinity;
-    snapState.found = false;
-    // The query sphere in the mesh's local space: the largest scale axis shrinks it least, so no
-    // vertex within the world radius is missed; the exact test is done in world space.
-    inverse.copy(snapMatrix).invert();
-    localCenter.copy(snapPoint).applyMatrix4(inverse);
-    scale.setFromMatrixScale(snapMatrix);
-    const minScale = Math.min(Math.abs(scale.x), Math.abs(scale.y), Math.abs(scale.z));
-    if (minScale === 0) return null;
-    sphere.set(localCenter, radius / minScale);
-
-    const posed = followsPose(mesh);
-    const tree: MeshBVH | SkinnedMeshBVH | null = posed ? trees.poseTree(mesh) : trees.staticTree(geometry);
-    if (tree) {
-      snapTarget = target;
-      if (posed) (tree as SkinnedMeshBVH).shapecast(snapCallbacks);
-      else (tree as MeshBVH).shapecast(snapCallbacks);
-      snapTarget = null;
-    } else {
-      // No tree yet: every vertex (in its current pose).
-      const position = geometry.getAttribute('position');
-      const localRadiusSq = sphere.radius * sphere.radius;
-      for (let i = 0; i < position.count; i++) {
-        if (posed) mesh.getVertexPosition(i, snapLocal);
-        else snapLocal.fromBufferAttribute(position, i);
-        if (snapLocal.distanceToSquared(localCenter) > localRadiusSq) continue;
-        considerVertex(snapLocal, target);
-      }
-      trees.request(geometry, mesh.name);
-    }
-    snapPlane = null;
-    snapClipping = null;
-    return snapState.found ? target : null;
-  };
-
   // ---- the Picker --------------------------------------------------------------------------
 
   return {
@@ -345,7 +255,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
       const y = -((clientY - rect.top) / rect.height) * 2 + 1;
       return pickImpl(x, y, pickOptions);
     },
-    snapToVertex,
+    snapToVertex: (hit, target, radius, plane) => snapToVertex(snapContext, hit, target, radius, plane),
     prepare: (roots) => trees.prepare(roots),
     treeOf: (mesh) => trees.treeOf(mesh),
     hitOn: (object, point, normal, distance) => hitOn(world, object, point, normal, distance),
