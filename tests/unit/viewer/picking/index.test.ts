@@ -18,7 +18,7 @@ import {
 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { HELPER_LAYER } from '../../../../src/engine/layers';
-import { toHitEventData } from '../../../../src/viewer/picking';
+import { createPicker, toHitEventData } from '../../../../src/viewer/picking';
 import { addModel, box, expectVector, fixture, node, perspective, settle } from './fixture';
 
 // ---- hits -----------------------------------------------------------------------------------
@@ -433,5 +433,83 @@ describe('pick', () => {
     // A camera that moved since the last frame (no render in between) is followed.
     ortho.position.set(3, 0, 10);
     expect(f.picker.pick(0, 0)!.nodeId).toBe('right');
+  });
+});
+
+// ---- the picker object (createPicker composing the parts) -----------------------------------------
+
+describe('createPicker', () => {
+  function withCanvas(f: ReturnType<typeof fixture>, rect: { left: number; top: number; width: number; height: number }): void {
+    const domElement = { getBoundingClientRect: () => rect };
+    f.world.render.renderer = { domElement, clippingPlanes: [], localClippingEnabled: true } as unknown as WebGLRenderer;
+  }
+
+  it('maps client coordinates on the canvas to a pick, and needs a renderer with a sized canvas', async () => {
+    const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
+    addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'n')]);
+    await f.picker.prepare([f.scene]);
+    expect(() => f.picker.pickAtClient(0, 0)).toThrow("Renderer hasn't been initialised.");
+    withCanvas(f, { left: 100, top: 50, width: 400, height: 200 });
+    // The canvas centre is ndc (0, 0); 220 px right of the left edge and 110 px down is (0.1, -0.1).
+    const centre = f.picker.pickAtClient(300, 150)!;
+    expect(centre.distance).toBe(f.picker.pick(0, 0)!.distance);
+    expectVector(centre.point, 3, 0, 1);
+    const off = f.picker.pickAtClient(320, 160)!;
+    const ndc = f.picker.pick(0.1, -0.1)!;
+    expect(off.point.x).toBeGreaterThan(3.1);
+    expect(off.point.y).toBeLessThan(-0.1);
+    expectVector(off.point, ndc.point.x, ndc.point.y, ndc.point.z, 9);
+    withCanvas(f, { left: 0, top: 0, width: 0, height: 200 });
+    expect(f.picker.pickAtClient(0, 0)).toBeNull();
+  });
+
+  it('has methods that work detached from the object (tools pass them around)', async () => {
+    const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
+    const record = addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'n')]);
+    const mesh = record.root.getObjectByName('n') as Mesh;
+    const { pick, snapToVertex, hitOn, treeOf, prepare, idle, dispose } = f.picker;
+    await prepare([f.scene]);
+    await idle();
+    expect(treeOf(mesh)).not.toBeNull();
+    const hit = pick(0, 0)!;
+    expect(hit.nodeId).toBe('n');
+    expect(snapToVertex(hit, new Vector3(), 1)).not.toBeNull();
+    expect(hitOn(mesh, new Vector3(), new Vector3(0, 0, 1), 1).nodeId).toBe('n');
+    dispose();
+    expect(() => pick(0, 0)).toThrow("Raycaster hasn't been initialised.");
+  });
+
+  it('after dispose: picks throw, prepare builds nothing', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
+    f.picker.dispose();
+    expect(() => f.picker.pick(0, 0)).toThrow("Raycaster hasn't been initialised.");
+    await f.picker.prepare([record.root]);
+    await f.picker.idle();
+    expect(f.picker.treeOf(record.root.getObjectByName('n') as Mesh)).toBeNull();
+  });
+
+  it('keeps its public exports: createPicker, toHitEventData, WORKER_MIN_TRIANGLES', async () => {
+    const picking = await import('../../../../src/viewer/picking');
+    expect(Object.keys(picking).sort()).toEqual(['WORKER_MIN_TRIANGLES', 'createPicker', 'toHitEventData']);
+    expect(picking.WORKER_MIN_TRIANGLES).toBe(20_000);
+  });
+
+  it('gives each picker its own trees', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
+    const mesh = record.root.getObjectByName('n') as Mesh;
+    const other = createPicker({ world: f.world, useWorker: false });
+    await f.picker.prepare([record.root]);
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
+    expect(other.treeOf(mesh)).toBeNull();
+    // Both pick the same (the other through three's raycast until its own tree is built).
+    expectVector(f.picker.pick(0, 0)!.point, 0, 0, 1);
+    expectVector(other.pick(0, 0)!.point, 0, 0, 1);
+    await other.idle();
+    expect(other.treeOf(mesh)).not.toBeNull();
+    expect(other.treeOf(mesh)).not.toBe(f.picker.treeOf(mesh));
+    other.dispose();
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
   });
 });
