@@ -18,18 +18,22 @@ import { createPickTrees, type PickTreesOptions } from './trees';
  * drops its tree.
  *
  * One file per job, composed here:
- *   trees.ts     the static and pose trees, their builds (worker or slices.ts) and invalidation
- *   bounds.ts    the bounding spheres tested before a mesh's triangles
- *   clipping.ts  the drawn interval of the ray; what material and section planes keep
- *   raycast.ts   casting the ray through the models, mesh by mesh, into state.ts's best hit
- *   snapping.ts  the nearest vertex of a hit's mesh
- *   hits.ts      the hit with its ids (src/engine/stable-ids.ts); hits as event data
+ *   trees.ts      the static and pose trees, their builds (worker or slices) and invalidation
+ *   slices.ts     main-thread builds in short slices that yield to the page
+ *   bounds.ts     the bounding spheres tested before a mesh's triangles
+ *   clipping.ts   the drawn interval of the ray; what material and section planes keep
+ *   raycast.ts    casting the ray through the models, mesh by mesh, into the best hit
+ *   state.ts      what one pick's parts share: the ray, its drawn interval, the best hit
+ *   snapping.ts   the nearest vertex of a hit's mesh
+ *   hits.ts       the hit with its ids (src/engine/stable-ids.ts); hits as event data
+ *   drawables.ts  what is cast against, and which meshes follow a pose
  */
 
 export { toHitEventData } from './hits';
 export { WORKER_MIN_TRIANGLES } from './trees';
 
 export interface PickerOptions extends PickTreesOptions {
+  /** The world whose models, camera, scene and renderer a pick reads. */
   world: ViewerWorld;
 }
 
