@@ -33,7 +33,7 @@ export interface PickOptions {
   objects?: Object3D[];
 }
 
-/** Picking service of a viewer (src/viewer/picking.ts implements it). */
+/** Picking service of a viewer (src/viewer/picking/ implements it). */
 export interface Picker {
   /**
    * First hit under a point given in normalised device coordinates (-1..1, y up) for the viewer's

@@ -2,106 +2,24 @@ import {
   Bone,
   BoxGeometry,
   BufferAttribute,
-  type BufferGeometry,
   DoubleSide,
   Group,
   InstancedMesh,
   Matrix4,
   Mesh,
   MeshBasicMaterial,
-  Object3D,
   OrthographicCamera,
-  PerspectiveCamera,
   Plane,
   PlaneGeometry,
-  Scene,
   Skeleton,
   SkinnedMesh,
   Vector3,
-  type Camera,
   type WebGLRenderer,
 } from 'three';
-import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it } from 'vitest';
-import { HELPER_LAYER } from '../../../src/engine/layers';
-import { syncObjectMatrices } from '../../../src/engine/sync';
-import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
-import { spawnModel } from '../../../src/scene/model-entities';
-import { SNAP_RADIUS } from '../../../src/protocol/constants';
-import { createPicker, toHitEventData, type ViewerPicker } from '../../../src/viewer/picking';
-import { transformSystem } from '../../../systems/transformSystem';
-
-// ---- a world with a scene and a camera, models spawned as the viewer does ------------------
-
-interface Fixture {
-  world: ViewerWorld;
-  scene: Scene;
-  picker: ViewerPicker;
-}
-
-function fixture(camera: Camera = perspective(new Vector3(0, 0, 10), new Vector3(0, 0, 0))): Fixture {
-  const world = createViewerWorld();
-  const scene = new Scene();
-  world.render.scene = scene;
-  world.render.camera = camera;
-  return { world, scene, picker: createPicker({ world, useWorker: false }) };
-}
-
-function perspective(position: Vector3, target: Vector3, up = new Vector3(0, 1, 0)): PerspectiveCamera {
-  const camera = new PerspectiveCamera(45, 1, 0.1, 2000);
-  camera.up.copy(up);
-  camera.position.copy(position);
-  camera.lookAt(target);
-  camera.updateMatrixWorld();
-  return camera;
-}
-
-/** A model whose default scene holds `nodes` (each a glTF node with a nodeId in its extras). */
-function addModel(f: Fixture, modelId: string, nodes: Object3D[]): ModelRecord {
-  const content = new Group();
-  const associations = new Map<object, { nodes?: number; materials?: number }>();
-  nodes.forEach((node, i) => {
-    content.add(node);
-    associations.set(node, { nodes: i });
-  });
-  const materials = new Set<object>();
-  for (const node of nodes) {
-    node.traverse((o) => {
-      const m = (o as Mesh).material;
-      if (m) for (const x of Array.isArray(m) ? m : [m]) materials.add(x);
-    });
-  }
-  [...materials].forEach((m, i) => associations.set(m, { materials: i }));
-  const gltf = { scene: content, scenes: [content], animations: [], parser: { associations, json: {} } } as unknown as GLTF;
-  const record = spawnModel(f.world, gltf, { modelId, name: `${modelId}.glb` });
-  f.scene.add(record.root);
-  settle(f.world);
-  return record;
-}
-
-/** World matrices as the frame loop leaves them (entity objects are not updated by three). */
-function settle(world: ViewerWorld): void {
-  transformSystem(world);
-  syncObjectMatrices(world);
-}
-
-function node(object: Object3D, nodeId: string, name = nodeId): Object3D {
-  object.name = name;
-  object.userData.nodeId = nodeId;
-  return object;
-}
-
-function box(size = 2, x = 0, y = 0, z = 0, material = new MeshBasicMaterial()): Mesh {
-  const mesh = new Mesh(new BoxGeometry(size, size, size, 4, 4, 4), material);
-  mesh.position.set(x, y, z);
-  return mesh;
-}
-
-function expectVector(actual: { x: number; y: number; z: number }, x: number, y: number, z: number, digits = 5): void {
-  expect(actual.x).toBeCloseTo(x, digits);
-  expect(actual.y).toBeCloseTo(y, digits);
-  expect(actual.z).toBeCloseTo(z, digits);
-}
+import { HELPER_LAYER } from '../../../../src/engine/layers';
+import { createPicker, toHitEventData } from '../../../../src/viewer/picking';
+import { addModel, box, expectVector, fixture, node, perspective, settle } from './fixture';
 
 // ---- hits -----------------------------------------------------------------------------------
 
@@ -325,7 +243,7 @@ describe('pick', () => {
     const record = addModel(f, 'model-s', [rig]);
     skinned.bind(new Skeleton([bone]));
     // Pose: the bone moves the whole mesh 3 units right (the bone is an entity: move it through the ECS).
-    const { setPosition } = await import('../../../src/engine/hierarchy');
+    const { setPosition } = await import('../../../../src/engine/hierarchy');
     setPosition(f.world, bone.userData.eid as number, 3, 0, 0);
     settle(f.world);
     const ndcOf = (x: number) => new Vector3(x, 0, 0.5).project(f.world.render.camera!).x;
@@ -390,7 +308,7 @@ describe('pick', () => {
     let refits = 0;
     const refit = tree.refit.bind(tree);
     tree.refit = ((...args: Parameters<typeof refit>) => (refits++, refit(...args))) as typeof tree.refit;
-    const { setPosition } = await import('../../../src/engine/hierarchy');
+    const { setPosition } = await import('../../../../src/engine/hierarchy');
     const ndcOf = (x: number) => new Vector3(x, 0, 0.5).project(f.world.render.camera!).x;
     // Each frame of an animation moves the mesh along x in [-0.5, 0.5]; the pointer rests at x = 3.
     for (let frame = 0; frame < 5; frame++) {
@@ -518,142 +436,80 @@ describe('pick', () => {
   });
 });
 
-// ---- trees ------------------------------------------------------------------------------------
+// ---- the picker object (createPicker composing the parts) -----------------------------------------
 
-describe('trees', () => {
-  it('drops a tree when its geometry is disposed, and rebuilds after an edit while picks stay right', async () => {
-    const f = fixture();
-    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
-    const mesh = record.root.getObjectByName('n') as Mesh;
-    await f.picker.prepare([record.root]);
-    expect(f.picker.treeOf(mesh)).not.toBeNull();
-    // Move every vertex 1 unit towards the camera.
-    const position = mesh.geometry.getAttribute('position') as BufferAttribute;
-    for (let i = 0; i < position.count; i++) position.setZ(i, position.getZ(i) + 1);
-    position.needsUpdate = true;
-    mesh.geometry.computeBoundingSphere();
-    expect(f.picker.treeOf(mesh)).toBeNull();
-    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2, 5);
-    await f.picker.idle();
-    expect(f.picker.treeOf(mesh)).not.toBeNull();
-    expect(f.picker.pick(0, 0)!.point.z).toBeCloseTo(2, 5);
-    mesh.geometry.dispose();
-    expect(f.picker.treeOf(mesh)).toBeNull();
-  });
+describe('createPicker', () => {
+  function withCanvas(f: ReturnType<typeof fixture>, rect: { left: number; top: number; width: number; height: number }): void {
+    const domElement = { getBoundingClientRect: () => rect };
+    f.world.render.renderer = { domElement, clippingPlanes: [], localClippingEnabled: true } as unknown as WebGLRenderer;
+  }
 
-  it('takes its dispose listeners off the geometries it watched when it is disposed', async () => {
-    const f = fixture();
-    const record = addModel(f, 'model-a', [node(box(2), 'a'), node(box(1, 3), 'b')]);
-    const geometries = ['a', 'b'].map((name) => (record.root.getObjectByName(name) as Mesh).geometry);
-    const listeners = (g: BufferGeometry) => ((g as unknown as { _listeners?: Record<string, unknown[]> })._listeners?.dispose ?? []).length;
-    const before = geometries.map(listeners);
-    await f.picker.prepare([record.root]);
-    expect(f.picker.pick(0, 0)).not.toBeNull();
-    expect(geometries.map(listeners)).toEqual(before.map((n) => n + 1));
-    f.picker.dispose();
-    expect(geometries.map(listeners)).toEqual(before);
-    // Disposing a geometry afterwards is harmless.
-    geometries[0].dispose();
-  });
-});
-
-// ---- snapping -----------------------------------------------------------------------------------
-
-describe('snapToVertex', () => {
-  async function boxScene(): Promise<Fixture & { ndcOf(x: number, y: number, z: number): [number, number] }> {
+  it('maps client coordinates on the canvas to a pick, and needs a renderer with a sized canvas', async () => {
     const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
     addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'n')]);
     await f.picker.prepare([f.scene]);
-    const ndcOf = (x: number, y: number, z: number): [number, number] => {
-      const p = new Vector3(x, y, z).project(f.world.render.camera!);
-      return [p.x, p.y];
-    };
-    return { ...f, ndcOf };
-  }
-
-  it('snaps to the nearest vertex within the radius (default 0.25) and not beyond it', async () => {
-    const f = await boxScene();
-    // A point 0.1 from the corner (4, 1, 1) of the front face.
-    const hit = f.picker.pick(...f.ndcOf(3.93, 0.93, 1))!;
-    expectVector(hit.point, 3.93, 0.93, 1, 4);
-    const target = new Vector3();
-    expect(SNAP_RADIUS).toBe(0.25);
-    expect(f.picker.snapToVertex(hit, target)).toBe(target);
-    expectVector(target, 4, 1, 1);
-    expect(f.picker.snapToVertex(hit, new Vector3(), 0.05)).toBeNull();
-    // The box has 4 segments: vertices every 0.5 on the face; (3.5, 0.5, 1) is nearest to (3.6, 0.6, 1).
-    const inner = f.picker.pick(...f.ndcOf(3.6, 0.6, 1))!;
-    expectVector(f.picker.snapToVertex(inner, target)!, 3.5, 0.5, 1);
-    // The middle of a cell is 0.35 from every vertex: nothing within 0.25.
-    const middle = f.picker.pick(...f.ndcOf(3.25, 0.25, 1))!;
-    expect(f.picker.snapToVertex(middle, target)).toBeNull();
-    expect(() => f.picker.snapToVertex(hit, target, -1)).toThrow('snap radius');
+    expect(() => f.picker.pickAtClient(0, 0)).toThrow("Renderer hasn't been initialised.");
+    withCanvas(f, { left: 100, top: 50, width: 400, height: 200 });
+    // The canvas centre is ndc (0, 0); 220 px right of the left edge and 110 px down is (0.1, -0.1).
+    const centre = f.picker.pickAtClient(300, 150)!;
+    expect(centre.distance).toBe(f.picker.pick(0, 0)!.distance);
+    expectVector(centre.point, 3, 0, 1);
+    const off = f.picker.pickAtClient(320, 160)!;
+    const ndc = f.picker.pick(0.1, -0.1)!;
+    expect(off.point.x).toBeGreaterThan(3.1);
+    expect(off.point.y).toBeLessThan(-0.1);
+    expectVector(off.point, ndc.point.x, ndc.point.y, ndc.point.z, 9);
+    withCanvas(f, { left: 0, top: 0, width: 0, height: 200 });
+    expect(f.picker.pickAtClient(0, 0)).toBeNull();
   });
 
-  it('with a plane, accepts only vertices within 0.001 of it', async () => {
-    const f = await boxScene();
-    const hit = f.picker.pick(...f.ndcOf(3.93, 0.93, 1))!;
-    const target = new Vector3();
-    expectVector(f.picker.snapToVertex(hit, target, 0.25, new Plane(new Vector3(0, 0, 1), -1))!, 4, 1, 1);
-    expectVector(f.picker.snapToVertex(hit, target, 0.25, new Plane(new Vector3(0, 0, 1), -1.0009))!, 4, 1, 1);
-    expect(f.picker.snapToVertex(hit, target, 0.25, new Plane(new Vector3(0, 0, 1), -1.002))).toBeNull();
-    // A plane through the edge x = 4 but not through the corner's neighbours at y = 0.5.
-    expectVector(f.picker.snapToVertex(hit, target, 0.6, new Plane(new Vector3(0, 1, 0), -0.5))!, 4, 0.5, 1);
-  });
-
-  it('never snaps to a vertex that a section (renderer clipping) plane cuts away', async () => {
-    const f = await boxScene();
-    // A point 0.1 from the corner (4, 1, 1); a plane keeping y <= 0.95 cuts that corner away.
-    const hit = f.picker.pick(...f.ndcOf(3.93, 0.93, 1))!;
-    const plane = new Plane(new Vector3(0, -1, 0), 0.95);
-    f.world.render.renderer = { clippingPlanes: [plane], localClippingEnabled: true } as unknown as WebGLRenderer;
-    const target = new Vector3();
-    expect(f.picker.snapToVertex(hit, target)).toBeNull();
-    // Vertices on the kept side still qualify: (4, 0.5, 1), 0.44 away, with a wider radius.
-    expectVector(f.picker.snapToVertex(hit, target, 0.5)!, 4, 0.5, 1);
-    f.world.render.renderer = { clippingPlanes: [], localClippingEnabled: true } as unknown as WebGLRenderer;
-    expectVector(f.picker.snapToVertex(hit, target)!, 4, 1, 1);
-  });
-
-  it('is instance-aware and skin-aware, and works before a tree exists', async () => {
-    const f = fixture(perspective(new Vector3(5, 0, 10), new Vector3(5, 0, 0)));
-    const instanced = new InstancedMesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial(), 2);
-    instanced.setMatrixAt(0, new Matrix4());
-    instanced.setMatrixAt(1, new Matrix4().makeScale(2, 2, 2).setPosition(5, 0, 0));
-    addModel(f, 'model-i', [node(instanced, 'inst')]);
-    const target = new Vector3();
-    const at = (x: number, y: number, z: number) => {
-      const p = new Vector3(x, y, z).project(f.world.render.camera!);
-      return f.picker.pick(p.x, p.y)!;
-    };
-    const before = at(5.9, 0.9, 1);
-    expect(before.instanceId).toBe(1);
-    expectVector(f.picker.snapToVertex(before, target)!, 6, 1, 1);
-    await f.picker.prepare([f.scene]);
-    const after = at(5.9, 0.9, 1);
-    expectVector(f.picker.snapToVertex(after, target)!, 6, 1, 1);
-  });
-
-  it('snaps to a skinned mesh\'s posed vertices', async () => {
+  it('has methods that work detached from the object (tools pass them around)', async () => {
     const f = fixture(perspective(new Vector3(3, 0, 10), new Vector3(3, 0, 0)));
-    const geometry = new BoxGeometry(1, 1, 1);
-    const count = geometry.getAttribute('position').count;
-    geometry.setAttribute('skinIndex', new BufferAttribute(new Uint16Array(count * 4), 4));
-    const weights = new Float32Array(count * 4);
-    for (let i = 0; i < count; i++) weights[i * 4] = 1;
-    geometry.setAttribute('skinWeight', new BufferAttribute(weights, 4));
-    const skinned = new SkinnedMesh(geometry, new MeshBasicMaterial());
-    const bone = new Bone();
-    const rig = node(new Group(), 'rig');
-    rig.add(bone, skinned);
-    addModel(f, 'model-s', [rig]);
-    skinned.bind(new Skeleton([bone]));
-    const { setPosition } = await import('../../../src/engine/hierarchy');
-    setPosition(f.world, bone.userData.eid as number, 3, 0, 0);
-    settle(f.world);
-    await f.picker.prepare([f.scene]);
-    const p = new Vector3(3.4, 0.4, 0.5).project(f.world.render.camera!);
-    const hit = f.picker.pick(p.x, p.y)!;
-    expectVector(f.picker.snapToVertex(hit, new Vector3())!, 3.5, 0.5, 0.5);
+    const record = addModel(f, 'model-a', [node(box(2, 3, 0, 0), 'n')]);
+    const mesh = record.root.getObjectByName('n') as Mesh;
+    const { pick, snapToVertex, hitOn, treeOf, prepare, idle, dispose } = f.picker;
+    await prepare([f.scene]);
+    await idle();
+    expect(treeOf(mesh)).not.toBeNull();
+    const hit = pick(0, 0)!;
+    expect(hit.nodeId).toBe('n');
+    expect(snapToVertex(hit, new Vector3(), 1)).not.toBeNull();
+    expect(hitOn(mesh, new Vector3(), new Vector3(0, 0, 1), 1).nodeId).toBe('n');
+    dispose();
+    expect(() => pick(0, 0)).toThrow("Raycaster hasn't been initialised.");
+  });
+
+  it('after dispose: picks throw, prepare builds nothing', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
+    f.picker.dispose();
+    expect(() => f.picker.pick(0, 0)).toThrow("Raycaster hasn't been initialised.");
+    await f.picker.prepare([record.root]);
+    await f.picker.idle();
+    expect(f.picker.treeOf(record.root.getObjectByName('n') as Mesh)).toBeNull();
+  });
+
+  it('keeps its public exports: createPicker, toHitEventData, WORKER_MIN_TRIANGLES', async () => {
+    const picking = await import('../../../../src/viewer/picking');
+    expect(Object.keys(picking).sort()).toEqual(['WORKER_MIN_TRIANGLES', 'createPicker', 'toHitEventData']);
+    expect(picking.WORKER_MIN_TRIANGLES).toBe(20_000);
+  });
+
+  it('gives each picker its own trees', async () => {
+    const f = fixture();
+    const record = addModel(f, 'model-a', [node(box(2), 'n')]);
+    const mesh = record.root.getObjectByName('n') as Mesh;
+    const other = createPicker({ world: f.world, useWorker: false });
+    await f.picker.prepare([record.root]);
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
+    expect(other.treeOf(mesh)).toBeNull();
+    // Both pick the same (the other through three's raycast until its own tree is built).
+    expectVector(f.picker.pick(0, 0)!.point, 0, 0, 1);
+    expectVector(other.pick(0, 0)!.point, 0, 0, 1);
+    await other.idle();
+    expect(other.treeOf(mesh)).not.toBeNull();
+    expect(other.treeOf(mesh)).not.toBe(f.picker.treeOf(mesh));
+    other.dispose();
+    expect(f.picker.treeOf(mesh)).not.toBeNull();
   });
 });
