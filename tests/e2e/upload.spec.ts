@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { importModel } from '../../src/server/import';
-import { optimizeModel } from '../../src/server/optimize';
+import { optimizeModel } from '../../src/server/upload/optimize';
 import { MODELS, canvasPixels, countsFromGlb, readModel, sceneIdFor, settled, store } from './helpers';
 
 /**

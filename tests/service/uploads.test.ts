@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelDoc } from '../../src/protocol/scene.ts';
 import { ModelUploadResult, UploadError } from '../../src/protocol/upload.ts';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
-import { validateModel } from '../../src/server/optimize.ts';
+import { validateModel } from '../../src/server/upload/validate.ts';
 import { MODELS_DIR, glbJson, solidPng, triangleGltf } from './helpers.ts';
 import { decompressedGlb, postRaw, startUploadServer, type UploadServer } from './upload-helpers.ts';
 
