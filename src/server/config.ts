@@ -30,8 +30,12 @@ export const CONFIG_DEFAULTS = {
    * RSS), so 64 MiB lets a 2-core server with 2 GiB process one upload per core at once.
    */
   MAX_ASSET_BYTES: 64 * 1024 * 1024,
-  /** Upload worker threads (validation, optimisation, container encoding): one per core. */
-  UPLOAD_WORKERS: Math.max(1, availableParallelism()),
+  /**
+   * Upload worker threads (validation, optimisation, container encoding): one per core but one,
+   * which stays with the event loop (on 2 cores, 20 uploads at once: GET p99 119 ms with one
+   * worker, 167 ms with two; `npm run bench -- upload-load`).
+   */
+  UPLOAD_WORKERS: Math.max(1, availableParallelism() - 1),
   /** Uploads that may wait for a worker; more are refused with 503 and Retry-After. */
   UPLOAD_QUEUE: 32,
   /** Time limit of one upload's processing in a worker. */
