@@ -1,5 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -193,19 +194,26 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   // Node checks the request and headers deadlines this often (default 30 s): often enough for both.
   if (timeouts.headersMs < 30_000) (app.server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = timeouts.headersMs / 2;
 
-  // A body other than an upload's must arrive within timeouts.bodyMs: a client trickling it is cut off.
+  // A body other than an upload's must arrive within timeouts.bodyMs: a client trickling it is cut
+  // off with 408 (read through a stream of our own, which fails without destroying the socket
+  // under the answer; the answer then closes the connection).
   app.addHook('preParsing', async (request, reply, payload) => {
     if ((request.routeOptions.config as { upload?: boolean } | undefined)?.upload) return payload;
+    const body = new PassThrough();
     const timer = setTimeout(() => {
       reply.header('connection', 'close');
-      payload.destroy(new HttpError(408, `The request body did not arrive within ${Math.round(timeouts.bodyMs / 1000)} s`));
+      payload.unpipe(body);
+      body.destroy(new HttpError(408, `The request body did not arrive within ${Math.round(timeouts.bodyMs / 1000)} s`));
     }, timeouts.bodyMs);
     timer.unref();
     const clear = () => clearTimeout(timer);
     payload.once('end', clear);
     payload.once('close', clear);
-    payload.once('error', clear);
-    return payload;
+    payload.once('error', (error) => {
+      clear();
+      body.destroy(error);
+    });
+    return payload.pipe(body);
   });
 
   // Graceful close: responses in flight finish, then their keep-alive connections are closed at

@@ -288,6 +288,8 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
   });
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    // Refused before its body was all read: the rest is not wanted, so the connection ends with the answer.
+    if (!request.raw.complete) reply.header('connection', 'close');
     const known = describeFailure(error);
     if (known) {
       if (error instanceof UploadBusyError) reply.header('retry-after', String(error.retryAfterS));
