@@ -16,7 +16,7 @@ const REAL_MODELS = readdirSync(MODELS)
   .sort();
 
 /**
- * Optimised models (src/server/optimize.ts: stable ids, instancing, meshopt) in the real viewer:
+ * Optimised models (src/server/upload/optimize.ts: stable ids, instancing, meshopt) in the real viewer:
  * three's GLTFLoader with the meshopt decoder from /libs. Imported through the same path as uploads
  * and the CLI (`optimize: true`).
  */
