@@ -132,7 +132,7 @@ describe('POST /v1/models', () => {
       status = UploadStatus.parse(await (await fetch(`${server.url}/v1/uploads/${uploadId}`, { headers: auth })).json());
     } while (status.state !== 'done' && status.state !== 'failed');
     expect(status).toMatchObject({ state: 'failed', status: 400, error: 'notes.glb: Unknown file format (expected a glTF 2.0 .glb or .gltf file)' });
-    expect(status.validation?.messages[0]).toMatchObject({ code: 'GLB_INVALID_MAGIC' });
+    expect(status.validation?.errors).toBeGreaterThan(0);
   });
 
   it('accepts a GLB with bytes after its declared end (only a warning for the validator, GLB_EXTRA_DATA), as the viewer does', async () => {
