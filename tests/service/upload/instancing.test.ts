@@ -1,5 +1,7 @@
+import { Document } from '@gltf-transform/core';
 import type { InstancedMesh } from '@gltf-transform/extensions';
 import { describe, expect, it } from 'vitest';
+import { instanceSiblings } from '../../../src/server/upload/instancing.ts';
 import { optimizeModel } from '../../../src/server/upload/optimize.ts';
 import { glbJson } from '../helpers.ts';
 import { readGlb } from '../upload-helpers.ts';
@@ -33,4 +35,25 @@ describe('instanceSiblings', () => {
     expect(glbJson(glb).extensionsUsed).toEqual(expect.arrayContaining(['EXT_mesh_gpu_instancing', 'EXT_meshopt_compression', 'KHR_mesh_quantization']));
   });
 
+});
+
+describe('instanceSiblings on a document', () => {
+  it('merges at least `min` sibling leaves drawing one mesh, keeping their ids and names; leaves fewer, animated or parent nodes alone', () => {
+    const doc = new Document();
+    const mesh = doc.createMesh('bolt');
+    const scene = doc.createScene();
+    const bolts = Array.from({ length: 6 }, (_, i) => doc.createNode(`bolt ${i}`).setMesh(mesh).setTranslation([i, 0, 0]).setExtras({ nodeId: String(i) }));
+    bolts.forEach((bolt) => scene.addChild(bolt));
+    const parent = doc.createNode('parent').setMesh(mesh).setExtras({ nodeId: 'p' }).addChild(doc.createNode('child').setExtras({ nodeId: 'c' }));
+    scene.addChild(parent);
+    const few = doc.createNode('group').setExtras({ nodeId: 'g' });
+    for (let i = 0; i < 4; i++) few.addChild(doc.createNode(`nut ${i}`).setMesh(mesh).setExtras({ nodeId: `n${i}` }));
+    scene.addChild(few);
+
+    expect(instanceSiblings(doc, 5)).toEqual({ batches: 1, instances: 6 });
+    const batch = scene.listChildren().find((n) => n.getExtension('EXT_mesh_gpu_instancing'))!;
+    expect(batch.getExtras()).toEqual({ nodeId: 'instances:0', instanceNodeIds: ['0', '1', '2', '3', '4', '5'], instanceNames: bolts.map((_, i) => `bolt ${i}`) });
+    expect(scene.listChildren()).toContain(parent);
+    expect(few.listChildren()).toHaveLength(4);
+  });
 });

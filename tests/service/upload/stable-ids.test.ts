@@ -1,7 +1,8 @@
+import { Document, type Node } from '@gltf-transform/core';
 import type { InstancedMesh } from '@gltf-transform/extensions';
-import type { Node } from '@gltf-transform/core';
 import { describe, expect, it } from 'vitest';
 import { optimizeModel } from '../../../src/server/upload/optimize.ts';
+import { stampStableIds } from '../../../src/server/upload/stable-ids.ts';
 import { glbJson } from '../helpers.ts';
 import { readGlb } from '../upload-helpers.ts';
 import { extras, model, type JsonNode } from './corpus.ts';
@@ -48,4 +49,18 @@ describe('stampStableIds', () => {
     expect(summary.nodesBefore).toBe(original.nodes.length);
   });
 
+});
+
+describe('stampStableIds on a document', () => {
+  it('stamps the index of every node and material that has no id, and keeps ids already there', () => {
+    const doc = new Document();
+    const a = doc.createNode('a');
+    const b = doc.createNode('b').setExtras({ nodeId: 'kept', other: 1 });
+    const c = doc.createNode('c').setExtras({ nodeId: '' });
+    const m = doc.createMaterial('m');
+    expect(stampStableIds(doc)).toEqual({ nodes: 2, materials: 1 });
+    expect([a, b, c].map((n) => n.getExtras())).toEqual([{ nodeId: '0' }, { nodeId: 'kept', other: 1 }, { nodeId: '2' }]);
+    expect(m.getExtras()).toEqual({ materialId: '0' });
+    expect(stampStableIds(doc)).toEqual({ nodes: 0, materials: 0 });
+  });
 });
