@@ -1,4 +1,4 @@
-import { rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fastifyStatic from '@fastify/static';
@@ -14,7 +14,7 @@ import modelRoutes from './routes/models.ts';
 import mutationRoutes from './routes/mutations.ts';
 import assetRoutes from './routes/assets.ts';
 import sceneRoutes from './routes/scenes.ts';
-import uploadRoutes, { createUploadService, spoolRoot } from './routes/uploads.ts';
+import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
 import { StoreError, type Store } from './store.ts';
 
@@ -310,7 +310,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   // Uploads are processed in worker threads (upload/pool.ts), shared by the model and asset routes.
   const uploads = createUploadService(config, { minBytesPerS: timeouts.uploadMinBytesPerS, graceMs: timeouts.uploadGraceMs });
   app.addHook('onClose', () => uploads.pool.close());
-  await rm(spoolRoot(config), { recursive: true, force: true }); // what a previous process left
+  await removeStaleSpools(spoolRoot(config));
 
   const ROUTE_PLUGINS = [
     sceneRoutes,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -159,6 +159,28 @@ function baseName(name: string, fallback: string): string {
 /** Where uploads are spooled while they wait and are processed: DATA_DIR/tmp/uploads. */
 export function spoolRoot(config: ServerConfig): string {
   return join(config.dataDir, 'tmp', 'uploads');
+}
+
+/** Spool folders older than this were left by a process that stopped mid-upload (no upload lasts a day). */
+const STALE_SPOOL_MS = 24 * 3600_000;
+
+/**
+ * Removes what stopped processes left in the spool. Only old folders: servers sharing DATA_DIR (with
+ * PostgreSQL) may have uploads in progress there.
+ */
+export async function removeStaleSpools(root: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(root);
+  } catch {
+    return;
+  }
+  const before = Date.now() - STALE_SPOOL_MS;
+  for (const entry of entries) {
+    const dir = join(root, entry);
+    const info = await stat(dir).catch(() => undefined);
+    if (info && info.mtimeMs < before) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Reads the upload of `request` (raw body already parsed to `{ stream }`, or multipart) into a new spool folder. */
