@@ -19,18 +19,36 @@ function freePort(): Promise<number> {
   });
 }
 
+export interface BenchServer {
+  base: string;
+  /** The server's process (node itself, so /proc/{pid} is the server's memory). */
+  pid: number;
+  stop(): void;
+}
+
+export interface StartOptions {
+  /** Build dist/ first when it is stale (default true; the API-only benchmarks need no app). */
+  build?: boolean;
+  /** More environment for the server (UPLOAD_WORKERS, MAX_ASSET_BYTES...). */
+  env?: Record<string, string>;
+  /** The repository whose server runs (default this one; a checkout of another commit to compare). */
+  root?: string;
+}
+
 /** Starts the server (building dist/ first when it is missing or stale) and waits until it answers. */
-export async function startServer(dataDir: string): Promise<{ base: string; stop(): void }> {
-  const reason = staleReason(ROOT);
+export async function startServer(dataDir: string, options: StartOptions = {}): Promise<BenchServer> {
+  const root = options.root ?? ROOT;
+  const reason = options.build === false ? undefined : staleReason(ROOT);
   if (reason) {
     console.log(`[bench] ${reason}: vite build`);
     const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) throw new Error('vite build failed');
   }
   const port = await freePort();
-  const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['src/server/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: join(ROOT, 'dist') },
+  // node with tsx's loader, as `npm start` runs it: one process, whose pid is the server's.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/server/main.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: join(ROOT, 'dist'), ...options.env },
     stdio: 'ignore',
     detached: true,
   });
@@ -47,6 +65,7 @@ export async function startServer(dataDir: string): Promise<{ base: string; stop
   }
   return {
     base,
+    pid: child.pid!,
     stop() {
       try {
         process.kill(-child.pid!, 'SIGKILL');

@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { encodeContainer } from '../src/protocol/container-codec.ts';
-import { optimizeModel, validateModel } from '../src/server/optimize.ts';
+import { optimizeModel } from '../src/server/upload/optimize.ts';
+import { validateModel } from '../src/server/upload/validate.ts';
 import { postRaw, startUploadServer, type UploadServer } from '../tests/service/upload-helpers.ts';
 import type { BenchResult } from './types.ts';
 

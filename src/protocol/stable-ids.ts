@@ -1,6 +1,6 @@
 /**
  * The one rule for the stable ids of a model's contents (viewer specification section 3: nodeId,
- * primitiveId, materialId, textureId), shared by the upload optimiser (src/server/optimize.ts), which
+ * primitiveId, materialId, textureId), shared by the upload optimiser (src/server/upload/stable-ids.ts), which
  * stamps them into the derivative's extras, and the browser's spawn code
  * (src/scene/model-entities.ts), which reads them back. Saved mutations name nodes and materials by
  * these ids, so both sides must agree on every byte.

@@ -96,3 +96,22 @@ export const AssetUploadResult = AssetDoc.extend({
   optimization: OptimizationSummary.optional(),
 });
 export type AssetUploadResult = z.infer<typeof AssetUploadResult>;
+
+/**
+ * An upload's progress (GET /v1/uploads/{uploadId}, and the 202 answer of an upload sent with
+ * `Prefer: respond-async`): received and 'queued' for a worker (`position` 1 is next), then
+ * 'processing' (validation, optimisation), 'storing', and 'done' with the 201 answer's body in
+ * `result`, or 'failed' with the error answer's `status`, `error` and `validation`.
+ */
+export const UPLOAD_STATES = ['queued', 'processing', 'storing', 'done', 'failed'] as const;
+export const UploadStatus = z.object({
+  uploadId: z.string(),
+  fileName: z.string(),
+  state: z.enum(UPLOAD_STATES),
+  position: z.number().int().positive().optional(),
+  status: z.number().int().optional(),
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+  validation: ValidationReport.optional(),
+});
+export type UploadStatus = z.infer<typeof UploadStatus>;

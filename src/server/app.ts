@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,7 +14,8 @@ import modelRoutes from './routes/models.ts';
 import mutationRoutes from './routes/mutations.ts';
 import assetRoutes from './routes/assets.ts';
 import sceneRoutes from './routes/scenes.ts';
-import uploadRoutes from './routes/uploads.ts';
+import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot } from './routes/uploads.ts';
+import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
 import { StoreError, type Store } from './store.ts';
 
 /**
@@ -27,6 +29,13 @@ export type { SceneSummary } from '../protocol/scene-api.ts';
 
 /** Routes the browser app handles itself; they get index.html. */
 const APP_ROUTES = ['/', '/embed', '/embed/*', '/edit', '/edit/*'];
+
+/** Where other origins may call us (CORS), and what they may send and read. */
+const CORS_PREFIXES = ['/v1/', '/cdn/'];
+const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, OPTIONS';
+/** x-file-name: the raw upload's file name; prefer: `respond-async` uploads (routes/uploads.ts). */
+export const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-file-name, prefer';
+const CORS_EXPOSED_HEADERS = 'etag, location, retry-after, www-authenticate';
 
 /** The default body limit (JSON bodies of scenes); routes that take more say so. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -54,6 +63,34 @@ function describeFrameworkError(error: FastifyError, request: FastifyRequest): s
   }
 }
 
+/**
+ * The deepest nesting of arrays and objects a JSON body may have. Our documents nest a dozen levels
+ * at most; the checks below and the stores' JSON.stringify recurse, and a 20 KB body nested 10,000
+ * deep would overflow their stack (a 500 instead of a 400).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting depth of JSON text, counted without parsing (and without recursion): brackets outside strings. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 /** A key that would change an object's prototype if the body were merged into another object. */
 function hasPrototypeKey(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -79,6 +116,8 @@ function hasNulCharacter(value: unknown): boolean {
 function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') return done(new HttpError(400, 'The JSON body is empty'));
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) return done(new HttpError(400, `The JSON body is nested ${depth} levels deep; at most ${MAX_JSON_DEPTH} are allowed`));
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -94,21 +133,87 @@ function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (e
   done(null, value);
 }
 
+/**
+ * How long a client may take (issue 10, item 6). A phone uploading MAX_ASSET_BYTES (64 MiB) at
+ * 300 kbit/s needs 30 minutes: `request` allows twice that for the whole request, and uploads
+ * must keep at least `uploadMinBytesPerS` on average (routes/uploads.ts), so a client trickling a
+ * body is cut off within minutes; other bodies (JSON, at most 8 MiB) get `body` in all.
+ */
+export interface HttpTimeouts {
+  /** A connection with nothing sent either way for this long is closed (Node's server.timeout). */
+  idleMs: number;
+  /** The request line and headers must arrive within this (Slowloris). */
+  headersMs: number;
+  /** A non-upload request's body must arrive within this (408 otherwise). */
+  bodyMs: number;
+  /** The whole request, headers and body, must arrive within this (an upload's body included). */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+  /** An upload's body must come at least this fast on average (bytes per second)... */
+  uploadMinBytesPerS: number;
+  /** ...once this long has passed since it started. */
+  uploadGraceMs: number;
+}
+
+export const HTTP_TIMEOUTS: Readonly<HttpTimeouts> = {
+  idleMs: 60_000,
+  headersMs: 30_000,
+  bodyMs: 60_000,
+  requestMs: 60 * 60_000,
+  keepAliveMs: 72_000,
+  // 4 KiB/s is 32 kbit/s, below any phone network that uploads at all: slower is a client holding a socket.
+  uploadMinBytesPerS: 4 * 1024,
+  uploadGraceMs: 60_000,
+};
+
 export interface AppOptions {
   /** Verifies bearer tokens; default: the configured identity provider's. */
   verifyToken?: TokenVerifier;
+  /** Overrides of HTTP_TIMEOUTS (tests use short ones). */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 export async function createApp(config: ServerConfig, store: Store, options: AppOptions = {}): Promise<FastifyInstance> {
+  const timeouts = { ...HTTP_TIMEOUTS, ...options.timeouts };
   const app = Fastify({
     logger: { level: config.logLevel },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     bodyLimit: DEFAULT_BODY_LIMIT,
+    connectionTimeout: timeouts.idleMs,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
     frameworkErrors: (error, _request, reply) => {
       const badUrl = error.code === 'FST_ERR_BAD_URL';
       sendError(reply, badUrl ? 400 : 500, badUrl ? 'Malformed URL' : error.message);
     },
+  });
+
+  app.server.headersTimeout = timeouts.headersMs;
+  // Node checks the request and headers deadlines this often (default 30 s): often enough for both.
+  if (timeouts.headersMs < 30_000) (app.server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = timeouts.headersMs / 2;
+
+  // A body other than an upload's must arrive within timeouts.bodyMs: a client trickling it is cut
+  // off with 408 (read through a stream of our own, which fails without destroying the socket
+  // under the answer; the answer then closes the connection).
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if ((request.routeOptions.config as { upload?: boolean } | undefined)?.upload) return payload;
+    const body = new PassThrough();
+    const timer = setTimeout(() => {
+      reply.header('connection', 'close');
+      payload.unpipe(body);
+      body.destroy(new HttpError(408, `The request body did not arrive within ${Math.round(timeouts.bodyMs / 1000)} s`));
+    }, timeouts.bodyMs);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    payload.once('end', clear);
+    payload.once('close', clear);
+    payload.once('error', (error) => {
+      clear();
+      body.destroy(error);
+    });
+    return payload.pipe(body);
   });
 
   // Graceful close: responses in flight finish, then their keep-alive connections are closed at
@@ -143,23 +248,53 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     return sendError(reply, 404, `Not found: ${request.method} ${path}`);
   });
 
-  // The API and the CDNs may be called from any origin (host pages, a viewer on another host):
-  // requests carry bearer tokens, never cookies, so '*' is safe.
+  // Every answer: nosniff and a referrer policy; HTML pages without a policy of their own (files of
+  // DIST_DIR such as /index.html) get the app's, unframeable (security-headers.ts).
+  const indexHtml = join(config.distDir, 'index.html');
+  const indexHashes = createIndexHashes(indexHtml);
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.startsWith('/v1/') || request.url.startsWith('/cdn/')) {
-      reply.header('access-control-allow-origin', '*');
-      reply.header('access-control-expose-headers', 'etag, location, www-authenticate');
+    for (const [name, value] of Object.entries(COMMON_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+    if (!reply.hasHeader('content-security-policy') && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      reply.headers(pageHeaders(config, { scriptHashes: await indexHashes(), frameable: false }));
     }
     return payload;
   });
-  app.options('/v1/*', async (_request, reply) =>
-    reply
-      .code(204)
-      .header('access-control-allow-methods', 'GET, HEAD, POST, PUT, PATCH, OPTIONS')
-      .header('access-control-allow-headers', 'authorization, content-type')
-      .header('access-control-max-age', '600')
-      .send(),
-  );
+
+  // The API and the CDNs may be called from any origin (host pages, a viewer on another host):
+  // requests carry bearer tokens, never cookies, so '*' is safe.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (CORS_PREFIXES.some((prefix) => request.url.startsWith(prefix))) {
+      reply.header('access-control-allow-origin', '*');
+      reply.header('access-control-expose-headers', CORS_EXPOSED_HEADERS);
+    }
+    return payload;
+  });
+  for (const prefix of CORS_PREFIXES) {
+    app.options(`${prefix}*`, async (_request, reply) =>
+      reply
+        .code(204)
+        .header('access-control-allow-methods', CORS_METHODS)
+        .header('access-control-allow-headers', CORS_ALLOWED_HEADERS)
+        .header('access-control-max-age', '600')
+        .send(),
+    );
+  }
+
+  // Reports of Content-Security-Policy violations (security-headers.ts): logged, so that a page
+  // the policy breaks shows in the server log (the browser tests fail on any).
+  app.register(async (reports) => {
+    reports.addContentTypeParser(['application/csp-report', 'application/reports+json'], { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(null, body);
+      }
+    });
+    reports.post(CSP_REPORT_PATH, async (request, reply) => {
+      request.log.warn({ report: request.body }, 'csp violation');
+      return reply.code(204).send();
+    });
+  });
 
   // ----- Identity: request.user on every request -----
 
@@ -172,6 +307,11 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     return clientConfig(config);
   });
 
+  // Uploads are processed in worker threads (upload/pool.ts), shared by the model and asset routes.
+  const uploads = createUploadService(config, { minBytesPerS: timeouts.uploadMinBytesPerS, graceMs: timeouts.uploadGraceMs });
+  app.addHook('onClose', () => uploads.pool.close());
+  await removeStaleSpools(spoolRoot(config));
+
   const ROUTE_PLUGINS = [
     sceneRoutes,
     modelRoutes,
@@ -181,7 +321,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     uploadRoutes, // POST /v1/models: upload, validation, optimisation (issue 3, part 5)
     assetRoutes, // the asset CDN and asset uploads (issue 3, part 5)
   ];
-  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, store });
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, store, uploads });
 
   // ----- The browser app (DIST_DIR) -----
 
@@ -201,15 +341,17 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     },
   });
 
-  const indexHtml = join(config.distDir, 'index.html');
   const serveApp = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!isAppRoute(request.url.split('?')[0])) return reply.callNotFound();
+    const path = request.url.split('?')[0];
+    if (!isAppRoute(path)) return reply.callNotFound();
     try {
       if (!(await stat(indexHtml)).isFile()) throw new Error('not a file');
     } catch {
       return sendError(reply, 503, `The viewer app is not built: ${indexHtml} is missing. Run \`npm run build\` (or \`npm start\`, which builds it).`);
     }
     reply.header('cache-control', 'no-cache');
+    // The embedded viewer is made to be framed by any page; the home page and the editor by none.
+    reply.headers(pageHeaders(config, { scriptHashes: await indexHashes(), frameable: /^\/embed(\/|$)/.test(path) }));
     return reply.sendFile('index.html', config.distDir, { cacheControl: false });
   };
   for (const url of APP_ROUTES) app.get(url, serveApp);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { ClientConfig } from '../protocol/config.ts';
-import { DEFAULT_MAX_ASSET_BYTES } from '../protocol/container-codec.ts';
 import { TOKEN_AUDIENCE } from '../protocol/auth.ts';
 
 /**
@@ -19,11 +19,29 @@ export { TOKEN_AUDIENCE };
 /** Defaults, named once. */
 export const CONFIG_DEFAULTS = {
   PORT: 8080,
-  HOST: '0.0.0.0',
+  /** Loopback only: the development identity provider lets anyone sign in as anyone (main.ts says
+   *  so at start-up); HOST=0.0.0.0 opens the server to the network. */
+  HOST: 'localhost',
   DATA_DIR: './data',
   DIST_DIR: './dist',
-  /** Largest model file the server accepts (import and, later, uploads): the container codec's cap. */
-  MAX_ASSET_BYTES: DEFAULT_MAX_ASSET_BYTES,
+  /**
+   * Largest model file the server accepts (uploads and the import CLI, all files of one upload
+   * together). Processing takes about ten times the file's size in memory (a 60 MB GLB: 680 MB peak
+   * RSS), so 64 MiB lets a 2-core server with 2 GiB process one upload per core at once.
+   */
+  MAX_ASSET_BYTES: 64 * 1024 * 1024,
+  /**
+   * Upload worker threads (validation, optimisation, container encoding): one per core but one,
+   * which stays with the event loop (on 2 cores, 20 uploads at once: GET p99 119 ms with one
+   * worker, 167 ms with two; `npm run bench -- upload-load`).
+   */
+  UPLOAD_WORKERS: Math.max(1, availableParallelism() - 1),
+  /** Uploads that may wait for a worker; more are refused with 503 and Retry-After. */
+  UPLOAD_QUEUE: 32,
+  /** Time limit of one upload's processing in a worker. */
+  UPLOAD_TIMEOUT_S: 300,
+  /** JavaScript heap limit of each upload worker (its typed arrays are bounded by MAX_ASSET_BYTES). */
+  UPLOAD_HEAP_MB: 512,
   LOG_LEVEL: 'warn',
   /** '' = same origin: account and model REST live under /v1 on this server. */
   ACCOUNT_URL: '',
@@ -56,6 +74,8 @@ export interface ServerConfig {
   /** Public origin of this server, without a trailing slash, when it differs from localhost. */
   publicUrl?: string;
   maxAssetBytes: number;
+  /** The upload worker pool (src/server/upload/pool.ts). */
+  uploads: { workers: number; maxQueued: number; timeoutMs: number; heapMb: number };
   logLevel: LogLevel;
   endpoints: {
     account: string;
@@ -88,6 +108,18 @@ export interface ServerConfig {
 /** True when tokens come from the embedded development identity provider (no IDP_DOMAIN). */
 export function usesDevelopmentIdentity(config: ServerConfig): boolean {
   return config.identityProvider.jwksUrl === undefined;
+}
+
+/** Host names that reach this machine only. */
+const LOOPBACK = /^(localhost|127(\.\d+){3}|::1|\[::1\])$/i;
+
+/** One line when the development identity provider is on: anyone can sign in as anyone. */
+export function identityNotice(config: ServerConfig): string | undefined {
+  if (!usesDevelopmentIdentity(config)) return undefined;
+  const exposed = !LOOPBACK.test(config.host);
+  return exposed
+    ? `WARNING: the development sign-in is on (anyone can sign in as anyone) and HOST=${config.host} makes it reachable from other machines: set IDP_DOMAIN to use a real identity provider`
+    : `Sign-in: the development identity provider (anyone can sign in as anyone; this machine only, HOST=${config.host}); set IDP_DOMAIN for a real one`;
 }
 
 /** A configuration value that cannot be used; the message names the variable. */
@@ -152,6 +184,10 @@ const VARIABLES = {
   DIST_DIR: z.string().trim().min(1, { message: 'must not be empty' }),
   PUBLIC_URL: absoluteHttpUrl('https://viewer.example.com').transform((value) => value.replace(/\/+$/, '')),
   MAX_ASSET_BYTES: integer(1, Number.MAX_SAFE_INTEGER),
+  UPLOAD_WORKERS: integer(1, 256),
+  UPLOAD_QUEUE: integer(0, 100_000),
+  UPLOAD_TIMEOUT_S: integer(1, 24 * 3600),
+  UPLOAD_HEAP_MB: integer(16, 1024 * 1024),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }),
   ACCOUNT_URL: endpoint(HTTP),
   MEETINGS_URL: endpoint(WS),
@@ -295,6 +331,12 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
     dataDir: path('DATA_DIR'),
     distDir: path('DIST_DIR'),
     maxAssetBytes: get('MAX_ASSET_BYTES'),
+    uploads: {
+      workers: get('UPLOAD_WORKERS'),
+      maxQueued: get('UPLOAD_QUEUE'),
+      timeoutMs: get('UPLOAD_TIMEOUT_S') * 1000,
+      heapMb: get('UPLOAD_HEAP_MB'),
+    },
     logLevel: get('LOG_LEVEL'),
     sqliteSynchronous: get('SQLITE_SYNCHRONOUS'),
     endpoints: {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
-import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
+import { ConfigError, identityNotice, loadServerConfig, publicOrigin } from './config.ts';
 import { DEMO_SCENE_ID, ensureDemoScene } from './demo.ts';
 import { WAREHOUSE_SCENE_ID, ensureWarehouseScene } from './demo-warehouse.ts';
 import { openStore } from './store.ts';
@@ -34,6 +34,8 @@ async function main(): Promise<void> {
   console.log(`Viewer: ${origin}/embed/${DEMO_SCENE_ID}`);
   console.log(`Warehouse: ${origin}/embed/${WAREHOUSE_SCENE_ID}`);
   console.log(`Data:   ${config.dataDir} (${store.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${store.location})`);
+  const identity = identityNotice(config);
+  if (identity) console.log(identity);
 
   // A terminal's Ctrl+C reaches this process and its parent (npm start forwards it too): a repeated
   // signal while closing is ignored; a close that hangs is cut short by the timer.

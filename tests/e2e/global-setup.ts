@@ -7,8 +7,9 @@
  *     DATA_DIR, DIST_DIR, ready once GET /v1/config answers 200;
  *  4. E2E_BASE_URL and E2E_DATA_DIR in process.env (the workers inherit them) and in
  *     tests/.tmp/e2e-env.json.
- * The returned function is the teardown: it stops the server (its whole process group) and
- * removes the data dir (E2E_KEEP_DATA=1 keeps it). The server's output goes to
+ * The returned function is the teardown: it stops the server (its whole process group), removes
+ * the data dir (E2E_KEEP_DATA=1 keeps it), and fails the run if the server logged a
+ * Content-Security-Policy violation report from any page of any test. The server's output goes to
  * test-results/e2e-server.log.
  *
  * Tests import models into the running server's data with src/server/import.ts on
@@ -166,10 +167,19 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     process.off('exit', onExit);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
-    log.end();
+    await new Promise<void>((resolve) => log.end(() => resolve()));
     if (process.env.E2E_KEEP_DATA !== '1') {
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(ENV_FILE, { force: true });
+    }
+    // The pages' Content-Security-Policy reports every violation to the server, which logs it
+    // (src/server/security-headers.ts): any in the whole run fails it, but for the frames the
+    // policy refuses on purpose (frame-ancestors: a test checks that the editor cannot be framed).
+    const violations = readFileSync(SERVER_LOG, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"msg":"csp violation"') && !line.includes('"effective-directive":"frame-ancestors"'));
+    if (violations.length > 0) {
+      throw new Error(`[e2e] ${violations.length} Content-Security-Policy violation(s) reported during the run (${SERVER_LOG}):\n${violations.slice(0, 5).join('\n')}`);
     }
     if (exitedEarly) {
       // Tests after that point failed with ERR_CONNECTION_REFUSED; say why, once.

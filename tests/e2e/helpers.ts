@@ -1,5 +1,6 @@
 import { expect, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { importModel } from '../../src/server/import';
@@ -22,11 +23,69 @@ export function sceneIdFor(prefix: string, file: string): string {
   return `${prefix}-${file.replace(/\.glb$/, '').replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 64);
 }
 
-/** Imports a model file into a new scene of its own, through the real import path. */
+/**
+ * Runs `prepare` for `name` in one worker at a time (the workers are processes: the lock is a
+ * folder in E2E_DATA_DIR, whose creation only one of them wins); the others wait for it.
+ */
+export async function underLock<T>(name: string, prepare: () => Promise<T>): Promise<T> {
+  const dir = join(process.env.E2E_DATA_DIR ?? '', 'e2e-locks');
+  mkdirSync(dir, { recursive: true });
+  const lock = join(dir, name);
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50)); // another worker prepares it
+    }
+  }
+  try {
+    return await prepare();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Imports a model file into a new scene of its own, through the real import path; once, whichever
+ * of the workers running in parallel asks first.
+ */
 export async function importIntoScene(path: string, sceneId: string): Promise<void> {
   const s = await store();
   if (await s.getScene(sceneId)) return;
-  await importModel(s, { path }, { sceneId, name: sceneId });
+  await underLock(`scene-${sceneId}`, async () => {
+    if (!(await s.getScene(sceneId))) await importModel(s, { path }, { sceneId, name: sceneId });
+  });
+}
+
+/**
+ * Collects Content-Security-Policy violations of a page and its frames: `securitypolicyviolation`
+ * events and the console's CSP errors. Call before the page loads anything.
+ */
+export async function watchPolicyViolations(page: Page): Promise<() => Promise<string[]>> {
+  const logged: string[] = [];
+  page.on('console', (message) => {
+    if (/Content[- ]Security[- ]Policy/i.test(message.text())) logged.push(`console: ${message.text()}`);
+  });
+  await page.addInitScript(() => {
+    const w = window as unknown as { __policyViolations: string[] };
+    w.__policyViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      w.__policyViolations.push(`${e.violatedDirective}: ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
+  return async () => {
+    const events: string[] = [];
+    for (const frame of page.frames()) {
+      try {
+        events.push(...(await frame.evaluate(() => (window as unknown as { __policyViolations?: string[] }).__policyViolations ?? [])));
+      } catch {
+        // a frame that is gone or was refused
+      }
+    }
+    return [...events, ...logged];
+  };
 }
 
 /**

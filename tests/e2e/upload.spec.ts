@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { importModel } from '../../src/server/import';
-import { optimizeModel } from '../../src/server/optimize';
+import { optimizeModel } from '../../src/server/upload/optimize';
 import { MODELS, canvasPixels, countsFromGlb, readModel, sceneIdFor, settled, store } from './helpers';
 
 /**
@@ -16,7 +16,7 @@ const REAL_MODELS = readdirSync(MODELS)
   .sort();
 
 /**
- * Optimised models (src/server/optimize.ts: stable ids, instancing, meshopt) in the real viewer:
+ * Optimised models (src/server/upload/optimize.ts: stable ids, instancing, meshopt) in the real viewer:
  * three's GLTFLoader with the meshopt decoder from /libs. Imported through the same path as uploads
  * and the CLI (`optimize: true`).
  */

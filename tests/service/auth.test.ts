@@ -265,6 +265,37 @@ describe('a real OIDC provider by configuration', () => {
     });
   });
 
+  it("answers 503, never 401, when the provider's key set answers with an error or with something that is not a key set", async () => {
+    const broken = createServer((req, res) => {
+      if (req.url === '/error/jwks.json') res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Internal Server Error</h1>');
+      else if (req.url === '/html/jwks.json') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><p>maintenance</p>');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": "none"}');
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    const brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
+    try {
+      for (const path of ['/error/jwks.json', '/html/jwks.json', '/invalid/jwks.json']) {
+        const other = await startServer({ env: { IDP_DOMAIN: providerUrl, IDP_ISSUER: `${providerUrl}/`, IDP_JWKS_URL: `${brokenUrl}${path}` } });
+        try {
+          const res = await me(other, `Bearer ${await providerToken()}`);
+          expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 503, error: "The identity provider's keys cannot be fetched right now; try again later" });
+          expect(res.challenge).toBeNull();
+        } finally {
+          await other.close();
+        }
+      }
+    } finally {
+      await new Promise((resolve) => broken.close(resolve));
+    }
+  });
+
+  it("still answers 401 when the key set is there but has no key for the token", async () => {
+    const other = await generateKeyPair('RS256');
+    const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'unknown-key' }).setIssuer(`${providerUrl}/`).setAudience('parametricos').setSubject('x').setExpirationTime('5m').sign(other.privateKey);
+    const res = await me(server, `Bearer ${token}`);
+    expect(res).toMatchObject({ status: 401, body: { error: "Invalid token: it was not signed by one of the identity provider's keys" } });
+  });
+
   it("answers 503 when the provider's keys cannot be fetched", async () => {
     const other = await startServer({ env: { IDP_DOMAIN: 'http://127.0.0.1:9', IDP_ISSUER: `${providerUrl}/` } });
     try {

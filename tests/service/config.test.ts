@@ -2,18 +2,22 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientConfig } from '../../src/protocol/config.ts';
-import { ConfigError, clientConfig, loadServerConfig, publicOrigin } from '../../src/server/config.ts';
+import { availableParallelism } from 'node:os';
+import { ConfigError, clientConfig, identityNotice, loadServerConfig, publicOrigin } from '../../src/server/config.ts';
 import { startServer, tempDir, type TestServer } from './helpers.ts';
 
 describe('loadServerConfig', () => {
   it('defaults to one server on port 8080 with relative endpoints', () => {
     const config = loadServerConfig({});
     expect(config.port).toBe(8080);
-    expect(config.host).toBe('0.0.0.0');
+    // This machine only: the development identity provider lets anyone sign in as anyone.
+    expect(config.host).toBe('localhost');
     expect(config.dataDir).toBe(resolve('data'));
     expect(config.distDir).toBe(resolve('dist'));
     expect(config.publicUrl).toBeUndefined();
-    expect(config.maxAssetBytes).toBeGreaterThan(0);
+    // What a 2-core server with 2 GiB survives: about ten times the file in memory, one upload per worker.
+    expect(config.maxAssetBytes).toBe(64 * 1024 * 1024);
+    expect(config.uploads).toEqual({ workers: Math.max(1, availableParallelism() - 1), maxQueued: 32, timeoutMs: 300_000, heapMb: 512 });
     expect(config.endpoints).toEqual({
       account: '',
       meetings: '/meetings',
@@ -27,6 +31,19 @@ describe('loadServerConfig', () => {
     expect(publicOrigin(config)).toBe('http://localhost:8080');
   });
 
+  it('says at start-up, in one line, that the development identity provider is on, and warns when other machines reach it', () => {
+    expect(identityNotice(loadServerConfig({}))).toBe(
+      'Sign-in: the development identity provider (anyone can sign in as anyone; this machine only, HOST=localhost); set IDP_DOMAIN for a real one',
+    );
+    expect(identityNotice(loadServerConfig({ HOST: '127.0.0.1' }))).toMatch(/^Sign-in: the development identity provider .*this machine only, HOST=127\.0\.0\.1/);
+    for (const host of ['0.0.0.0', '192.168.1.20', '::']) {
+      expect(identityNotice(loadServerConfig({ HOST: host }))).toBe(
+        `WARNING: the development sign-in is on (anyone can sign in as anyone) and HOST=${host} makes it reachable from other machines: set IDP_DOMAIN to use a real identity provider`,
+      );
+    }
+    expect(identityNotice(loadServerConfig({ IDP_DOMAIN: 'login.example.com', HOST: '0.0.0.0' }))).toBeUndefined();
+  });
+
   it('reads every variable from the environment', () => {
     const config = loadServerConfig({
       PORT: '9001',
@@ -35,6 +52,10 @@ describe('loadServerConfig', () => {
       DIST_DIR: 'build/app',
       PUBLIC_URL: 'https://viewer.example.com/',
       MAX_ASSET_BYTES: '1000',
+      UPLOAD_WORKERS: '3',
+      UPLOAD_QUEUE: '7',
+      UPLOAD_TIMEOUT_S: '60',
+      UPLOAD_HEAP_MB: '256',
       ACCOUNT_URL: 'https://account.example.com',
       MEETINGS_URL: 'wss://meet.example.com/ws',
       PUBLIC_MEETINGS_URL: 'wss://public.example.com/ws/',
@@ -46,6 +67,7 @@ describe('loadServerConfig', () => {
       IDP_CLIENT_ID: 'abc123',
       IDP_CALLBACK_URL: 'https://meet.example.com/auth/callback',
     });
+    expect(config.uploads).toEqual({ workers: 3, maxQueued: 7, timeoutMs: 60_000, heapMb: 256 });
     expect(config).toMatchObject({
       port: 9001,
       host: '127.0.0.1',

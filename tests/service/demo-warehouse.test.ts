@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { WAREHOUSE_SCENE_ID, buildWarehouseModel, createWarehouseDocument, ensureWarehouseScene } from '../../src/server/demo-warehouse.ts';
-import { validateModel } from '../../src/server/optimize.ts';
+import { validateModel } from '../../src/server/upload/validate.ts';
 import { glbJson } from './helpers.ts';
 import { decompressedGlb, readGlb, startUploadServer, type UploadServer } from './upload-helpers.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { createApp } from '../../src/server/app.ts';
+import { createApp, type AppOptions } from '../../src/server/app.ts';
 import { loadServerConfig, type ServerConfig } from '../../src/server/config.ts';
 import { openStore, type Store } from '../../src/server/store.ts';
 
@@ -36,7 +36,7 @@ export interface TestServer {
  * (unless `withIndex` is false), a decoder file under /libs and a hashed asset under /assets.
  * The store is SQLite in DATA_DIR, or PostgreSQL when `env.DATABASE_URL` is given.
  */
-export async function startServer(options: { withIndex?: boolean; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startServer(options: { withIndex?: boolean; env?: Record<string, string>; app?: AppOptions } = {}): Promise<TestServer> {
   const root = await tempDir('server-');
   const dataDir = join(root, 'data');
   const distDir = join(root, 'dist');
@@ -51,7 +51,7 @@ export async function startServer(options: { withIndex?: boolean; env?: Record<s
 
   const config = loadServerConfig({ DATA_DIR: dataDir, DIST_DIR: distDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...options.env });
   const store = await openStore(config);
-  const app = await createApp(config, store);
+  const app = await createApp(config, store, options.app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
   return {

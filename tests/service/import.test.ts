@@ -6,7 +6,8 @@ import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ModelDoc, SceneDoc } from '../../src/protocol/scene.ts';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
-import { ImportError, importModel, prepareAsset } from '../../src/server/import.ts';
+import { ImportError, importModel } from '../../src/server/import.ts';
+import { prepareAsset } from '../../src/server/upload/prepare.ts';
 import { openFileStore, type Store } from '../../src/server/store.ts';
 import { MODELS_DIR, glbJson, solidPng, tempDir, triangleGltf } from './helpers.ts';
 

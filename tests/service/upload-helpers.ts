@@ -9,8 +9,6 @@ import { createApp } from '../../src/server/app.ts';
 import { loadServerConfig, type ServerConfig } from '../../src/server/config.ts';
 import { openFileStore, type Store } from '../../src/server/store.ts';
 import { developmentUserId, signTestToken } from '../../src/server/auth/tokens.ts';
-import assets from '../../src/server/routes/assets.ts';
-import uploads from '../../src/server/routes/uploads.ts';
 import { INDEX_HTML, tempDir } from './helpers.ts';
 
 /**
@@ -41,10 +39,6 @@ export async function startUploadServer(env: Record<string, string> = {}): Promi
   const store = await openFileStore(config.dataDir);
   const app = await createApp(config, store);
 
-  // Until src/server/app.ts registers the upload and asset routes itself.
-  if (!app.hasRoute({ method: 'POST', url: '/v1/models' })) await app.register(uploads, { config, store });
-  if (!app.hasRoute({ method: 'POST', url: '/v1/assets' })) await app.register(assets, { config, store });
-
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
   return {
@@ -60,6 +54,7 @@ export async function startUploadServer(env: Record<string, string> = {}): Promi
     userId: (name = 'alice') => developmentUserId('Test', name),
     async close() {
       await app.close();
+      await store.close();
       await rm(root, { recursive: true, force: true });
     },
   };

@@ -2,9 +2,11 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelDoc } from '../../src/protocol/scene.ts';
-import { ModelUploadResult, UploadError } from '../../src/protocol/upload.ts';
+import { ModelUploadResult, UploadError, UploadStatus } from '../../src/protocol/upload.ts';
+import { importModel } from '../../src/server/import.ts';
+import { DEMO_SCENE_ID, ensureDemoScene } from '../../src/server/demo.ts';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
-import { validateModel } from '../../src/server/optimize.ts';
+import { validateModel } from '../../src/server/upload/validate.ts';
 import { MODELS_DIR, glbJson, solidPng, triangleGltf } from './helpers.ts';
 import { decompressedGlb, postRaw, startUploadServer, type UploadServer } from './upload-helpers.ts';
 
@@ -67,6 +69,91 @@ describe('POST /v1/models', () => {
     const other = await postRaw(server, `/v1/models?sceneId=${first.sceneId}`, await fileBytes('Duck.glb'), 'Duck.glb', await server.auth('mallory'));
     expect(other.status).toBe(403);
     expect((await server.store.getScene(first.sceneId!))?.models).toHaveLength(2);
+  });
+
+  it('refuses to add a model to a scene without an owner (the demo, CLI imports), as every route that changes a scene does (403)', async () => {
+    const auth = await server.auth();
+    await ensureDemoScene(server.store);
+    const { scene: imported } = await importModel(server.store, { path: join(MODELS_DIR, 'Box-draco.glb') }, { name: 'From the CLI' });
+    for (const sceneId of [DEMO_SCENE_ID, imported._id]) {
+      const before = await server.store.getScene(sceneId);
+      expect(before?.ownerId).toBeUndefined();
+      const raw = await postRaw(server, `/v1/models?sceneId=${sceneId}`, await fileBytes('Duck.glb'), 'Duck.glb', auth);
+      expect({ sceneId, status: raw.status }).toEqual({ sceneId, status: 403 });
+      expect(UploadError.parse(await raw.json()).error).toBe(`You may not change scene '${sceneId}': only its owner and editors may add models.`);
+      // The scene named in a multipart field, known only once the form is read.
+      const form = new FormData();
+      form.append('sceneId', sceneId);
+      form.append('file', new Blob([new Uint8Array(await fileBytes('Duck.glb'))]), 'Duck.glb');
+      const multipart = await fetch(`${server.url}/v1/models`, { method: 'POST', headers: auth, body: form });
+      expect({ sceneId, status: multipart.status }).toEqual({ sceneId, status: 403 });
+      // The same answer as a rename of the scene.
+      const patch = await fetch(`${server.url}/v1/scenes/${sceneId}`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Mine now"}' });
+      expect(patch.status).toBe(403);
+      expect(await server.store.getScene(sceneId)).toEqual(before);
+    }
+  });
+
+  it('with Prefer: respond-async answers 202 at once and reports the upload until it is done (its uploader only)', async () => {
+    const auth = await server.auth();
+    const res = await postRaw(server, '/v1/models?name=Later', await fileBytes('Duck.glb'), 'Duck.glb', { ...auth, prefer: 'respond-async' });
+    expect(res.status).toBe(202);
+    const accepted = UploadStatus.parse(await res.json());
+    expect(accepted).toMatchObject({ fileName: 'Duck.glb', state: expect.stringMatching(/^(queued|processing)$/) });
+    expect(res.headers.get('location')).toBe(`/v1/uploads/${accepted.uploadId}`);
+
+    let status = accepted;
+    const states = new Set<string>([status.state]);
+    while (status.state !== 'done' && status.state !== 'failed') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const poll = await fetch(`${server.url}/v1/uploads/${accepted.uploadId}`, { headers: auth });
+      expect(poll.status).toBe(200);
+      status = UploadStatus.parse(await poll.json());
+      states.add(status.state);
+    }
+    expect(status).toMatchObject({ state: 'done', status: 201 });
+    const result = ModelUploadResult.parse(status.result);
+    expect((await server.store.getScene(result.sceneId!))?.name).toBe('Later');
+    expect([...states].every((state) => ['queued', 'processing', 'storing', 'done'].includes(state))).toBe(true);
+
+    const stranger = await fetch(`${server.url}/v1/uploads/${accepted.uploadId}`, { headers: await server.auth('mallory') });
+    expect(stranger.status).toBe(404);
+    expect((await fetch(`${server.url}/v1/uploads/${accepted.uploadId}`)).status).toBe(401);
+  });
+
+  it('reports a refused asynchronous upload as failed, with the status and report it would have had', async () => {
+    const auth = await server.auth();
+    const res = await postRaw(server, '/v1/models', new TextEncoder().encode('not a model'), 'notes.glb', { ...auth, prefer: 'respond-async' });
+    expect(res.status).toBe(202);
+    const { uploadId } = UploadStatus.parse(await res.json());
+    let status: UploadStatus;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = UploadStatus.parse(await (await fetch(`${server.url}/v1/uploads/${uploadId}`, { headers: auth })).json());
+    } while (status.state !== 'done' && status.state !== 'failed');
+    expect(status).toMatchObject({ state: 'failed', status: 400, error: 'notes.glb: Unknown file format (expected a glTF 2.0 .glb or .gltf file)' });
+    expect(status.validation?.errors).toBeGreaterThan(0);
+  });
+
+  it('accepts a GLB with bytes after its declared end (only a warning for the validator, GLB_EXTRA_DATA), as the viewer does', async () => {
+    const auth = await server.auth();
+    const extra = await readFile(join(MODELS_DIR, 'malformed', 'glb', 'extra_data.glb'));
+    const corpus = await postRaw(server, '/v1/models', new Uint8Array(extra), 'extra_data.glb', auth);
+    expect({ status: corpus.status, error: (await corpus.json()).error }).toEqual({ status: 201, error: undefined });
+
+    const duck = await fileBytes('Duck.glb');
+    const padded = new Uint8Array(duck.byteLength + 7);
+    padded.set(duck);
+    padded.set([1, 2, 3, 4, 5, 6, 7], duck.byteLength);
+    const res = await postRaw(server, '/v1/models', padded, 'Duck.glb', auth);
+    const body = await res.json();
+    expect({ status: res.status, error: body.error }).toEqual({ status: 201, error: undefined });
+    const result = ModelUploadResult.parse(body);
+    expect(result.validation.messages.map((m) => m.code)).toContain('GLB_EXTRA_DATA');
+    const decoded = await decodeContainer(await derivative(server, result.latestVersionKey));
+    const report = await validateModel(await decompressedGlb(decoded.asset), { fileName: 'Duck.glb', repairs: false });
+    expect(report.errors).toBe(0);
+    expect(report.messages.map((m) => m.code)).not.toContain('GLB_EXTRA_DATA');
   });
 
   it('takes a .gltf with its .bin and image as multipart/form-data', async () => {
@@ -142,6 +229,36 @@ describe('POST /v1/models', () => {
   it('answers 415 for another content type', async () => {
     const res = await postRaw(server, '/v1/models', await fileBytes('Duck.glb'), 'Duck.glb', { ...(await server.auth()), 'content-type': 'text/html' });
     expect(res.status).toBe(415);
+  });
+});
+
+describe('POST /v1/models when every worker is busy and the queue is full', () => {
+  let server: UploadServer;
+  beforeAll(async () => {
+    server = await startUploadServer({ UPLOAD_WORKERS: '1', UPLOAD_QUEUE: '0' });
+  });
+  afterAll(() => server.close());
+
+  it('answers 503 with Retry-After before reading the body, and takes uploads again once the worker is free', async () => {
+    const auth = await server.auth();
+    const helmet = await fileBytes('DamagedHelmet.glb');
+    // Accepted at once (respond-async): the worker takes seconds over it.
+    const first = await postRaw(server, '/v1/models', helmet, 'DamagedHelmet.glb', { ...auth, prefer: 'respond-async' });
+    expect(first.status).toBe(202);
+    const { uploadId } = UploadStatus.parse(await first.json());
+
+    const busy = await postRaw(server, '/v1/models', await fileBytes('Duck.glb'), 'Duck.glb', auth);
+    expect(busy.status).toBe(503);
+    expect(Number(busy.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(UploadError.parse(await busy.json()).error).toMatch(/^The server is busy: 1 uploads are being processed and 0 are waiting \(UPLOAD_QUEUE\)/);
+
+    let status: UploadStatus;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = UploadStatus.parse(await (await fetch(`${server.url}/v1/uploads/${uploadId}`, { headers: auth })).json());
+    } while (status.state !== 'done' && status.state !== 'failed');
+    expect(status.state).toBe('done');
+    expect((await postRaw(server, '/v1/models', await fileBytes('Duck.glb'), 'Duck.glb', auth)).status).toBe(201);
   });
 });
 

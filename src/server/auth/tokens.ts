@@ -52,7 +52,7 @@ export async function createTokenVerifier(config: Pick<ServerConfig, 'dataDir' |
     keys = createLocalJWKSet({ keys: [key.publicJwk] });
     algorithms = [key.alg];
   } else {
-    keys = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 });
+    keys = providerKeys(createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000 }));
     algorithms = PROVIDER_ALGORITHMS;
   }
   const cache = new Map<string, { user: AuthUser; until: number }>();
@@ -81,7 +81,31 @@ export async function createTokenVerifier(config: Pick<ServerConfig, 'dataDir' |
   };
 }
 
+/** The provider's key set could not be had (unreachable, an error answer, not a key set): a 503, never the token's fault. */
+class KeySetUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`the identity provider's key set cannot be fetched: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'KeySetUnavailable';
+  }
+}
+
+/**
+ * The remote key set, with every failure to get it (network, timeout, an HTTP error, a body that is
+ * not a key set) told apart from what is about the token: no key for its kid or alg stays a 401.
+ */
+function providerKeys(remote: JWTVerifyGetKey): JWTVerifyGetKey {
+  return async (header, token) => {
+    try {
+      return await remote(header, token);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported) throw error;
+      throw new KeySetUnavailable(error);
+    }
+  };
+}
+
 function tokenError(error: unknown, issuer: string): TokenError {
+  if (error instanceof KeySetUnavailable) return new TokenError("The identity provider's keys cannot be fetched right now; try again later", 503);
   if (error instanceof errors.JWTExpired) return new TokenError('Invalid token: the token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {
@@ -100,14 +124,6 @@ function tokenError(error: unknown, issuer: string): TokenError {
   if (error instanceof errors.JOSEAlgNotAllowed) return new TokenError('Invalid token: its signing algorithm (alg) is not allowed');
   if (error instanceof errors.JWSSignatureVerificationFailed) return new TokenError('Invalid token: the signature does not verify');
   if (error instanceof errors.JWKSNoMatchingKey) return new TokenError("Invalid token: it was not signed by one of the identity provider's keys");
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
-    return new TokenError("The identity provider's keys cannot be fetched right now; try again later", 503);
-  }
-  if (error instanceof errors.JOSEError) return new TokenError('Invalid token: it is not a well-formed signed JWT');
-  if (error instanceof TypeError || (error as { name?: string }).name === 'TimeoutError') {
-    // fetch of the remote JWKS failed (network)
-    return new TokenError("The identity provider's keys cannot be fetched right now; try again later", 503);
-  }
   return new TokenError('Invalid token: it is not a well-formed signed JWT');
 }
 

@@ -4,11 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AssetDoc, type AssetUploadResult } from '../../protocol/upload.ts';
-import { encodeContainer } from '../../protocol/container-codec.ts';
 import type { ServerConfig } from '../config.ts';
-import { validateAndOptimize } from '../import.ts';
 import { isValidId, newId, type Store } from '../store.ts';
-import { UploadHttpError, receiveUpload, requireUser, setUpUploadScope } from './uploads.ts';
+import { requireUser } from '../auth/permissions.ts';
+import { UploadHttpError, answerUpload, receiveUpload, setUpUploadScope, type UploadService } from './uploads.ts';
 
 /**
  * The asset CDN (viewer specification section 7): reusable models for instanced asset groups.
@@ -98,10 +97,10 @@ export async function sendContainerFile(request: FastifyRequest, reply: FastifyR
   return reply.send(createReadStream(file));
 }
 
-export default async function assets(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
+export default async function assets(app: FastifyInstance, opts: { config: ServerConfig; store: Store; uploads: UploadService }): Promise<void> {
   const { config } = opts;
   const limit = config.maxAssetBytes;
-  await setUpUploadScope(app, limit);
+  await setUpUploadScope(app, opts.uploads);
   const prefix = assetCdnPrefix(config);
 
   app.get<{ Params: { assetId: string } }>(`${prefix}/assets/:assetId/${ASSET_FILE_NAME}`, async (request, reply) => {
@@ -117,29 +116,30 @@ export default async function assets(app: FastifyInstance, opts: { config: Serve
     return { ...doc, url: assetUrl(config, doc._id) };
   });
 
-  app.post('/v1/assets', { bodyLimit: limit }, async (request, reply) => {
+  app.post('/v1/assets', { bodyLimit: limit, config: { upload: true } }, async (request, reply) => {
     const user = requireUser(request);
-    const upload = await receiveUpload(request, limit);
-    const { asset, validation, optimization } = await validateAndOptimize(upload.fileName, upload.bytes, {
-      maxBytes: limit,
-      provided: upload.resources,
-    });
-    const container = await encodeContainer(asset, { sourceFileName: upload.fileName, generator: ASSET_GENERATOR });
+    const upload = await receiveUpload(request, opts.uploads);
     const assetId = newId();
-    const doc = await writeAsset(
-      config,
-      {
-        _id: assetId,
-        name: upload.fields.name?.trim() || upload.fileName.replace(/\.(glb|gltf)$/i, '') || upload.fileName,
-        sourceFileName: upload.fileName,
-        path: `assets/${assetId}/${ASSET_FILE_NAME}`,
-        byteLength: container.byteLength,
-        ownerId: user.id,
-        createdAt: new Date().toISOString(),
+    return answerUpload(opts.uploads, request, reply, upload, {
+      options: { maxBytes: limit, optimize: true, generator: ASSET_GENERATOR },
+      store: async ({ container, validation, optimization }) => {
+        const doc = await writeAsset(
+          config,
+          {
+            _id: assetId,
+            name: upload.fields.name?.trim() || upload.fileName.replace(/\.(glb|gltf)$/i, '') || upload.fileName,
+            sourceFileName: upload.fileName,
+            path: `assets/${assetId}/${ASSET_FILE_NAME}`,
+            byteLength: container.byteLength,
+            ownerId: user.id,
+            createdAt: new Date().toISOString(),
+          },
+          container,
+        );
+        const result: AssetUploadResult = { ...doc, url: assetUrl(config, assetId), validation: validation!, optimization };
+        return result;
       },
-      container,
-    );
-    const result: AssetUploadResult = { ...doc, url: assetUrl(config, assetId), validation, optimization };
-    return reply.code(201).header('location', `/v1/assets/${assetId}`).header('cache-control', 'no-store').send(result);
+      created: (result) => ({ location: `/v1/assets/${assetId}`, body: result }),
+    });
   });
 }

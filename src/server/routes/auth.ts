@@ -8,6 +8,7 @@ import { DEV_TOKEN_LIFETIME_S, signDevelopmentToken } from '../auth/tokens.ts';
 import { TOKEN_AUDIENCE, publicOrigin, usesDevelopmentIdentity, type ServerConfig } from '../config.ts';
 import type { Store } from '../store.ts';
 import { HttpError } from './http.ts';
+import { inlineScriptHashes } from '../security-headers.ts';
 
 /**
  * Sign-in (DESIGN.md 4.4, issue 3 "Identity").
@@ -114,11 +115,19 @@ function callbackUrl(config: ServerConfig): string {
   return config.identityProvider.callbackUrl || '/auth/callback';
 }
 
+/**
+ * The sign-in pages' policy: nothing but their own inline style and, by its hash, the callback's
+ * script; never framed (a framed sign-in form invites clickjacking).
+ */
+const SIGN_IN_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src ${inlineScriptHashes(CALLBACK_PAGE).join(' ')}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
 function sendHtml(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply
     .code(status)
     .header('cache-control', 'no-store')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+    .header('content-security-policy', SIGN_IN_CSP)
+    .header('x-frame-options', 'DENY')
+    // The callback's URL holds a token (in its fragment, which no referrer carries; still, none).
     .header('referrer-policy', 'no-referrer')
     .type('text/html; charset=utf-8')
     .send(html);

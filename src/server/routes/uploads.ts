@@ -1,15 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { once } from 'node:events';
 import multipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ModelUploadResult, UploadError, ValidationReport } from '../../protocol/upload.ts';
+import type { ModelUploadResult, UploadError, UploadStatus, ValidationReport } from '../../protocol/upload.ts';
+import { AuthError, canWriteScene, requireUser } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
-import { ImportError, importModel } from '../import.ts';
+import { addModel, ImportError } from '../import.ts';
 import { isValidId, type Store } from '../store.ts';
+import { createUploadJobs, type UploadJobs } from '../upload/jobs.ts';
+import { createUploadPool, UploadBusyError, type UploadPool, type UploadStage } from '../upload/pool.ts';
+import type { ProcessedModel, ProcessOptions } from '../upload/process.ts';
+import { taskError, type UploadTask, type UploadTaskResult } from '../upload/worker.ts';
 
 /**
- * POST /v1/models: upload of a model (DESIGN.md 4.4). Two forms, both streamed and counted
- * against MAX_ASSET_BYTES (all files of one upload together):
+ * POST /v1/models: upload of a model (DESIGN.md 4.4). Two forms, both streamed to a spool folder
+ * (DATA_DIR/tmp/uploads) and counted against MAX_ASSET_BYTES (all files of one upload together):
  *
  * - raw body: the .glb (or a self-contained .gltf) as the body, `Content-Type: model/gltf-binary`,
  *   `model/gltf+json` or `application/octet-stream`, the file name in the `X-File-Name` header
@@ -19,30 +30,20 @@ import { isValidId, type Store } from '../store.ts';
  *   and `name`.
  *
  * The file is checked by Khronos's glTF-Validator (400 with its report when it has errors), then
- * optimised (src/server/optimize.ts), packed into a container 1.0.0 and written to the derivative
+ * optimised and packed into a container in a worker thread (src/server/upload/pool.ts: at most
+ * UPLOAD_WORKERS at once, UPLOAD_QUEUE more wait, past that 503), and written to the derivative
  * store under a new version key. Answer: 201 with the Model document plus `sceneId`, the
- * validator's report (`validation`) and the optimisation summary. Without `sceneId` a new scene
- * owned by the uploader is created; with one, the model is appended to that scene, which must exist
- * and which the uploader must own or edit.
+ * validator's report (`validation`) and the optimisation summary. With `Prefer: respond-async`
+ * the answer is 202 as soon as the file is received, with the upload's status
+ * (`GET /v1/uploads/{uploadId}`: queued with its position, processing, storing, done with the
+ * result, or failed with the error). Without `sceneId` a new scene owned by the uploader is
+ * created; with one, the model is appended to that scene, which the uploader must be allowed to
+ * change (auth/permissions.ts: its owner or an editor).
  *
- * Needs a signed-in user: the identity plugin sets `request.user` ({ id, firstName, lastName } or
- * null); no user -> 401. Errors: 400 (not glTF, validator errors, bad form), 401, 403, 404 (unknown
- * scene), 413 (too large), 415 (content type), 422 (the optimised model failed validation: our bug).
+ * Errors: 400 (not glTF, validator errors, bad form), 401, 403, 404 (unknown scene), 408 (the body
+ * came too slowly), 413 (too large, or too complex to process within the limits), 415 (content
+ * type), 422 (the optimised model failed validation: our bug), 503 (the queue is full).
  */
-
-export interface UploadUser {
-  id: string;
-  firstName?: string;
-  lastName?: string;
-}
-
-/** The signed-in user that the identity plugin put on the request, or null. */
-export function userOf(request: FastifyRequest): UploadUser | null {
-  const user = (request as FastifyRequest & { user?: unknown }).user;
-  if (typeof user !== 'object' || user === null) return null;
-  const id = (user as { id?: unknown }).id;
-  return typeof id === 'string' && id.length > 0 ? (user as UploadUser) : null;
-}
 
 /** An error answer of the upload routes: `{ error, validation? }`. */
 export class UploadHttpError extends Error {
@@ -85,26 +86,57 @@ async function drain(stream: Readable | IncomingMessage): Promise<void> {
   }
 }
 
-/** Reads a stream into memory, failing with 413 as soon as `counter.used` passes `counter.limit`. */
-async function readLimited(stream: Readable | IncomingMessage, counter: { used: number; limit: number }): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    counter.used += chunk.length;
-    if (counter.used > counter.limit) {
-      await drain(stream);
-      throw tooLargeError(counter.limit);
-    }
-    chunks.push(chunk);
-  }
-  return new Uint8Array(Buffer.concat(chunks));
+/** The slowest accepted upload (app.ts HTTP_TIMEOUTS): `minBytesPerS` on average once `graceMs` has passed. */
+export interface UploadRate {
+  minBytesPerS: number;
+  graceMs: number;
 }
 
-/** One upload, whichever form it came in. */
+interface Counter {
+  used: number;
+  limit: number;
+  started: number;
+  rate: UploadRate;
+}
+
+/**
+ * Writes a stream to `file`, failing with 413 as soon as `counter.used` passes `counter.limit` and
+ * with 408 when the body comes slower than `counter.minBytesPerS` on average after the first minute.
+ */
+async function spool(stream: Readable | IncomingMessage, file: string, counter: Counter): Promise<number> {
+  const out = createWriteStream(file);
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      counter.used += chunk.length;
+      size += chunk.length;
+      if (counter.used > counter.limit) {
+        await drain(stream);
+        throw tooLargeError(counter.limit);
+      }
+      const elapsed = Date.now() - counter.started;
+      if (elapsed > counter.rate.graceMs && counter.used < (elapsed / 1000) * counter.rate.minBytesPerS) {
+        throw new UploadHttpError(408, `The upload came slower than ${counter.rate.minBytesPerS} bytes per second on average: try again on a faster connection.`);
+      }
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+    out.end();
+    await finished(out);
+  } catch (error) {
+    out.destroy();
+    throw error;
+  }
+  return size;
+}
+
+/** One upload, whichever form it came in, spooled to files in `dir`. */
 export interface ReceivedUpload {
+  dir: string;
   fileName: string;
-  bytes: Uint8Array;
-  /** Companion files (multipart), by file name. */
-  resources: Record<string, Uint8Array>;
+  /** The spooled model file. */
+  file: string;
+  /** Companion files (multipart): file name -> spooled path. */
+  resources: Record<string, string>;
   fields: Record<string, string>;
 }
 
@@ -120,50 +152,93 @@ function decodeHeader(value: string | string[] | undefined): string | undefined 
 
 const MODEL_FILE = /\.(glb|gltf)$/i;
 
-/** Reads the upload of `request` (raw body already parsed to `{ stream }`, or multipart). */
-export async function receiveUpload(request: FastifyRequest, limit: number): Promise<ReceivedUpload> {
-  const counter = { used: 0, limit };
+function baseName(name: string, fallback: string): string {
+  return name.replace(/\\/g, '/').split('/').pop() || fallback;
+}
+
+/** Where uploads are spooled while they wait and are processed: DATA_DIR/tmp/uploads. */
+export function spoolRoot(config: ServerConfig): string {
+  return join(config.dataDir, 'tmp', 'uploads');
+}
+
+/** Spool folders older than this were left by a process that stopped mid-upload (no upload lasts a day). */
+const STALE_SPOOL_MS = 24 * 3600_000;
+
+/**
+ * Removes what stopped processes left in the spool. Only old folders: servers sharing DATA_DIR (with
+ * PostgreSQL) may have uploads in progress there.
+ */
+export async function removeStaleSpools(root: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(root);
+  } catch {
+    return;
+  }
+  const before = Date.now() - STALE_SPOOL_MS;
+  for (const entry of entries) {
+    const dir = join(root, entry);
+    const info = await stat(dir).catch(() => undefined);
+    if (info && info.mtimeMs < before) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Reads the upload of `request` (raw body already parsed to `{ stream }`, or multipart) into a new spool folder. */
+export async function receiveUpload(request: FastifyRequest, service: UploadService): Promise<ReceivedUpload> {
+  const { config } = service;
+  const limit = config.maxAssetBytes;
+  const counter: Counter = { used: 0, limit, started: Date.now(), rate: service.rate };
   const query = (request.query ?? {}) as Record<string, unknown>;
   const fields: Record<string, string> = {};
   for (const key of ['sceneId', 'name']) if (typeof query[key] === 'string') fields[key] = query[key] as string;
+  const dir = join(spoolRoot(config), `${Date.now().toString(36)}-${randomBytes(8).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  // Spooled files are numbered: the names people give them are only labels.
+  let files = 0;
+  const nextFile = () => join(dir, String(files++));
+  try {
+    if (request.isMultipart()) {
+      let model: { fileName: string; file: string } | undefined;
+      const resources: Record<string, string> = {};
+      for await (const part of request.parts({ limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } })) {
+        if (part.type === 'field') {
+          if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+          continue;
+        }
+        const name = baseName(part.filename || part.fieldname, 'file');
+        const file = nextFile();
+        await spool(part.file, file, counter);
+        if (part.file.truncated) throw tooLargeError(limit);
+        if (!model && MODEL_FILE.test(name)) model = { fileName: name, file };
+        else resources[name] = file;
+      }
+      if (!model) {
+        // A single file of another name: let the validator say what it is.
+        const names = Object.keys(resources);
+        if (names.length !== 1) {
+          throw new UploadHttpError(400, 'The form has no .glb or .gltf file: send the model as a file part (with its .bin and image files for a .gltf).');
+        }
+        model = { fileName: names[0], file: resources[names[0]] };
+        delete resources[names[0]];
+      }
+      return { dir, ...model, resources, fields };
+    }
 
-  if (request.isMultipart()) {
-    let model: { fileName: string; bytes: Uint8Array } | undefined;
-    const resources: Record<string, Uint8Array> = {};
-    for await (const part of request.parts({ limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } })) {
-      if (part.type === 'field') {
-        if (typeof part.value === 'string') fields[part.fieldname] = part.value;
-        continue;
-      }
-      const name = (part.filename || part.fieldname).replace(/\\/g, '/').split('/').pop() || 'file';
-      const bytes = await readLimited(part.file, counter);
-      if (part.file.truncated) throw tooLargeError(limit);
-      if (!model && MODEL_FILE.test(name)) model = { fileName: name, bytes };
-      else resources[name] = bytes;
-    }
-    if (!model) {
-      // A single file of another name: let the validator say what it is.
-      const names = Object.keys(resources);
-      if (names.length !== 1) {
-        throw new UploadHttpError(400, 'The form has no .glb or .gltf file: send the model as a file part (with its .bin and image files for a .gltf).');
-      }
-      model = { fileName: names[0], bytes: resources[names[0]] };
-      delete resources[names[0]];
-    }
-    return { ...model, resources, fields };
+    const body = request.body as { stream?: IncomingMessage } | undefined;
+    if (!body?.stream) throw new UploadHttpError(400, 'The upload is empty: send the model file as the request body.');
+    const fileName = decodeHeader(request.headers['x-file-name']) ?? (typeof query.fileName === 'string' ? query.fileName : undefined) ?? 'model.glb';
+    const file = nextFile();
+    if ((await spool(body.stream, file, counter)) === 0) throw new UploadHttpError(400, 'The upload is empty: send the model file as the request body.');
+    return { dir, fileName: baseName(fileName, 'model.glb'), file, resources: {}, fields };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
   }
-
-  const body = request.body as { stream?: IncomingMessage } | undefined;
-  if (!body?.stream) throw new UploadHttpError(400, 'The upload is empty: send the model file as the request body.');
-  const fileName = decodeHeader(request.headers['x-file-name']) ?? (typeof query.fileName === 'string' ? query.fileName : undefined) ?? 'model.glb';
-  const bytes = await readLimited(body.stream, counter);
-  if (bytes.byteLength === 0) throw new UploadHttpError(400, 'The upload is empty: send the model file as the request body.');
-  return { fileName: fileName.replace(/\\/g, '/').split('/').pop() || 'model.glb', bytes, resources: {}, fields };
 }
 
 /** Status of an ImportError. */
 export function importErrorStatus(error: ImportError): number {
-  if (error.code === 'TOO_LARGE') return 413;
+  if (error.code === 'TOO_LARGE' || error.code === 'TOO_COMPLEX') return 413;
   if (error.code === 'OPTIMIZE_FAILED') return 422;
   return 400;
 }
@@ -173,12 +248,39 @@ function sendUploadError(reply: FastifyReply, status: number, message: string, v
   return reply.code(status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
 }
 
+/** The status and `{ error, validation? }` answer of any failure of an upload. */
+function describeFailure(error: unknown): { status: number; error: string; validation?: ValidationReport } | undefined {
+  if (error instanceof UploadHttpError) return { status: error.statusCode, error: error.message, ...(error.validation ? { validation: error.validation } : {}) };
+  if (error instanceof ImportError) return { status: importErrorStatus(error), error: error.message, ...(error.report ? { validation: error.report } : {}) };
+  if (error instanceof UploadBusyError || error instanceof AuthError) return { status: error.statusCode, error: error.message };
+  return undefined;
+}
+
+/** What the upload plugins share: the spool, the worker pool and the status of asynchronous uploads. */
+export interface UploadService {
+  config: ServerConfig;
+  rate: UploadRate;
+  pool: UploadPool;
+  jobs: UploadJobs;
+}
+
+/** The upload service of an app: one pool and one job list for every upload route. */
+export function createUploadService(config: ServerConfig, rate: UploadRate): UploadService {
+  return {
+    config,
+    rate,
+    pool: createUploadPool({ workers: config.uploads.workers, maxQueued: config.uploads.maxQueued, timeoutMs: config.uploads.timeoutMs, heapMb: config.uploads.heapMb }),
+    jobs: createUploadJobs(),
+  };
+}
+
 /**
- * What the upload plugins share: the raw-body parsers (the body stays a stream, counted in
- * `receiveUpload`), multipart, the 401 check before the body is read, and `{ error, validation }`
- * answers for every failure.
+ * What the upload plugins share: the raw-body parsers (the body stays a stream, spooled in
+ * `receiveUpload`), multipart, the 401 and 503 checks before the body is read, and
+ * `{ error, validation }` answers for every failure.
  */
-export async function setUpUploadScope(app: FastifyInstance, limit: number): Promise<void> {
+export async function setUpUploadScope(app: FastifyInstance, service: UploadService): Promise<void> {
+  const limit = service.config.maxAssetBytes;
   await app.register(multipart, { limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } });
   app.addContentTypeParser(RAW_CONTENT_TYPES, (request, payload, done) => {
     const declared = Number(request.headers['content-length']);
@@ -196,16 +298,25 @@ export async function setUpUploadScope(app: FastifyInstance, limit: number): Pro
     done(null, { stream: payload });
   });
 
-  // A request that says who it is not is refused before its body is read. The identity plugin
-  // may set request.user later than this hook: the handlers check again.
-  app.addHook('preParsing', async (request) => {
+  // Refused before the body is read: no token (401), and a full queue (503).
+  app.addHook('preParsing', async (request, reply) => {
     if (request.method !== 'POST') return;
-    if ((request as FastifyRequest & { user?: unknown }).user === null) throw new UploadHttpError(401, 'Sign in to upload: this request has no valid bearer token.');
+    if (request.user === null) throw new UploadHttpError(401, 'Sign in to upload: this request has no valid bearer token.');
+    const { pool, config } = service;
+    if (pool.running + pool.queued >= config.uploads.workers + config.uploads.maxQueued) {
+      reply.header('retry-after', '30');
+      throw new UploadBusyError(`The server is busy: ${pool.running} uploads are being processed and ${pool.queued} are waiting (UPLOAD_QUEUE). Try again in a minute.`, 30);
+    }
   });
 
-  app.setErrorHandler((error: FastifyError | UploadHttpError | ImportError, request, reply) => {
-    if (error instanceof UploadHttpError) return sendUploadError(reply, error.statusCode, error.message, error.validation);
-    if (error instanceof ImportError) return sendUploadError(reply, importErrorStatus(error), error.message, error.report);
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    // Refused before its body was all read: the rest is not wanted, so the connection ends with the answer.
+    if (!request.raw.complete) reply.header('connection', 'close');
+    const known = describeFailure(error);
+    if (known) {
+      if (error instanceof UploadBusyError) reply.header('retry-after', String(error.retryAfterS));
+      return sendUploadError(reply, known.status, known.error, known.validation);
+    }
     const code = (error as FastifyError).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendUploadError(reply, 413, tooLargeError(limit).message);
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -220,42 +331,126 @@ export async function setUpUploadScope(app: FastifyInstance, limit: number): Pro
   });
 }
 
-export function requireUser(request: FastifyRequest): UploadUser {
-  const user = userOf(request);
-  if (!user) throw new UploadHttpError(401, 'Sign in to upload: this request has no valid bearer token.');
-  return user;
+/** Runs the CPU part of an upload in a worker thread (queued behind others when all are busy). */
+async function processUpload(service: UploadService, upload: ReceivedUpload, options: ProcessOptions, onStage: (stage: UploadStage) => void, signal?: AbortSignal): Promise<ProcessedModel> {
+  const task: UploadTask = { fileName: upload.fileName, file: upload.file, resources: upload.resources, options };
+  const result = await service.pool.run<UploadTask, UploadTaskResult>(upload.fileName, task, { onStage, signal });
+  if (!result.ok) throw taskError(result.error);
+  return result.processed;
 }
 
-export default async function uploads(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
-  const { config, store } = opts;
-  const limit = config.maxAssetBytes;
-  await setUpUploadScope(app, limit);
+/** `Prefer: respond-async` (RFC 7240): answer 202 with the upload's status instead of waiting. */
+function prefersAsync(request: FastifyRequest): boolean {
+  const prefer = request.headers.prefer;
+  return (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).split(',').some((p) => p.trim().toLowerCase() === 'respond-async');
+}
 
-  app.post('/v1/models', { bodyLimit: limit }, async (request, reply) => {
-    const user = requireUser(request);
-    const upload = await receiveUpload(request, limit);
-
-    const sceneId = upload.fields.sceneId?.trim() || undefined;
-    const name = upload.fields.name?.trim() || undefined;
-    if (sceneId !== undefined) {
-      if (!isValidId(sceneId)) throw new UploadHttpError(400, `Invalid scene id '${sceneId}': use 1-64 characters of A-Z a-z 0-9 _ -`);
-      const scene = await store.getScene(sceneId);
-      if (!scene) throw new UploadHttpError(404, `Scene '${sceneId}' not found`);
-      const mayChange = scene.ownerId === undefined || scene.ownerId === user.id || (scene.editors ?? []).includes(user.id);
-      if (!mayChange) throw new UploadHttpError(403, `You may not change scene '${sceneId}': only its owner and editors may add models.`);
-    }
-
-    const { scene, model, validation, optimization } = await importModel(
-      store,
-      { bytes: upload.bytes, fileName: upload.fileName, resources: upload.resources },
-      { sceneId, name, maxBytes: limit, optimize: true, ownerId: user.id, generator: 'parametricos upload' },
-    );
-    const result: ModelUploadResult = {
-      ...model,
-      sceneId: scene._id,
-      validation: validation!,
-      ...(optimization ? { optimization } : {}),
+/**
+ * Processes a received upload and answers: synchronously (the `created` answer when done), or with
+ * `Prefer: respond-async` at once with 202 and the status, the work going on in the background.
+ * `store` does what follows the processing (writing the derivative, the documents). The spool
+ * folder is removed when the upload ends either way.
+ */
+export async function answerUpload<R>(
+  service: UploadService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  upload: ReceivedUpload,
+  steps: { options: ProcessOptions; store: (processed: ProcessedModel) => Promise<R>; created: (result: R) => { location: string; body: unknown } },
+): Promise<FastifyReply> {
+  const user = requireUser(request);
+  if (!prefersAsync(request)) {
+    // The socket may sit silent while the upload waits and is processed: its idle timeout is for
+    // clients that stop sending, not for the server's own work (the next request re-arms it).
+    request.raw.socket.setTimeout(0);
+    const aborted = new AbortController();
+    const onClose = () => {
+      if (!reply.sent) aborted.abort(new Error('The client closed the connection.'));
     };
-    return reply.code(201).header('location', `/v1/models/${model._id}`).header('cache-control', 'no-store').send(result);
+    request.raw.socket.once('close', onClose);
+    try {
+      const processed = await processUpload(service, upload, steps.options, () => {}, aborted.signal);
+      const { location, body } = steps.created(await steps.store(processed));
+      return reply.code(201).header('location', location).header('cache-control', 'no-store').send(body);
+    } finally {
+      request.raw.socket.off('close', onClose);
+      await rm(upload.dir, { recursive: true, force: true });
+    }
+  }
+
+  const job = service.jobs.create(user.id, upload.fileName);
+  void (async () => {
+    try {
+      const processed = await processUpload(service, upload, steps.options, (stage) => service.jobs.update(job.uploadId, stage));
+      service.jobs.update(job.uploadId, { state: 'storing' });
+      const { body } = steps.created(await steps.store(processed));
+      service.jobs.finish(job.uploadId, { state: 'done', status: 201, result: body });
+    } catch (error) {
+      const failure = describeFailure(error);
+      if (!failure) request.log.error({ err: error }, 'upload failed');
+      service.jobs.finish(job.uploadId, {
+        state: 'failed',
+        status: failure?.status ?? 500,
+        error: failure?.error ?? 'Internal server error (see the server log)',
+        ...(failure?.validation ? { validation: failure.validation } : {}),
+      });
+    } finally {
+      await rm(upload.dir, { recursive: true, force: true });
+    }
+  })();
+  const status: UploadStatus = service.jobs.get(job.uploadId, user.id)!;
+  return reply.code(202).header('location', `/v1/uploads/${job.uploadId}`).header('cache-control', 'no-store').send(status);
+}
+
+export default async function uploads(app: FastifyInstance, opts: { config: ServerConfig; store: Store; uploads: UploadService }): Promise<void> {
+  const { config, store } = opts;
+  const service = opts.uploads;
+  await setUpUploadScope(app, service);
+
+  app.get<{ Params: { uploadId: string } }>('/v1/uploads/:uploadId', async (request, reply) => {
+    const user = requireUser(request);
+    const status = service.jobs.get(request.params.uploadId, user.id);
+    // Someone else's upload is as unknown as a missing one.
+    if (!status) throw new UploadHttpError(404, `No upload '${request.params.uploadId}' of yours is known to this server (finished uploads are kept for 15 minutes)`);
+    return reply.header('cache-control', 'no-store').send(status);
   });
+
+  app.post('/v1/models', { bodyLimit: config.maxAssetBytes, config: { upload: true } }, async (request, reply) => {
+    const user = requireUser(request);
+    const sceneId = typeof (request.query as Record<string, unknown>)?.sceneId === 'string' ? ((request.query as Record<string, string>).sceneId.trim() || undefined) : undefined;
+    if (sceneId !== undefined) await checkSceneWrite(store, sceneId, user);
+    const upload = await receiveUpload(request, service);
+    try {
+      const targetScene = upload.fields.sceneId?.trim() || undefined;
+      const name = upload.fields.name?.trim() || undefined;
+      // A multipart form names its scene in a field, known only now.
+      if (targetScene !== undefined && targetScene !== sceneId) await checkSceneWrite(store, targetScene, user);
+      const denied = (scene: Parameters<typeof canWriteScene>[1]) => {
+        if (!canWriteScene(user, scene)) throw sceneRefusal(scene._id);
+      };
+      return await answerUpload(service, request, reply, upload, {
+        options: { maxBytes: config.maxAssetBytes, optimize: true, generator: 'parametricos upload' },
+        store: (processed) => addModel(store, upload.fileName, processed, { sceneId: targetScene, name, ownerId: user.id, authorize: denied }),
+        created: ({ scene, model, validation, optimization }) => {
+          const result: ModelUploadResult = { ...model, sceneId: scene._id, validation: validation!, ...(optimization ? { optimization } : {}) };
+          return { location: `/v1/models/${model._id}`, body: result };
+        },
+      });
+    } catch (error) {
+      await rm(upload.dir, { recursive: true, force: true });
+      throw error;
+    }
+  });
+}
+
+function sceneRefusal(sceneId: string): AuthError {
+  return new AuthError(403, `You may not change scene '${sceneId}': only its owner and editors may add models.`);
+}
+
+/** 400/404/403 unless `user` may add a model to scene `sceneId` (auth/permissions.ts, the rule of every route that changes a scene). */
+async function checkSceneWrite(store: Store, sceneId: string, user: { id: string; firstName: string; lastName: string }): Promise<void> {
+  if (!isValidId(sceneId)) throw new UploadHttpError(400, `Invalid scene id '${sceneId}': use 1-64 characters of A-Z a-z 0-9 _ -`);
+  const scene = await store.getScene(sceneId);
+  if (!scene) throw new UploadHttpError(404, `Scene '${sceneId}' not found`);
+  if (!canWriteScene(user, scene)) throw sceneRefusal(sceneId);
 }

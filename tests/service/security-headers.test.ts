@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineScriptHashes } from '../../src/server/security-headers.ts';
+import { startServer, type TestServer } from './helpers.ts';
+
+/**
+ * Security headers (issue 10, item 4): the editor, the home page and sign-in cannot be framed by
+ * another site; the embedded viewer can; every page has a Content-Security-Policy that allows the
+ * inline script of the built index.html by its hash; every answer has nosniff and a referrer policy.
+ */
+
+const INLINE = `
+      (function () { window.__early = 1; })();
+    `;
+const INDEX = `<!doctype html><html><head><script>${INLINE}</script><script type="module" src="/assets/index-AbCdEf12.js"></script></head><body><div id="root"></div></body></html>\n`;
+
+function directives(csp: string | null): Map<string, string[]> {
+  return new Map((csp ?? '').split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name, values]));
+}
+
+describe('security headers', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+    await writeFile(join(server.distDir, 'index.html'), INDEX);
+  });
+  afterAll(() => server.close());
+
+  it('hashes inline scripts exactly as they stand between their tags, and only those without src', () => {
+    const hash = `'sha256-${createHash('sha256').update(INLINE).digest('base64')}'`;
+    expect(inlineScriptHashes(INDEX)).toEqual([hash]);
+    expect(inlineScriptHashes('<script src="/a.js"></script><SCRIPT type="module">b()</SCRIPT >')).toEqual([`'sha256-${createHash('sha256').update('b()').digest('base64')}'`]);
+  });
+
+  it('the home page and the editor cannot be framed; their policy allows the inline script by its hash (never any inline script), workers, wasm, eval and blobs', async () => {
+    for (const path of ['/', '/edit/demo', '/edit/demo?x=1', '/index.html']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      const csp = directives(res.headers.get('content-security-policy'));
+      expect({ path, frame: csp.get('frame-ancestors') }).toEqual({ path, frame: ["'none'"] });
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(csp.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'", "'unsafe-eval'", inlineScriptHashes(INDEX)[0]]);
+      expect(csp.get('script-src')).not.toContain("'unsafe-inline'");
+      expect(csp.get('worker-src')).toEqual(["'self'", 'blob:']);
+      expect(csp.get('connect-src')).toEqual(expect.arrayContaining(["'self'", 'data:', 'blob:']));
+      expect(csp.get('object-src')).toEqual(["'none'"]);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin');
+    }
+  });
+
+  it('the embedded viewer may be framed by any site, under the same policy otherwise', async () => {
+    const res = await fetch(`${server.url}/embed/demo?autoPlay=false`);
+    expect(res.status).toBe(200);
+    const csp = directives(res.headers.get('content-security-policy'));
+    expect(csp.has('frame-ancestors')).toBe(false);
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(csp.get('script-src')).toContain(inlineScriptHashes(INDEX)[0]);
+  });
+
+  it('a new build is seen without a restart', async () => {
+    const next = INDEX.replace('window.__early = 1', 'window.__early = 2');
+    await writeFile(join(server.distDir, 'index.html'), next);
+    try {
+      const csp = directives((await fetch(`${server.url}/edit/demo`)).headers.get('content-security-policy'));
+      expect(csp.get('script-src')).toContain(inlineScriptHashes(next)[0]);
+      expect(csp.get('script-src')).not.toContain(inlineScriptHashes(INDEX)[0]);
+    } finally {
+      await writeFile(join(server.distDir, 'index.html'), INDEX);
+    }
+  });
+
+  it('allows the configured endpoints on other hosts to be fetched (and their WebSocket)', async () => {
+    const other = await startServer({ env: { MODEL_DERIVATIVE_CDN_URL: 'https://cdn.example.com/derivatives', MEETINGS_URL: 'wss://meet.example.com/m' } });
+    try {
+      const csp = directives((await fetch(`${other.url}/embed/demo`)).headers.get('content-security-policy'));
+      expect(csp.get('connect-src')).toEqual(expect.arrayContaining(['https://cdn.example.com', 'wss://meet.example.com']));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('the sign-in pages cannot be framed and run only their own script, by its hash', async () => {
+    for (const path of ['/auth/sign-in?returnTo=/edit/demo', '/auth/callback']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      const csp = directives(res.headers.get('content-security-policy'));
+      expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(csp.get('script-src')?.every((source) => /^'sha256-[A-Za-z0-9+/]+=*'$/.test(source))).toBe(true);
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+    const callback = await (await fetch(`${server.url}/auth/callback`)).text();
+    expect(directives((await fetch(`${server.url}/auth/callback`)).headers.get('content-security-policy')).get('script-src')).toEqual(inlineScriptHashes(callback));
+  });
+
+  it('every answer, JSON and files too, says nosniff', async () => {
+    for (const path of ['/v1/config', '/v1/scenes/nope', '/libs/draco/draco_decoder.wasm']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect({ path, nosniff: res.headers.get('x-content-type-options') }).toEqual({ path, nosniff: 'nosniff' });
+    }
+  });
+
+  it('takes reports of policy violations (report-uri) and logs them', async () => {
+    const csp = directives((await fetch(`${server.url}/`)).headers.get('content-security-policy'));
+    const [reportUri] = csp.get('report-uri') ?? [];
+    expect(reportUri).toBe('/csp-reports');
+    const res = await fetch(`${server.url}${reportUri}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/csp-report' },
+      body: JSON.stringify({ 'csp-report': { 'document-uri': `${server.url}/`, 'violated-directive': 'script-src-elem', 'blocked-uri': 'inline' } }),
+    });
+    expect(res.status).toBe(204);
+  });
+});
