@@ -1,5 +1,5 @@
 import { chromium, type BrowserContext, type Frame, type Page } from '@playwright/test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
@@ -56,6 +56,48 @@ export interface FrameFacts {
   failure: string | null;
 }
 
+/** CPU time (user + system, ms) of the processes of one browser, by Chromium process type. */
+export interface BrowserCpu {
+  total: number;
+  /** 'browser', 'gpu-process', 'renderer', 'utility', ... */
+  byType: Record<string, number>;
+}
+
+const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+
+/**
+ * The CPU time so far of every process of the Chromium started with `userDataDir` (each of its
+ * processes has the flag on its command line), read from /proc; null where /proc cannot tell.
+ * Wall time on a shared machine includes waiting for the CPU; CPU time much less so.
+ */
+export function browserCpu(userDataDir: string): BrowserCpu | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return null;
+  }
+  const flag = `--user-data-dir=${userDataDir}`;
+  const out: BrowserCpu = { total: 0, byType: {} };
+  for (const pid of pids) {
+    try {
+      // Chromium's child processes rewrite their argv into one space-separated string.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (!` ${cmdline} `.includes(` ${flag} `)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 of the whole line (utime, stime) are 12 and 13 after the command name.
+      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+      const type = /(?:^| )--type=(\S+)/.exec(cmdline)?.[1] ?? 'browser';
+      out.byType[type] = (out.byType[type] ?? 0) + ms;
+      out.total += ms;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out.total > 0 ? out : null;
+}
+
 export interface LoadRun {
   /** Host navigation start -> the awaited message, in ms. */
   ms: number;
@@ -70,6 +112,8 @@ export interface LoadRun {
   /** Scripts the framed page fetched: url, response end (host time), bytes. */
   scripts: { url: string; end: number; bytes: number }[];
   tier: string | null;
+  /** CPU time of all the browser's processes from just before the host navigation until the message was seen (polled every 200 ms). */
+  cpu: BrowserCpu | null;
 }
 
 export interface LoadRunOptions {
@@ -89,6 +133,12 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   } finally {
     clearTimeout(timer);
   }
+}
+
+function cpuDifference(after: BrowserCpu, before: BrowserCpu): BrowserCpu {
+  const byType: Record<string, number> = {};
+  for (const [type, ms] of Object.entries(after.byType)) byType[type] = ms - (before.byType[type] ?? 0);
+  return { total: after.total - before.total, byType };
 }
 
 function findFrame(page: Page, origin: string): Frame | undefined {
@@ -118,12 +168,15 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       if (m.type() === 'error') errors.push(m.text());
     });
     page.on('pageerror', (e) => errors.push(e.message));
+    const cpuBefore = browserCpu(userDataDir);
     await page.goto(options.hostUrl, { waitUntil: 'commit', timeout: options.timeoutMs });
+    let cpuAfter: BrowserCpu | null = null;
     try {
       await page.waitForFunction(`window.__bench.messages.some((m) => m.type === ${JSON.stringify(options.message)})`, undefined, {
         timeout: options.timeoutMs,
         polling: 200,
       });
+      cpuAfter = browserCpu(userDataDir);
     } catch (error) {
       const frame = findFrame(page, options.frameOrigin);
       const facts = frame ? ((await frame.evaluate(FRAME_FACTS).catch(() => null)) as FrameFacts | null) : null;
@@ -148,6 +201,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       frameStart: offset,
       scripts: facts.resources.filter((r) => /\.m?js(\?|$)/.test(r.url)).map((r) => ({ url: r.url, end: r.end + offset, bytes: r.bytes })),
       tier: facts.tier,
+      cpu: cpuBefore && cpuAfter ? cpuDifference(cpuAfter, cpuBefore) : null,
     };
   } finally {
     if (context) await withTimeout(context.close(), 20_000, 'closing Chromium').catch(() => undefined);

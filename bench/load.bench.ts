@@ -1,11 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { buildWarehouseModel, ensureWarehouseScene, WAREHOUSE_SCENE_ID } from '../src/server/demo-warehouse';
-import { importModel } from '../src/server/import';
-import { openFileStore } from '../src/server/store';
 import { analyseChunks, type ChunkReport } from './chunks';
 import { PLAIN_READY, startPagesServer } from './load-pages';
+import { seedScenes, type LoadScene } from './load-scenes';
 import { measureLoad, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
@@ -36,7 +34,6 @@ import type { BenchResult } from './types';
  */
 
 const ROOT = resolve(import.meta.dirname, '..');
-const MODELS = resolve(ROOT, '../shared/models');
 const RUNS = Number(process.env.BENCH_LOAD_RUNS ?? 5);
 const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 120) * 1000;
 const WARMUP = process.env.BENCH_LOAD_WARMUP !== '0';
@@ -53,14 +50,6 @@ const RATIO_GOAL = 1.2;
 /** Our marks reported for the median run, in load order ('decoded' is the first model's). */
 const MARKS = ['viewerinit', 'context', 'scene', 'decoded', 'framed', 'compiled', 'first-frame'] as const;
 const LONG_TASKS_REPORTED = 3;
-
-interface SceneCase {
-  key: 'helmet' | 'warehouse';
-  label: string;
-  sceneId: string;
-  /** The GLB the plain page loads, by name on the pages server. */
-  glb: string;
-}
 
 interface TierCase {
   key: 'detected' | 'low';
@@ -139,28 +128,11 @@ export default async function run(): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
   const deadline = Date.now() + BUDGET_MS;
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-load-'));
-  const scenes: SceneCase[] = [];
   try {
-    // The scenes, as `npm run import` and the server's first start make them.
-    const store = await openFileStore(dataDir);
-    try {
-      if (SCENE_FILTER.includes('helmet')) {
-        await importModel(store, { path: join(MODELS, 'DamagedHelmet.glb') }, { sceneId: 'bench-helmet', name: 'DamagedHelmet', optimize: true });
-        scenes.push({ key: 'helmet', label: 'DamagedHelmet', sceneId: 'bench-helmet', glb: 'helmet' });
-      }
-      if (SCENE_FILTER.includes('warehouse')) {
-        await ensureWarehouseScene(store);
-        scenes.push({ key: 'warehouse', label: 'demo warehouse', sceneId: WAREHOUSE_SCENE_ID, glb: 'warehouse' });
-      }
-    } finally {
-      await store.close();
-    }
-
+    const scenes = await seedScenes(dataDir, SCENE_FILTER);
     // Builds dist/ when it is missing or stale (scripts/build-state.mjs), then serves it.
     const server = await startServer(dataDir);
-    const glbs: Record<string, Uint8Array> = {};
-    if (scenes.some((s) => s.key === 'helmet')) glbs.helmet = readFileSync(join(MODELS, 'DamagedHelmet.glb'));
-    if (scenes.some((s) => s.key === 'warehouse')) glbs.warehouse = await buildWarehouseModel();
+    const glbs = Object.fromEntries(scenes.map((scene) => [scene.key, scene.glb]));
     const pages = await startPagesServer(glbs);
     try {
       const report = analyseChunks(join(ROOT, 'dist'));
@@ -172,14 +144,14 @@ export default async function run(): Promise<BenchResult[]> {
         { key: 'detected' as const, query: '' },
         { key: 'low' as const, query: '?quality=low' },
       ].filter((t) => TIER_FILTER.includes(t.key));
-      type Combo = { scene: SceneCase; tier: TierCase; label: string; ours: LoadRun[]; plain: LoadRun[]; failures: string[]; pairMs: number };
+      type Combo = { scene: LoadScene; tier: TierCase; label: string; ours: LoadRun[]; plain: LoadRun[]; failures: string[]; pairMs: number };
       const combos: Combo[] = scenes.flatMap((scene) =>
         tiers.map((tier) => ({ scene, tier, label: `${scene.label}, ${tier.key === 'low' ? '?quality=low' : 'detected tier'}`, ours: [], plain: [], failures: [], pairMs: 0 })),
       );
-      const ours = (combo: { scene: SceneCase; tier: TierCase }) =>
+      const ours = (combo: { scene: LoadScene; tier: TierCase }) =>
         measureLoad({ hostUrl: pages.hostUrl(`${server.base}/embed/${combo.scene.sceneId}${combo.tier.query}`), frameOrigin: server.base, message: 'viewerready', timeoutMs: TIMEOUT_MS });
-      const plain = (combo: { scene: SceneCase }) =>
-        measureLoad({ hostUrl: pages.hostUrl(pages.plainUrl(combo.scene.glb)), frameOrigin: `http://127.0.0.1:${pages.port}`, message: PLAIN_READY, timeoutMs: TIMEOUT_MS });
+      const plain = (combo: { scene: LoadScene }) =>
+        measureLoad({ hostUrl: pages.hostUrl(pages.plainUrl(combo.scene.key)), frameOrigin: `http://127.0.0.1:${pages.port}`, message: PLAIN_READY, timeoutMs: TIMEOUT_MS });
 
       if (WARMUP && combos.length) {
         // Disk caches (Chromium, the app, three.js) and both servers' JIT, once.
@@ -212,7 +184,8 @@ export default async function run(): Promise<BenchResult[]> {
             try {
               const r = await go();
               into.push(r);
-              console.log(`[load] ${combo.label} #${i + 1} ${side}: ${Math.round(r.ms)} ms${side === 'ours' ? ` (tier ${r.tier ?? '?'})` : ''}; load average ${loadavg()[0].toFixed(1)}`);
+              const cpu = r.cpu ? `; CPU ${Object.entries(r.cpu.byType).map(([t, ms]) => `${t} ${Math.round(ms)}`).join(', ')} ms` : '';
+              console.log(`[load] ${combo.label} #${i + 1} ${side}: ${Math.round(r.ms)} ms${side === 'ours' ? ` (tier ${r.tier ?? '?'})` : ''}${cpu}; load average ${loadavg()[0].toFixed(1)}`);
             } catch (error) {
               combo.failures.push(`${side} #${i + 1}: ${(error as Error).message}`);
               console.log(`[load] ${combo.label} #${i + 1} ${side}: FAILED ${(error as Error).message}`);
@@ -257,6 +230,14 @@ export default async function run(): Promise<BenchResult[]> {
         for (const name of MARKS) {
           const t = marks.get(name);
           if (t !== undefined) results.push({ name: `load: ${rowLabel}: median run, '${name}'`, value: Math.round(t), unit: 'ms' });
+        }
+        const oursCpu = oursRuns.flatMap((r) => (r.cpu ? [r.cpu.total] : []));
+        const plainCpu = plainRuns.flatMap((r) => (r.cpu ? [r.cpu.total] : []));
+        if (oursCpu.length && plainCpu.length) {
+          // Less sensitive than wall time to whatever else the machine runs meanwhile.
+          const oc = medianRun(oursCpu.map((ms) => ({ ms }))).ms;
+          const pc = medianRun(plainCpu.map((ms) => ({ ms }))).ms;
+          results.push({ name: `load: ${rowLabel}: CPU time of all browser processes until the message, median (plain: baseline)`, value: Math.round(oc), unit: 'ms', baseline: Math.round(pc), ratio: Math.round((oc / pc) * 100) / 100 });
         }
         const tasks = [...o.longTasks].sort((a, b) => b[1] - a[1]);
         tasks.slice(0, LONG_TASKS_REPORTED).forEach(([start, duration], i) => {
