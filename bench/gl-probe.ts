@@ -32,15 +32,42 @@ export interface GlProgram {
   stack: string;
 }
 
+/** In sync mode: one draw call or upload, timed until the GPU finished it. */
+export interface GlWork {
+  fn: string;
+  t: number;
+  ms: number;
+  /** Program id (draws), viewport 'WxH', instances, element count. */
+  program?: number;
+  viewport?: string;
+  instances?: number;
+  count?: number;
+  detail?: string;
+}
+
 export interface GlProbe {
   calls: GlCall[];
   programs: GlProgram[];
   totals: Record<string, { n: number; ms: number }>;
   contexts: { t: number; ms: number; attributes: string; stack: string }[];
+  /** Sync mode only. */
+  work: GlWork[];
+  sync: boolean;
+}
+
+/**
+ * The probe. With `sync`, every draw call, upload and link is followed by a call that waits for
+ * the GPU (getError; getProgramParameter(LINK_STATUS) after a link), so that each one's GPU time
+ * is its own: slower overall, but it says what each piece of GPU work costs (GlProbe.work, and
+ * GlProgram.linkMs includes the wait).
+ */
+export function glProbe(sync: boolean): string {
+  return GL_PROBE.replace('const SYNC = false;', `const SYNC = ${sync};`);
 }
 
 export const GL_PROBE = `(() => {
-  const probe = (window.__glProbe = { calls: [], programs: [], totals: {}, contexts: [] });
+  const SYNC = false;
+  const probe = (window.__glProbe = { calls: [], programs: [], totals: {}, contexts: [], work: [], sync: SYNC });
   const now = () => performance.now();
   const stack = () => (new Error().stack || '').split('\\n').slice(2, 40).join('\\n');
   const sources = new WeakMap();
@@ -86,6 +113,32 @@ export const GL_PROBE = `(() => {
     };
   };
   for (const proto of [WebGL2RenderingContext.prototype, WebGLRenderingContext.prototype]) {
+    const getError = proto.getError;
+    const getProgramParameter = proto.getProgramParameter;
+    let viewport = '';
+    let program = 0;
+    const waitFor = function (gl, entry, t) {
+      if (!SYNC) return;
+      getError.call(gl);
+      entry.ms = now() - t;
+      probe.work.push(entry);
+    };
+    if (SYNC) {
+      wrap(proto, 'viewport', function (args) { viewport = args[2] + 'x' + args[3]; });
+      for (const fn of ['drawElements', 'drawArrays', 'drawElementsInstanced', 'drawArraysInstanced']) {
+        wrap(proto, fn, function (args, result, t) {
+          const instanced = fn.endsWith('Instanced');
+          const count = fn.startsWith('drawElements') ? args[1] : args[2];
+          waitFor(this, { fn, t, ms: 0, program, viewport, count, instances: instanced ? args[args.length - 1] : 1 }, t);
+        });
+      }
+      for (const fn of ['clear', 'texImage2D', 'texSubImage2D', 'texImage3D', 'texSubImage3D', 'compressedTexImage2D', 'compressedTexSubImage2D', 'generateMipmap', 'blitFramebuffer', 'readPixels']) {
+        wrap(proto, fn, function (args, result, t) {
+          waitFor(this, { fn, t, ms: 0, viewport, detail: args.filter((a) => typeof a === 'number').join(',') }, t);
+        });
+      }
+    }
+    wrap(proto, 'useProgram', function (args) { program = (args[0] && programs.get(args[0]) ? programs.get(args[0]).id : 0); });
     wrap(proto, 'shaderSource', function (args) { sources.set(args[0], String(args[1])); });
     wrap(proto, 'attachShader', function (args) {
       const list = attached.get(args[0]) || [];
@@ -94,6 +147,10 @@ export const GL_PROBE = `(() => {
     });
     wrap(proto, 'linkProgram', function (args, result, t, ms) {
       const { name, defines } = describe(args[0]);
+      if (SYNC) {
+        getProgramParameter.call(this, args[0], 0x8b82);
+        ms = now() - t;
+      }
       const p = { id: nextId++, name, defines, linkedAt: t, linkMs: ms, stack: stack() };
       programs.set(args[0], p);
       probe.programs.push(p);
@@ -113,7 +170,7 @@ export const GL_PROBE = `(() => {
       'getSupportedExtensions', 'readPixels', 'finish', 'flush', 'clientWaitSync', 'getSyncParameter', 'checkFramebufferStatus',
       'texImage2D', 'texSubImage2D', 'texImage3D', 'texSubImage3D', 'texStorage2D', 'texStorage3D', 'compressedTexImage2D',
       'compressedTexSubImage2D', 'generateMipmap', 'bufferData', 'bufferSubData', 'drawElements', 'drawArrays',
-      'drawElementsInstanced', 'drawArraysInstanced', 'clear', 'useProgram', 'compileShader', 'getUniformLocation',
+      'drawElementsInstanced', 'drawArraysInstanced', 'clear', 'compileShader', 'getUniformLocation',
       'getActiveUniform', 'getActiveAttrib', 'getAttribLocation', 'uniform1i', 'bindFramebuffer', 'renderbufferStorageMultisample',
       'blitFramebuffer', 'invalidateFramebuffer', 'framebufferTexture2D']) wrap(proto, fn);
   }

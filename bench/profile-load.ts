@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
-import { GL_PROBE, type GlProbe } from './gl-probe';
+import { glProbe, type GlProbe } from './gl-probe';
 import { startPagesServer } from './load-pages';
 import { seedScenes } from './load-scenes';
 import { startServer } from './server';
@@ -80,6 +80,7 @@ const CATEGORIES = [
   'blink.user_timing',
   'loading',
   'gpu',
+  'viz',
   '__metadata',
 ];
 
@@ -90,6 +91,10 @@ const { values: argv } = parseArgs({
     out: { type: 'string', default: join(tmpdir(), 'load-profile') },
     analyse: { type: 'string' },
     'min-task': { type: 'string', default: '100' },
+    /** Wait for the GPU after every draw, upload and link (bench/gl-probe.ts): slower, but each piece of GPU work is timed on its own. */
+    sync: { type: 'boolean', default: false },
+    /** An experiment: CSS added to the embed page (e.g. '.loading{backdrop-filter:none!important}'). */
+    css: { type: 'string' },
   },
 });
 const MIN_TASK_MS = Number(argv['min-task']);
@@ -158,7 +163,11 @@ async function record(base: string): Promise<{ rec: Recording; events: TraceEven
   try {
     const profileDir = launchedProfileDir();
     const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
-    await context.addInitScript(GL_PROBE);
+    await context.addInitScript(glProbe(Boolean(argv.sync)));
+    if (argv.css) {
+      const css = JSON.stringify(argv.css);
+      await context.addInitScript(`if (location.pathname.startsWith('/embed/')) document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style'); s.textContent = ${css}; document.head.append(s); })`);
+    }
     const page = await context.newPage();
     await browser.startTracing(undefined, { categories: CATEGORIES });
     if (profileDir) {
@@ -525,12 +534,32 @@ function analyse(rec: Recording, events: TraceEvent[]): string {
   out('\n6. The 15 longest single WebGL calls');
   for (const c of [...glCalls].sort((a, b) => b.ms - a.ms).slice(0, 15)) out(`  ${pad(f0(c.ms), 6)} ms  ${c.fn}${c.detail ? `(${c.detail})` : ''} at ${f0(c.t)} from ${describeStack(c.stack, 4)}`);
 
+  // ---- GPU work, timed one by one (sync mode)
+  if (probe.sync && probe.work?.length) {
+    const names = new Map(programs.map((p) => [p.id, `#${p.id} ${p.name}`]));
+    const phaseOf = (t: number) => [...bounds].reverse().find(([, b]) => b <= t)?.[0] ?? 'start';
+    const groups = new Map<string, { n: number; ms: number; first: number; phases: Set<string> }>();
+    for (const w of probe.work) {
+      const what = w.fn.startsWith('draw') ? `draw ${names.get(w.program ?? 0) ?? `program ${w.program}`} into ${w.viewport}${(w.instances ?? 1) > 1 ? `, ${w.instances} instances` : ''}` : `${w.fn}(${w.detail ?? ''})${w.viewport ? ` viewport ${w.viewport}` : ''}`;
+      const g = groups.get(what) ?? { n: 0, ms: 0, first: w.t + frameOffset, phases: new Set<string>() };
+      g.n++;
+      g.ms += w.ms;
+      g.phases.add(phaseOf(w.t + frameOffset));
+      groups.set(what, g);
+    }
+    const total = probe.work.reduce((a, w) => a + w.ms, 0);
+    out(`\nGPU work, each call waited for (sync mode): ${probe.work.length} calls, ${f0(total)} ms; by kind (count, ms, first at, after marks):`);
+    for (const [what, g] of [...groups].sort((a, b) => b[1].ms - a[1].ms).slice(0, 30)) out(`  ${pad(f0(g.ms), 7)} ms  x${g.n}  ${what}  (first at ${f0(g.first)}; after ${[...g.phases].join(', ')})`);
+    const links = programs.reduce((a, p) => a + p.linkMs, 0);
+    out(`  program links (each waited for): ${programs.length}, ${f0(links)} ms: ${programs.map((p) => `#${p.id} ${f0(p.linkMs)}`).join(', ')}`);
+  }
+
   // ---- 7. whole-load CPU
   out(`\n7. CPU ms of the browser's processes from host navigation to viewerready: ${fmtCpu(cpuBetween(0, ready), 12)}`);
   return lines.join('\n');
 }
 
-const base = argv.analyse ?? join(argv.out!, `profile-${argv.scene}${argv.quality ? `-${argv.quality}` : ''}`);
+const base = argv.analyse ?? join(argv.out!, `profile-${argv.scene}${argv.quality ? `-${argv.quality}` : ''}${argv.sync ? '-sync' : ''}${argv.css ? '-css' : ''}`);
 let rec: Recording;
 let events: TraceEvent[];
 if (argv.analyse) {
