@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { analyseChunks, type ChunkReport } from './chunks';
+import { analyseChunks, chunkComposition, type ChunkReport } from './chunks';
 import { PLAIN_READY, startPagesServer } from './load-pages';
 import { seedScenes, type LoadScene } from './load-scenes';
 import { measureLoad, type LoadRun } from './load-run';
@@ -104,6 +104,14 @@ function chunkRows(report: ChunkReport): BenchResult[] {
 function printChunks(report: ChunkReport): void {
   console.log('[load] JS chunks in dist/assets (kB = 1000 bytes; gzip at zlib default level):');
   for (const c of report.chunks) console.log(`  ${c.file.padEnd(44)} ${String(kB(c.raw)).padStart(8)} kB  ${String(kB(c.gzip)).padStart(7)} kB gzip  ${c.role}${c.firstLoad ? ' (first load)' : ''}`);
+  for (const file of report.firstLoad) {
+    try {
+      const parts = chunkComposition(join(ROOT, 'dist'), file);
+      console.log(`[load] ${file} by source (its map; gzip of each part alone): ${parts.slice(0, 16).map((p) => `${p.group} ${kB(p.raw)}/${kB(p.gzip)}`).join(', ')} kB`);
+    } catch (error) {
+      console.log(`[load] ${file}: no composition (${(error as Error).message})`);
+    }
+  }
 }
 
 function printRun(label: string, run: LoadRun, report: ChunkReport | null): void {
