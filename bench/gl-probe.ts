@@ -34,7 +34,12 @@ export interface GlProgram {
 
 /** In sync mode: one draw call or upload, timed until the GPU finished it. */
 export interface GlWork {
+  /** A GL function, or 'pass' (sync 'pass': the draws into one target between two waits). */
   fn: string;
+  /** 'pass': the wait for the GPU at its end (the rest of `ms` is JavaScript issuing it). */
+  wait?: number;
+  /** 'pass': the framebuffer ('screen' or 'fb N'). */
+  target?: string;
   t: number;
   ms: number;
   /** Program id (draws), viewport 'WxH', instances, element count. */
@@ -50,19 +55,22 @@ export interface GlProbe {
   programs: GlProgram[];
   totals: Record<string, { n: number; ms: number }>;
   contexts: { t: number; ms: number; attributes: string; stack: string }[];
-  /** Sync mode only. */
+  /** Sync modes only. */
   work: GlWork[];
-  sync: boolean;
+  sync: boolean | 'pass';
 }
 
 /**
- * The probe. With `sync`, every draw call, upload and link is followed by a call that waits for
- * the GPU (getError; getProgramParameter(LINK_STATUS) after a link), so that each one's GPU time
+ * The probe. With `sync` true, every draw call, upload and link is followed by a call that waits
+ * for the GPU (getError; getProgramParameter(LINK_STATUS) after a link), so that each one's GPU time
  * is its own: slower overall, but it says what each piece of GPU work costs (GlProbe.work, and
- * GlProgram.linkMs includes the wait).
+ * GlProgram.linkMs includes the wait). Each wait has a fixed cost (a round trip to the GPU process,
+ * long on a busy machine), so with hundreds of draws `sync: 'pass'` is the better measure: it waits
+ * only when the target framebuffer changes (one entry per render pass: a shadow map, a cube face,
+ * the screen), around each link and around each upload.
  */
-export function glProbe(sync: boolean): string {
-  return GL_PROBE.replace('const SYNC = false;', `const SYNC = ${sync};`);
+export function glProbe(sync: boolean | 'pass'): string {
+  return GL_PROBE.replace('const SYNC = false;', `const SYNC = ${JSON.stringify(sync)};`);
 }
 
 export const GL_PROBE = `(() => {
@@ -91,10 +99,11 @@ export const GL_PROBE = `(() => {
     }
     return { name, defines: [...defines] };
   };
-  const wrap = (proto, fn, after) => {
+  const wrap = (proto, fn, after, before) => {
     const original = proto[fn];
     if (typeof original !== 'function') return;
     proto[fn] = function (...args) {
+      if (before) before.call(this, args);
       const t = now();
       const result = original.apply(this, args);
       const ms = now() - t;
@@ -117,13 +126,61 @@ export const GL_PROBE = `(() => {
     const getProgramParameter = proto.getProgramParameter;
     let viewport = '';
     let program = 0;
+    let closeBeforeLink = null;
     const waitFor = function (gl, entry, t) {
       if (!SYNC) return;
       getError.call(gl);
       entry.ms = now() - t;
       probe.work.push(entry);
     };
-    if (SYNC) {
+    if (SYNC === 'pass') {
+      const fbIds = new WeakMap();
+      let nextFb = 1;
+      let target = 'screen';
+      let pass = null;
+      const closePass = (gl) => {
+        if (!pass) return;
+        const w = now();
+        getError.call(gl);
+        const end = now();
+        probe.work.push({ fn: 'pass', t: pass.t, ms: end - pass.t, wait: end - w, target: pass.target, viewport: pass.viewport, count: pass.draws, instances: pass.instances, detail: [...pass.programs].join(' ') + (pass.clears ? ' clear' : '') });
+        pass = null;
+      };
+      const inPass = (gl) => {
+        if (!pass) {
+          pass = { t: now(), draws: 0, clears: 0, instances: 0, programs: new Set(), viewport, target };
+          // A pass still open when the task ends (the frame's last one) is closed then.
+          setTimeout(() => closePass(gl), 0);
+        }
+        pass.viewport = viewport;
+        return pass;
+      };
+      wrap(proto, 'viewport', function (args) { viewport = args[2] + 'x' + args[3]; });
+      wrap(proto, 'bindFramebuffer', function (args) {
+        const fb = args[1];
+        if (fb && !fbIds.has(fb)) fbIds.set(fb, nextFb++);
+        target = fb ? 'fb ' + fbIds.get(fb) : 'screen';
+      }, function (args) {
+        // FRAMEBUFFER or DRAW_FRAMEBUFFER: the pass into the previous target ends here.
+        if (args[0] === 0x8d40 || args[0] === 0x8ca9) closePass(this);
+      });
+      for (const fn of ['drawElements', 'drawArrays', 'drawElementsInstanced', 'drawArraysInstanced']) {
+        wrap(proto, fn, function (args) {
+          const p = inPass(this);
+          p.draws++;
+          p.instances += fn.endsWith('Instanced') ? args[args.length - 1] : 1;
+          p.programs.add(program);
+        });
+      }
+      wrap(proto, 'clear', function () { inPass(this).clears++; });
+      for (const fn of ['texImage2D', 'texSubImage2D', 'texImage3D', 'texSubImage3D', 'compressedTexImage2D', 'compressedTexSubImage2D', 'generateMipmap', 'readPixels']) {
+        wrap(proto, fn, function (args, result, t) {
+          waitFor(this, { fn, t, ms: 0, viewport, detail: args.filter((a) => typeof a === 'number').join(',') }, t);
+        }, function () { closePass(this); });
+      }
+      closeBeforeLink = closePass;
+    }
+    if (SYNC === true) {
       wrap(proto, 'viewport', function (args) { viewport = args[2] + 'x' + args[3]; });
       for (const fn of ['drawElements', 'drawArrays', 'drawElementsInstanced', 'drawArraysInstanced']) {
         wrap(proto, fn, function (args, result, t) {
@@ -154,6 +211,9 @@ export const GL_PROBE = `(() => {
       const p = { id: nextId++, name, defines, linkedAt: t, linkMs: ms, stack: stack() };
       programs.set(args[0], p);
       probe.programs.push(p);
+    }, function () {
+      // sync 'pass': the draws before the link are their pass's, not the link's.
+      if (closeBeforeLink) closeBeforeLink(this);
     });
     const status = function (args, result, t, ms) {
       const p = programs.get(args[0]);

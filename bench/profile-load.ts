@@ -91,8 +91,12 @@ const { values: argv } = parseArgs({
     out: { type: 'string', default: join(tmpdir(), 'load-profile') },
     analyse: { type: 'string' },
     'min-task': { type: 'string', default: '100' },
-    /** Wait for the GPU after every draw, upload and link (bench/gl-probe.ts): slower, but each piece of GPU work is timed on its own. */
-    sync: { type: 'boolean', default: false },
+    /**
+     * 'draw': wait for the GPU after every draw, upload and link; 'pass': at every change of
+     * framebuffer, link and upload (bench/gl-probe.ts). Slower, but each piece of GPU work is timed
+     * on its own.
+     */
+    sync: { type: 'string' },
     /** An experiment: CSS added to the embed page (e.g. '.loading{backdrop-filter:none!important}'). */
     css: { type: 'string' },
   },
@@ -163,7 +167,7 @@ async function record(base: string): Promise<{ rec: Recording; events: TraceEven
   try {
     const profileDir = launchedProfileDir();
     const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
-    await context.addInitScript(glProbe(Boolean(argv.sync)));
+    await context.addInitScript(glProbe(argv.sync === 'pass' ? 'pass' : argv.sync === 'draw'));
     if (argv.css) {
       const css = JSON.stringify(argv.css);
       await context.addInitScript(`if (location.pathname.startsWith('/embed/')) document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style'); s.textContent = ${css}; document.head.append(s); })`);
@@ -540,7 +544,7 @@ function analyse(rec: Recording, events: TraceEvent[]): string {
     const phaseOf = (t: number) => [...bounds].reverse().find(([, b]) => b <= t)?.[0] ?? 'start';
     const groups = new Map<string, { n: number; ms: number; first: number; phases: Set<string> }>();
     for (const w of probe.work) {
-      const what = w.fn.startsWith('draw') ? `draw ${names.get(w.program ?? 0) ?? `program ${w.program}`} into ${w.viewport}${(w.instances ?? 1) > 1 ? `, ${w.instances} instances` : ''}` : `${w.fn}(${w.detail ?? ''})${w.viewport ? ` viewport ${w.viewport}` : ''}`;
+      const what = w.fn === 'pass' ? `pass into ${w.target} ${w.viewport}: programs ${String(w.detail ?? '').split(' ').filter(Boolean).map((id) => (id === 'clear' ? 'clear' : names.get(Number(id)) ?? id)).join(', ')}` : w.fn.startsWith('draw') ? `draw ${names.get(w.program ?? 0) ?? `program ${w.program}`} into ${w.viewport}${(w.instances ?? 1) > 1 ? `, ${w.instances} instances` : ''}` : `${w.fn}(${w.detail ?? ''})${w.viewport ? ` viewport ${w.viewport}` : ''}`;
       const g = groups.get(what) ?? { n: 0, ms: 0, first: w.t + frameOffset, phases: new Set<string>() };
       g.n++;
       g.ms += w.ms;
@@ -548,7 +552,16 @@ function analyse(rec: Recording, events: TraceEvent[]): string {
       groups.set(what, g);
     }
     const total = probe.work.reduce((a, w) => a + w.ms, 0);
-    out(`\nGPU work, each call waited for (sync mode): ${probe.work.length} calls, ${f0(total)} ms; by kind (count, ms, first at, after marks):`);
+    out(`\nGPU work, each piece waited for (sync mode ${probe.sync}): ${probe.work.length} pieces, ${f0(total)} ms; by kind (count, ms, first at, after marks):`);
+    if (probe.sync === 'pass') {
+      out('  passes in order (ms since host navigation: wall ms of the pass = JavaScript issuing it + the wait for the GPU at its end; draws, instances):');
+      for (const w of probe.work) {
+        const t = w.t + frameOffset;
+        if (w.fn !== 'pass' && w.ms < 20) continue;
+        const label = w.fn === 'pass' ? `pass ${w.target} ${w.viewport} draws ${w.count} instances ${w.instances} programs ${w.detail}` : `${w.fn}(${w.detail ?? ''})`;
+        out(`    ${pad(f0(t), 7)} ${pad(f0(w.ms), 6)} ms${w.wait !== undefined ? ` (wait ${f0(w.wait)})` : ''}  ${label}`);
+      }
+    }
     for (const [what, g] of [...groups].sort((a, b) => b[1].ms - a[1].ms).slice(0, 30)) out(`  ${pad(f0(g.ms), 7)} ms  x${g.n}  ${what}  (first at ${f0(g.first)}; after ${[...g.phases].join(', ')})`);
     const links = programs.reduce((a, p) => a + p.linkMs, 0);
     out(`  program links (each waited for): ${programs.length}, ${f0(links)} ms: ${programs.map((p) => `#${p.id} ${f0(p.linkMs)}`).join(', ')}`);
@@ -559,7 +572,7 @@ function analyse(rec: Recording, events: TraceEvent[]): string {
   return lines.join('\n');
 }
 
-const base = argv.analyse ?? join(argv.out!, `profile-${argv.scene}${argv.quality ? `-${argv.quality}` : ''}${argv.sync ? '-sync' : ''}${argv.css ? '-css' : ''}`);
+const base = argv.analyse ?? join(argv.out!, `profile-${argv.scene}${argv.quality ? `-${argv.quality}` : ''}${argv.sync ? `-sync-${argv.sync}` : ''}${argv.css ? '-css' : ''}`);
 let rec: Recording;
 let events: TraceEvent[];
 if (argv.analyse) {
