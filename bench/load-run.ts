@@ -124,6 +124,8 @@ export interface LoadRunOptions {
   /** The message type that ends the measurement. */
   message: string;
   timeoutMs: number;
+  /** More init scripts for every frame (experiments: bench/load-ab.ts). */
+  initScripts?: string[];
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -163,6 +165,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       'launching Chromium',
     );
     await context.addInitScript(LONG_TASK_OBSERVER);
+    for (const script of options.initScripts ?? []) await context.addInitScript(script);
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());
