@@ -24,7 +24,13 @@ import type { BenchResult } from './types';
  *    message after its first frame. Every run is a fresh Chromium with a new user-data-dir; ours
  *    and plain alternate; median of BENCH_LOAD_RUNS (5). Goal: ours <= 1.2x plain.
  *    For ours, the median run's marks and longest main-thread tasks (inside the iframe) are rows
- *    too, so a regression shows where it happened.
+ *    too, so a regression shows where it happened. Also the CPU time all the browser's processes
+ *    spent until the message (ours against plain): SwiftShader draws on the CPU, so this is the
+ *    work itself, and on a machine that other work shares it moves much less than wall time
+ *    (the machine's load average during the runs is the last row).
+ *
+ * Where the time goes, in detail: bench/profile-load.ts; experiments without changing the app:
+ * bench/load-ab.ts.
  *
  * Environment: BENCH_LOAD_RUNS (5), BENCH_LOAD_TIMEOUT_S (120, per run: a run that fails or takes
  * longer is a failure row, not a hang), BENCH_LOAD_SCENES (helmet,warehouse), BENCH_LOAD_TIERS
