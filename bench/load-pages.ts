@@ -119,6 +119,8 @@ export async function startPagesServer(glbs: Record<string, Uint8Array>): Promis
       res.end(body);
     };
     if (url.pathname === '/host.html') return send(200, TYPES['.html'], hostPage(url.searchParams.get('src') ?? 'about:blank'));
+    // No icon (a 404 would show up among the pages' console errors).
+    if (url.pathname === '/favicon.ico') return send(200, 'image/x-icon', new Uint8Array(0));
     if (url.pathname === '/plain.html') {
       const name = url.searchParams.get('glb') ?? '';
       if (!glbs[name]) return send(404, 'text/plain', `no model ${name}`);
