@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench [-- FILTER...]`: runs every bench/*.bench.ts (or those whose file name contains
-// one of the FILTERs), each in its own tsx child process so one crash does not stop the rest.
+// one of the FILTERs; a FILTER that is a whole name, `load` for load.bench.ts, picks that file
+// alone), each in its own tsx child process so one crash does not stop the rest.
 // Each file: `export default async function run(): Promise<BenchResult[]>` (bench/types.ts).
 // Prints one table, writes bench/results.json (machine + results), and names the missed goals.
 // Exit code: 0 even when goals are missed; 1 if a benchmark crashed, returned something that is
@@ -124,7 +125,11 @@ function previousResults(replaced) {
 async function main() {
   const filters = process.argv.slice(2).filter((a) => a !== '--');
   const all = existsSync(BENCH_FILES_DIR) ? readdirSync(BENCH_FILES_DIR).filter((f) => f.endsWith('.bench.ts')).sort() : [];
-  const files = filters.length ? all.filter((f) => filters.some((q) => f.includes(q))) : all;
+  // A filter that is a file's whole name (`load` for load.bench.ts) selects that file alone, so that
+  // `npm run bench -- load` does not also run upload.bench.ts; any other filter selects the files
+  // whose name contains it.
+  const exact = (q) => all.includes(`${q}.bench.ts`);
+  const files = filters.length ? all.filter((f) => filters.some((q) => (exact(q) ? f === `${q}.bench.ts` : f.includes(q)))) : all;
   if (!files.length) {
     console.error(all.length ? `no benchmark matches ${filters.join(' ')} (have: ${all.join(', ')})` : 'no bench/*.bench.ts files');
     return 1;
