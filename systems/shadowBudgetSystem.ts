@@ -70,7 +70,13 @@ export function shadowBudgetSystem(world: ViewerWorld): ViewerWorld {
     const eid = eids[i];
     const light = world.objects[eid] as ThreeLight | undefined;
     if (!light) continue;
-    if (Light.wantsShadow[eid] === 0 || Light.type[eid] === LightType.other || !light.visible || light.intensity <= 0) {
+    if (
+      Light.wantsShadow[eid] === 0 ||
+      Light.type[eid] === LightType.other ||
+      (Light.type[eid] === LightType.point && !world.shadows.pointLights) ||
+      !light.visible ||
+      light.intensity <= 0
+    ) {
       Light.score[eid] = 0;
       setShadow(world, eid, light, false);
       continue;

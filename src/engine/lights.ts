@@ -27,8 +27,9 @@ export function isLight(object: Object3D): boolean {
 /**
  * Makes the viewer's sun (the renderer's DirectionalLight) an entity once: a Light that wants its
  * shadow, with a ShadowFollow box of the viewer's default half-extent (150) lit from the default
- * sun direction, and the specification's 4192 x 4192 shadow map (or the GPU's maximum texture size
- * when smaller). Returns its entity id (the same on every call).
+ * sun direction, and the shadow map of the quality tier (world.shadows.sunMapSize: the
+ * specification's 4192 x 4192 on high; never above the GPU's maximum texture size). Returns its
+ * entity id (the same on every call).
  */
 export function ensureSunEntity(world: ViewerWorld, sun: DirectionalLight): number {
   const bound = sun.userData.eid;
@@ -46,15 +47,20 @@ export function ensureSunEntity(world: ViewerWorld, sun: DirectionalLight): numb
   bindObject(world, eid, sun);
   setSunDirection(world, eid, SCENE_SETTINGS_DEFAULTS.sunAzimuth, SCENE_SETTINGS_DEFAULTS.sunElevation);
 
-  const maxSize = world.render.renderer?.capabilities.maxTextureSize ?? SHADOW_MAP_SIZE;
-  const size = Math.min(SHADOW_MAP_SIZE, maxSize);
-  if (sun.shadow.mapSize.x !== size || sun.shadow.mapSize.y !== size) {
-    sun.shadow.mapSize.set(size, size);
-    // A map allocated at the old size would be kept: let the renderer make a new one.
-    sun.shadow.map?.dispose();
-    sun.shadow.map = null;
-  }
+  sizeSunShadow(world, sun);
   return eid;
+}
+
+/** Gives the sun the shadow map size of the quality tier (world.shadows.sunMapSize), within the GPU's limit. */
+export function sizeSunShadow(world: ViewerWorld, sun: DirectionalLight): void {
+  const maxSize = world.render.renderer?.capabilities.maxTextureSize ?? SHADOW_MAP_SIZE;
+  const size = Math.min(world.shadows.sunMapSize, maxSize);
+  if (sun.shadow.mapSize.x === size && sun.shadow.mapSize.y === size) return;
+  sun.shadow.mapSize.set(size, size);
+  // A map allocated at the old size would be kept: let the renderer make a new one.
+  sun.shadow.map?.dispose();
+  sun.shadow.map = null;
+  world.render.needsRender = true;
 }
 
 /** Points a following light from azimuth/elevation in degrees (azimuth 0 = +Z, 90 = +X). */

@@ -71,7 +71,6 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
   const sun = new DirectionalLight(0xffffff, DIRECTIONAL_INTENSITY);
   sun.name = 'Sun';
   sun.castShadow = true;
-  sun.shadow.mapSize.set(2048, 2048);
   sun.shadow.bias = -0.001;
   scene.add(ambient, sun, sun.target);
 

@@ -1,6 +1,7 @@
 import { addEntity, createWorld, removeEntity, type World } from 'bitecs';
 import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, Object3D, Scene, Texture, WebGLRenderer } from 'three';
 import { MAX_ENTITIES } from '../../components';
+import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 
 /** Anything the navigation slot of the frame drives; `update` returns true when the camera moved. */
 export interface FrameControls {
@@ -111,6 +112,8 @@ export interface ViewerContext {
     hold: number;
   };
   navigation: { controls: FrameControls | null };
+  /** Shadows by quality tier: the sun's map size, and whether point lights may cast (the shadow budget reads it). */
+  shadows: { sunMapSize: number; pointLights: boolean };
   /** The view: `moved` is true for the frame in which the camera moved; `version` counts those frames. */
   camera: { moved: boolean; version: number };
   /** Steps of viewer parts by slot (src/engine/frame-steps.ts). */
@@ -154,6 +157,7 @@ export function createViewerWorld(): ViewerWorld {
     objects: [],
     render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null, hold: 0 },
     navigation: { controls: null },
+    shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true },
     camera: { moved: false, version: 0 },
     steps: { input: [], helpers: [], overlays: [] },
     messages: { queue: [], handlers: new Map() },

@@ -1,4 +1,5 @@
 import { HIGH_TIER_SCORE, LOW_PIXEL_RATIO, MAX_PIXEL_RATIO, MEDIUM_PIXEL_RATIO, MEDIUM_TIER_SCORE } from '../protocol/constants';
+import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 /**
  * Quality tiers (viewer specification section 9): a score from the CPU, the memory, the GPU and a
  * GPU micro-benchmark chooses low, medium or high, which set the pixel ratio, antialiasing and
@@ -102,6 +103,18 @@ export interface QualitySettings {
    * weak phones) halves it, which a neutral studio's soft reflections hide.
    */
   environmentSize: number;
+  /**
+   * Side of the sun's shadow map. The specification's 4192 on high; a map of that size costs about
+   * 1.5 s to allocate and clear on a software rasteriser before anything is drawn, so medium takes
+   * 2048 and low 1024 (over the same shadow box: softer shadows, the same shapes).
+   */
+  shadowMapSize: number;
+  /**
+   * Whether point lights may cast shadows (six cube faces each, every face a pass over the whole
+   * scene): off on low, where one point light's shadow cost more than everything else in the first
+   * picture of the warehouse.
+   */
+  pointLightShadows: boolean;
 }
 
 export interface QualityDetection {
@@ -213,17 +226,20 @@ export function scoreQuality(facts: DeviceFacts, runBenchmark: () => number | nu
 /** Face size of the default environment's prefiltered cube (three's PMREMGenerator default). */
 export const ENVIRONMENT_SIZE = 256;
 export const LOW_ENVIRONMENT_SIZE = 128;
+/** The sun's shadow map on the medium and low tiers (high has the specification's SHADOW_MAP_SIZE, 4192). */
+export const MEDIUM_SHADOW_MAP_SIZE = 2048;
+export const LOW_SHADOW_MAP_SIZE = 1024;
 
 /** Pixel ratio, antialiasing, post-processing and environment size of a tier. */
 export function settingsForTier(tier: QualityTier, devicePixelRatio: number): QualitySettings {
   const dpr = Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? devicePixelRatio : 1;
   switch (tier) {
     case 'low':
-      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE };
+      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE, shadowMapSize: LOW_SHADOW_MAP_SIZE, pointLightShadows: false };
     case 'medium':
-      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE };
+      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, shadowMapSize: MEDIUM_SHADOW_MAP_SIZE, pointLightShadows: true };
     case 'high':
-      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE };
+      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, shadowMapSize: SHADOW_MAP_SIZE, pointLightShadows: true };
   }
 }
 

@@ -1,8 +1,10 @@
 import type { WebGLRenderTarget } from 'three';
+import { sizeSunShadow } from '../engine/lights';
 import type { RenderContext } from '../engine/renderer';
 import type { ViewerWorld } from '../engine/world';
 import { defaultRenderConfig, type RenderConfig, type RenderConfigPatch } from '../protocol/render-config';
-import { createPostProcessing, requirePostProcessing, type PostProcessing } from './postprocessing/composer';
+import { ERR_CUSTOM_EFFECTS } from '../protocol/errors';
+import type { PostProcessing } from './postprocessing/composer';
 import { detectQuality, settingsForTier, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
 
 export interface RenderingOptions {
@@ -21,8 +23,10 @@ export interface Rendering {
   readonly detection: QualityDetection;
   readonly settings: QualitySettings;
   setQuality(tier: QualityTier | 'auto'): QualitySettings;
-  /** The stack, or null on the low tier. */
+  /** The stack, or null on the low tier (and while its code downloads). */
   readonly post: PostProcessing | null;
+  /** Resolves when the stack the tier wants is in place (its code is its own chunk, fetched on demand). */
+  ready(): Promise<void>;
   /** The saved render config in use (the stack's when on). */
   config(): RenderConfig;
   /** Replaces the saved render config (a scene's): applied now if the stack is on, kept otherwise. */
@@ -48,12 +52,28 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
   let sceneRadius = 0;
   let size = { width: 0, height: 0 };
 
+  // The stack's code (postprocessing, n8ao: about 180 kB gzip) is a chunk of its own, fetched only
+  // by a tier that draws effects: the low tier never downloads it.
+  let wanted = false;
+  let pending: Promise<void> = Promise.resolve();
   const setPostProcessing = (on: boolean) => {
+    wanted = on;
     if (on && !post) {
-      post = createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
-      if (size.width > 0) post.setSize(size.width, size.height);
-      if (sceneRadius > 0) post.setSceneRadius(sceneRadius);
-      world.render.draw = post.draw;
+      pending = import('./postprocessing/composer').then(
+        ({ createPostProcessing }) => {
+          if (!wanted || post || disposed) return;
+          post = createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
+          if (size.width > 0) post.setSize(size.width, size.height);
+          if (sceneRadius > 0) post.setSceneRadius(sceneRadius);
+          world.render.draw = post.draw;
+          world.render.needsRender = true;
+        },
+        (error: unknown) => {
+          // The picture stays without effects; the person is told through the console and the
+          // viewer keeps working.
+          console.error('The post-processing effects could not be loaded; the picture is drawn without them:', error);
+        },
+      );
     } else if (!on && post) {
       renderConfig = post.getConfig();
       post.dispose();
@@ -63,6 +83,15 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
     if (post) post.effects.ao.configuration.halfRes = settings.tier === 'medium';
     world.render.needsRender = true;
   };
+  let disposed = false;
+  const applyShadows = () => {
+    world.shadows.sunMapSize = settings.shadowMapSize;
+    world.shadows.pointLights = settings.pointLightShadows;
+    sizeSunShadow(world, context.sun);
+    // The shadow budget decides again with the tier's rules.
+    world.render.needsRender = true;
+  };
+  applyShadows();
   setPostProcessing(settings.postProcessing);
 
   return {
@@ -79,11 +108,15 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
       settings = { ...next, antialias, environmentSize: environmentSizeInUse, pixelRatio: options.pixelRatio ?? next.pixelRatio };
       context.renderer.setPixelRatio(settings.pixelRatio);
       resize();
+      applyShadows();
       setPostProcessing(settings.postProcessing);
       return { ...settings };
     },
     get post() {
       return post;
+    },
+    ready() {
+      return pending;
     },
     config() {
       return post ? post.getConfig() : renderConfig;
@@ -113,9 +146,16 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
       setPostProcessing(true);
     },
     dispose() {
+      disposed = true;
       post?.dispose();
       post = null;
       world.render.draw = null;
     },
   };
+}
+
+/** The stack, or 'Custom effects not initialized!' when it is off. */
+export function requirePostProcessing(post: PostProcessing | null): PostProcessing {
+  if (!post) throw new Error(ERR_CUSTOM_EFFECTS);
+  return post;
 }

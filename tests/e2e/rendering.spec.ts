@@ -232,7 +232,15 @@ test('each quality tier: settings, reference picture, post-processing only above
     await open(page, `quality=${tier}`);
     const q = await page.evaluate(() => (window as any).__viewer.viewer.quality);
     expect(q.forced).toBe(true);
-    expect(q.settings).toEqual({ tier, pixelRatio: tier === 'medium' ? 1.5 : 1, antialias: tier === 'low', postProcessing: tier !== 'low', environmentSize: tier === 'low' ? 128 : 256 });
+    expect(q.settings).toEqual({
+      tier,
+      pixelRatio: tier === 'medium' ? 1.5 : 1,
+      antialias: tier === 'low',
+      postProcessing: tier !== 'low',
+      environmentSize: tier === 'low' ? 128 : 256,
+      shadowMapSize: { low: 1024, medium: 2048, high: 4192 }[tier],
+      pointLightShadows: tier !== 'low',
+    });
     const canvas = await page.getByTestId('viewer-canvas').evaluate((c: HTMLCanvasElement) => ({ width: c.width, height: c.height, aa: (c.getContext('webgl2') as WebGL2RenderingContext).getContextAttributes()!.antialias }));
     expect(canvas).toEqual({ width: VIEWPORT.width * q.settings.pixelRatio, height: VIEWPORT.height * q.settings.pixelRatio, aa: tier === 'low' });
     if (tier === 'low') {
@@ -498,7 +506,7 @@ test.describe('corpus models draw with the full stack', () => {
 
 test('the tier can be switched at run time (for the host API); the render config survives', async ({ page }) => {
   await open(page, 'quality=low');
-  const result = await page.evaluate(() => {
+  const result = await page.evaluate(async () => {
     const v = (window as any).__viewer.viewer;
     const errorOf = (f: () => unknown) => {
       try {
@@ -510,23 +518,24 @@ test('the tier can be switched at run time (for the host API); the render config
     };
     const steps: unknown[] = [];
     steps.push(errorOf(() => v.getRenderConfig()));
-    steps.push(v.setQuality('medium'));
+    // The effects' code is its own chunk: setQuality resolves once the stack is in place.
+    steps.push(await v.setQuality('medium'));
     v.setRenderConfig({ vignette: { enabled: true, darkness: 0.7 } });
     steps.push(v.context.renderer.getPixelRatio());
-    steps.push(v.setQuality('low'));
+    steps.push(await v.setQuality('low'));
     steps.push(errorOf(() => v.setRenderConfig({ bloom: { enabled: false } })));
-    steps.push(v.setQuality('high'));
+    steps.push(await v.setQuality('high'));
     steps.push(v.getRenderConfig().vignette);
     return steps;
   });
   expect(result).toEqual([
     'Custom effects not initialized!',
-    { tier: 'medium', pixelRatio: 1.5, antialias: true, postProcessing: true, environmentSize: 128 },
+    { tier: 'medium', pixelRatio: 1.5, antialias: true, postProcessing: true, environmentSize: 128, shadowMapSize: 2048, pointLightShadows: true },
     1.5,
-    { tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128 },
+    { tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128, shadowMapSize: 1024, pointLightShadows: false },
     'Custom effects not initialized!',
     // The context was created with antialiasing and the low tier's environment, which no switch changes.
-    { tier: 'high', pixelRatio: 1, antialias: true, postProcessing: true, environmentSize: 128 },
+    { tier: 'high', pixelRatio: 1, antialias: true, postProcessing: true, environmentSize: 128, shadowMapSize: 4192, pointLightShadows: true },
     { enabled: true, offset: 0.35, darkness: 0.7 },
   ]);
   const after = await picture(page);

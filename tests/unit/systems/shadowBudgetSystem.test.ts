@@ -81,6 +81,19 @@ describe('shadowBudgetSystem', () => {
     expect(mapsInUse(world, points)).toBe(12);
   });
 
+  it('gives point lights no shadow where the quality tier turns them off (low), and gives it back when allowed', () => {
+    const { world } = freshWorld();
+    world.shadows.pointLights = false;
+    const point = spawnLight(world, new PointLight(0xffffff, 10), 0, 0, -1);
+    const spot = spawnLight(world, new SpotLight(0xffffff, 10), 0, 0, -2);
+    frame(world);
+    expect(casting(world, [point, spot])).toEqual([spot]);
+    world.shadows.pointLights = true;
+    world.render.needsRender = true;
+    frame(world);
+    expect(casting(world, [point, spot])).toEqual([point, spot]);
+  });
+
   it('skips a point light that does not fit and fills the rest with cheaper lights', () => {
     const { world } = freshWorld();
     const sun = spawnLight(world, new DirectionalLight(0xffffff, 1), 10, 10, 10);
