@@ -1,9 +1,9 @@
 import type { WebGLRenderer } from 'three';
-import { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js';
+import type { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
+import type { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
-import { checkGlb, checkGltfJson } from '../protocol/glb';
+import { checkGlb, checkGltfJson, type GltfJson } from '../protocol/glb';
 
 /** Where the decoders are served (viewer specification section 7, "Static files"). */
 export const DRACO_PATH = '/libs/draco/';
@@ -14,21 +14,44 @@ export interface ModelLoader {
   dispose(): void;
 }
 
+/** The extensions that need a decoder of their own, loaded with its code only when a model uses it. */
+const DRACO_EXTENSION = 'KHR_draco_mesh_compression';
+const BASISU_EXTENSION = 'KHR_texture_basisu';
+
 /**
  * three's GLTFLoader with Draco (decoded in the DRACOLoader's workers), KTX2/Basis and meshopt.
  * Each asset's structure is checked first (src/protocol/glb.ts): glTF 2.0 or higher, a sound GLB
- * layout, buffers that exist.
+ * layout, buffers that exist. The Draco and KTX2 loaders (and KTX2's zstd decoder) are fetched the
+ * first time a model lists their extension, so a page that shows plain models never loads them.
  */
 export function createModelLoader(renderer: WebGLRenderer | null, base = ''): ModelLoader {
-  const draco = new DRACOLoader().setDecoderPath(base + DRACO_PATH);
-  const ktx2 = new KTX2Loader().setTranscoderPath(base + BASIS_PATH);
-  if (renderer) ktx2.detectSupport(renderer);
-  const loader = new GLTFLoader().setDRACOLoader(draco).setKTX2Loader(ktx2).setMeshoptDecoder(MeshoptDecoder);
+  const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+  let draco: Promise<DRACOLoader> | null = null;
+  let ktx2: Promise<KTX2Loader> | null = null;
+  let disposed = false;
+
+  const decodersFor = async (json: GltfJson) => {
+    const used = Array.isArray(json.extensionsUsed) ? (json.extensionsUsed as unknown[]) : [];
+    if (used.includes(DRACO_EXTENSION)) {
+      draco ??= import('three/examples/jsm/loaders/DRACOLoader.js').then(({ DRACOLoader }) => new DRACOLoader().setDecoderPath(base + DRACO_PATH));
+      loader.setDRACOLoader(await draco);
+    }
+    if (used.includes(BASISU_EXTENSION)) {
+      ktx2 ??= import('three/examples/jsm/loaders/KTX2Loader.js').then(({ KTX2Loader }) => {
+        const k = new KTX2Loader().setTranscoderPath(base + BASIS_PATH);
+        if (renderer) k.detectSupport(renderer);
+        return k;
+      });
+      loader.setKTX2Loader(await ktx2);
+    }
+  };
+
   return {
     async parse(asset, format) {
       const bytes = new Uint8Array(asset);
-      if (format === 'glb') checkGlb(bytes);
-      else checkGltfJson(bytes);
+      const { json } = format === 'glb' ? checkGlb(bytes) : checkGltfJson(bytes);
+      await decodersFor(json);
+      if (disposed) throw new Error('The model loader was disposed.');
       return await new Promise<GLTF>((resolve, reject) => {
         try {
           loader.parse(asset, '', resolve, (error) => reject(asError(error)));
@@ -38,8 +61,9 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = ''): Mo
       });
     },
     dispose() {
-      draco.dispose();
-      ktx2.dispose();
+      disposed = true;
+      void draco?.then((d) => d.dispose(), () => undefined);
+      void ktx2?.then((k) => k.dispose(), () => undefined);
     },
   };
 }

@@ -11,11 +11,13 @@ const MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator
  */
 export function ShortcutsOverlay({ keys }: { keys: Keyboard }) {
   const [open, setOpen] = useState(false);
-  const [contexts, setContexts] = useState<Set<KeyContext>>(() => keys.boundContexts());
+  // What this screen has bound, and the overlay's own Escape.
+  const bound = (): Set<KeyContext> => new Set<KeyContext>([...keys.boundContexts(), 'overlay']);
+  const [contexts, setContexts] = useState<Set<KeyContext>>(bound);
   useEffect(
     () =>
       keys.bind('help', () => {
-        setContexts(keys.boundContexts());
+        setContexts(bound());
         setOpen((o) => !o);
         return true;
       }),

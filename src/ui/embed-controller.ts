@@ -1,10 +1,7 @@
 import { ref } from 'valtio';
 import { postToHost } from '../api/host-events';
-import type { ClientConfig } from '../protocol/config';
-import type { SceneDoc } from '../protocol/scene';
-import { fetchClientConfig, fetchScene, mark } from '../scene/load-scene';
+import { mark, sceneDocuments } from '../viewer/documents';
 import type { QualityTier } from '../viewer/quality';
-import { applySceneSettings } from '../viewer/scene-settings';
 import { createViewer, type Viewer } from '../viewer/viewer';
 import { parseEmbedOptions } from './embed-options';
 import { bindViewerState } from './viewer-bridge';
@@ -51,16 +48,12 @@ export function createEmbedController(
   };
 
   const run = async () => {
-    let config: ClientConfig;
-    let scene: SceneDoc;
     try {
       state.phase = 'loading';
       // The configuration and the scene document download while the viewer sets up its WebGL
-      // context (synchronous, and slow on a software GPU); a failure is awaited below.
-      const documents = (async () => {
-        const c = await fetchClientConfig('', abort.signal);
-        return { config: c, scene: await fetchScene(c, sceneId, abort.signal) };
-      })();
+      // context (synchronous, and slow on a software GPU); a failure is awaited below. The cover
+      // (autoPlay off) already started the same download: it is not made twice.
+      const documents = sceneDocuments(sceneId);
       documents.catch(() => undefined);
       viewer = createViewer({
         ...elements,
@@ -69,7 +62,8 @@ export function createEmbedController(
       });
       debug.viewer = ref(viewer) as Viewer;
       unbindViewer = bindViewerState(viewer, state);
-      ({ config, scene } = await documents);
+      const { config, scene } = await documents;
+      if (abort.signal.aborted) return;
       mark('scene');
       state.sceneName = scene.name;
       const result = await viewer.loadScene(config, scene, {
@@ -92,11 +86,6 @@ export function createEmbedController(
         throw new Error(reasons || 'No model could be loaded.');
       }
       if (attempted === 0) addNotice(state, 'This scene has no models to show yet.');
-      // Scene settings after the models (an initial camera overrides the framing); a failure here
-      // is a configuration failure: the failure overlay. A missing environment is only a notice.
-      if (scene.viewerConfig.scene) {
-        await applySceneSettings(viewer, scene.viewerConfig.scene, { onWarning: (message) => addNotice(state, message) });
-      }
       await viewer.nextFrame();
       mark('first-frame');
       if (abort.signal.aborted) return;
@@ -155,8 +144,8 @@ function exposeDebugHandle(debug: Debug): void {
 /** Loads the scene document for the cover (thumbnail) before the viewer starts; failures wait for start. */
 export async function prefetchCover(sceneId: string, state: EmbedState, signal: AbortSignal): Promise<void> {
   try {
-    const config = await fetchClientConfig('', signal);
-    const scene = await fetchScene(config, sceneId, signal);
+    const { scene } = await sceneDocuments(sceneId);
+    if (signal.aborted) return;
     state.sceneName = scene.name;
     state.thumbnailUrl = scene.thumbnailUrl ?? null;
   } catch {

@@ -1,14 +1,23 @@
-import { StrictMode } from 'react';
+import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { EmbedViewer } from './EmbedViewer';
-import { Home } from './Home';
 import './styles.css';
+
+// Each route is its own chunk except the embedded viewer, the page most often opened (in iframes,
+// on phones): the home page and its upload form load only when visited.
+const Home = lazy(() => import('./Home').then((m) => ({ default: m.Home })));
 
 function App() {
   const path = window.location.pathname;
   const embed = /^\/embed\/([^/]+)\/?$/.exec(path);
   if (embed) return <EmbedViewer sceneId={decodeURIComponent(embed[1])} />;
-  if (path === '/' || path === '/index.html') return <Home />;
+  if (path === '/' || path === '/index.html') {
+    return (
+      <Suspense fallback={null}>
+        <Home />
+      </Suspense>
+    );
+  }
   return (
     <main className="home">
       <h1>Not found</h1>

@@ -1,18 +1,21 @@
-import type { Material, Mesh, Object3D, Texture, WebGLRenderTarget } from 'three';
+import type { Material, Mesh, Object3D, WebGLRenderer, WebGLRenderTarget } from 'three';
 import type { RenderContext } from '../engine/renderer';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
 import { describeRenderConfigError, RenderConfig, defaultRenderConfig } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
+import { SceneSettings, type EnvironmentRef } from '../protocol/scene-settings';
+import { loadEnvironment, resolveEnvironment, type LoadedEnvironment } from '../scene/environments';
 import { applyMutations, fetchMutationLog } from '../scene/apply-mutations';
 import type { ModelLoader } from '../scene/gltf';
-import { loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
+import { LOADABLE_FORMAT, loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { attachAnimationEvents } from './animation';
+import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
   onModelError?: (f: ModelFailure) => void;
-  /** Something the viewer should tell but that does not fail the scene (e.g. saved edits that could not be loaded). */
+  /** Something the viewer should tell but that does not fail the scene (saved edits or an environment that could not be loaded). */
   onNotice?: (text: string) => void;
   signal?: AbortSignal;
 }
@@ -22,54 +25,112 @@ export interface LoadTarget {
   world: ViewerWorld;
   context: RenderContext;
   loader: ModelLoader;
+  /** Where the scene settings are applied (the viewer: world, context, camera controls). */
+  settings: SceneSettingsHost;
   /** The saved render config: applied to the post-processing stack (or kept while it is off). */
   useRenderConfig(config: RenderConfig): void;
   /** The buffer the scene is drawn into (materials compile for it), null for the screen. */
   sceneTarget(): WebGLRenderTarget | null;
+  /** Resolves when the post-processing stack the tier wants is in place (its code loads on demand). */
+  effectsReady(): Promise<void>;
   /** Frames the loaded models (the first picture's view). */
   frame(): Promise<void>;
+  /** Runs one frame of the pipeline now (nothing is drawn while the load holds the picture). */
+  step(): void;
   /** Starts the picking trees once the first picture is out. */
   preparePicking(roots: Object3D[]): void;
   nextFrame(): Promise<void>;
 }
 
+/** A scene's viewerConfig, checked as a whole. */
+export interface CheckedViewerConfig {
+  renderConfig: RenderConfig;
+  /** The scene settings as given (applied per present field), or undefined. */
+  settings: unknown;
+  environment: Exclude<EnvironmentRef, null> | null;
+}
+
 /**
- * The load of a scene's models: the saved render config checked before any download (an invalid one
- * fails the scene like any configuration error), the models downloaded and built (src/scene), the
- * saved edits of each applied, and nothing drawn until the models are framed and their textures and
- * shaders are ready, so the first picture is the finished one.
+ * Checks the whole viewerConfig before anything is downloaded: the saved render config and the
+ * scene settings. Anything invalid throws with the field and the reason (the scene fails like any
+ * configuration error, before it costs a download).
  */
-export async function loadModels(target: LoadTarget, config: ClientConfig, scene: SceneDoc, callbacks: LoadCallbacks = {}): Promise<LoadSceneResult> {
+export function checkViewerConfig(scene: SceneDoc): CheckedViewerConfig {
+  const config = scene.viewerConfig ?? {};
+  let renderConfig = defaultRenderConfig();
+  if (config.postprocessing !== undefined) {
+    const parsed = RenderConfig.safeParse(config.postprocessing);
+    if (!parsed.success) throw new Error(`The scene's post-processing settings are invalid: ${describeRenderConfigError(parsed.error)}`);
+    renderConfig = parsed.data;
+  }
+  const settings = config.scene;
+  const parsed = SceneSettings.safeParse(settings ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; ');
+    throw new Error(`The scene settings are not valid: ${problems}.`);
+  }
+  return { renderConfig, settings, environment: parsed.data.environment ?? null };
+}
+
+/**
+ * The load of a scene, the one orchestration of it:
+ *
+ * 1. the whole viewerConfig is checked before any download (checkViewerConfig);
+ * 2. in parallel: the models (download, worker decode, parse, entities; src/scene), each model's
+ *    saved edits, and the scene's environment; each model's textures go to the GPU as soon as the
+ *    model is built;
+ * 3. the saved edits are applied, the models framed, the scene settings applied (an initial
+ *    camera overrides the framing), the shadow budget settled with one frame of the pipeline, and
+ *    the materials' programs compiled for the lights and target they will be drawn with;
+ * 4. only then is the picture released: the first picture is the finished one.
+ */
+export async function loadScene(target: LoadTarget, config: ClientConfig, scene: SceneDoc, callbacks: LoadCallbacks = {}): Promise<LoadSceneResult> {
   const { world, context } = target;
+  const checked = checkViewerConfig(scene);
   // Applied before the scene settings, so that a tone mapping the scene settings set afterwards
   // wins over the config's.
-  const saved = scene.viewerConfig?.postprocessing;
-  if (saved !== undefined) {
-    const parsed = RenderConfig.safeParse(saved);
-    if (!parsed.success) throw new Error(`The scene's post-processing settings are invalid: ${describeRenderConfigError(parsed.error)}`);
-    target.useRenderConfig(parsed.data);
-  } else {
-    target.useRenderConfig(defaultRenderConfig());
-  }
+  target.useRenderConfig(checked.renderConfig);
   world.render.hold++;
   let result: LoadSceneResult;
   try {
+    const environment = checked.environment ? startEnvironment(context.renderer, checked.environment) : null;
+    const logs = new Map<string, Promise<SavedEdits>>();
+    for (const model of scene.models) {
+      if (model.outputFormat === LOADABLE_FORMAT) logs.set(model._id, fetchSavedEdits(config, model._id, callbacks.signal));
+    }
+    const uploads: Promise<void>[] = [];
     result = await loadSceneModels(world, config, scene, {
       loader: target.loader,
       onModel: (record) => {
         attachAnimationEvents(world, record);
         context.scene.add(record.root);
+        uploads.push(uploadTextures(context, record));
       },
       onProgress: callbacks.onProgress,
       onModelError: callbacks.onModelError,
       signal: callbacks.signal,
     });
     // The saved edits of each model, before framing: a reload shows every saved edit.
-    await Promise.all(result.loaded.map((record) => applySavedEdits(world, config, record, callbacks)));
+    for (const record of result.loaded) applySavedEdits(world, record, await logs.get(record.modelId)!, callbacks);
     if (result.loaded.length > 0) {
       await target.frame();
       mark('framed');
-      await warmUp(context, result.loaded, target.sceneTarget());
+    }
+    if (checked.settings !== undefined) {
+      await applySceneSettings(target.settings, checked.settings, {
+        onWarning: (message) => callbacks.onNotice?.(message),
+        ...(environment ? { loadEnvironment: () => environment } : {}),
+      });
+      mark('settings');
+    } else {
+      environment?.then((e) => e.dispose(), () => undefined);
+    }
+    // The lights as they will be drawn: the shadow budget and the sun's box settle in one frame
+    // (held: nothing is drawn), so the programs compiled next are the ones the picture uses.
+    target.step();
+    await Promise.all([...uploads, target.effectsReady()]);
+    if (result.loaded.length > 0) {
+      await compilePrograms(context, result.loaded, target.sceneTarget());
       mark('compiled');
     }
   } finally {
@@ -85,26 +146,40 @@ export async function loadModels(target: LoadTarget, config: ClientConfig, scene
   return result;
 }
 
+/** The environment's download and prefiltering, started at once; a failure surfaces where it is applied. */
+function startEnvironment(renderer: WebGLRenderer, ref: Exclude<EnvironmentRef, null>): Promise<LoadedEnvironment> {
+  const loading = (async () => loadEnvironment(renderer, await resolveEnvironment(ref)))();
+  loading.catch(() => undefined);
+  return loading;
+}
+
+type SavedEdits = { log: unknown[] } | { error: unknown };
+
+async function fetchSavedEdits(config: ClientConfig, modelId: string, signal?: AbortSignal): Promise<SavedEdits> {
+  try {
+    return { log: await fetchMutationLog(config.endpoints.modelService, modelId, { signal }) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 /** How many problems of one model's log a notice lists before "and N more". */
 const MAX_LISTED_PROBLEMS = 3;
 
 /**
- * Fetches a loaded model's whole mutation log and applies it. A log that cannot be fetched or
- * edits that cannot be applied are a notice: the model stays loaded as it is.
+ * Applies a loaded model's saved mutation log. A log that could not be fetched or edits that cannot
+ * be applied are a notice: the model stays loaded as it is.
  */
-async function applySavedEdits(world: ViewerWorld, config: ClientConfig, record: ModelRecord, callbacks: LoadCallbacks): Promise<void> {
-  let log: unknown[];
-  try {
-    log = await fetchMutationLog(config.endpoints.modelService, record.modelId, { signal: callbacks.signal });
-  } catch (error) {
-    if (callbacks.signal?.aborted) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    console.error(`The saved edits of model ${record.modelId} (${record.name}) could not be loaded:`, error);
+function applySavedEdits(world: ViewerWorld, record: ModelRecord, edits: SavedEdits, callbacks: LoadCallbacks): void {
+  if ('error' in edits) {
+    if (callbacks.signal?.aborted) throw edits.error;
+    const reason = edits.error instanceof Error ? edits.error.message : String(edits.error);
+    console.error(`The saved edits of model ${record.modelId} (${record.name}) could not be loaded:`, edits.error);
     callbacks.onNotice?.(`The saved edits of "${record.name}" could not be loaded, so it is shown as originally uploaded: ${reason}`);
     return;
   }
-  if (log.length === 0) return;
-  const { problems } = applyMutations(world, record, log);
+  if (edits.log.length === 0) return;
+  const { problems } = applyMutations(world, record, edits.log);
   if (problems.length === 0) return;
   console.warn(`Saved edits of model ${record.modelId} (${record.name}) that could not be applied:`, problems);
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join(' ');
@@ -113,24 +188,29 @@ async function applySavedEdits(world: ViewerWorld, config: ClientConfig, record:
 }
 
 /**
- * Uploads textures and compiles materials before the first frame, one per task, so that the
- * first frame is not one long task that freezes the page (WebGL uploads and, without
- * KHR_parallel_shader_compile, program links are synchronous).
+ * Sends a model's textures to the GPU, one per task, as soon as the model is built (while other
+ * models still download): WebGL uploads are synchronous, and uploading at the first frame would
+ * make it one long task.
  */
-async function warmUp(context: RenderContext, records: ModelRecord[], sceneTarget: WebGLRenderTarget | null): Promise<void> {
-  const textures = new Set<Texture>();
+async function uploadTextures(context: RenderContext, record: ModelRecord): Promise<void> {
+  for (const texture of record.textures.values()) {
+    await yieldToMain();
+    context.renderer.initTexture(texture);
+  }
+}
+
+/**
+ * Compiles the loaded materials before the first frame, one per task, for the lights and target
+ * they will be drawn with (without KHR_parallel_shader_compile a program link is synchronous).
+ */
+async function compilePrograms(context: RenderContext, records: ModelRecord[], sceneTarget: WebGLRenderTarget | null): Promise<void> {
   const byMaterial = new Map<Material, Object3D>();
   for (const record of records) {
-    for (const texture of record.textures.values()) textures.add(texture);
     record.root.traverse((o) => {
       const material = (o as Mesh).material;
       if (!material) return;
       for (const m of Array.isArray(material) ? material : [material]) if (!byMaterial.has(m)) byMaterial.set(m, o);
     });
-  }
-  for (const texture of textures) {
-    context.renderer.initTexture(texture);
-    await yieldToMain();
   }
   for (const object of byMaterial.values()) {
     try {

@@ -7,7 +7,7 @@ import { createRenderContext, resizeRenderContext, type RenderContext } from '..
 import type { ViewerWorld } from '../engine/world';
 import { createViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
-import { requirePostProcessing, type PostProcessing } from './postprocessing/composer';
+import type { PostProcessing } from './postprocessing/composer';
 import type { RenderConfig, RenderConfigPatch } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
 import { createModelLoader, type ModelLoader } from '../scene/gltf';
@@ -15,12 +15,12 @@ import { mark, type LoadSceneResult } from '../scene/load-scene';
 import { createAnimationControl, type ViewerAnimations } from './animation-control';
 import { Emitter, type ViewerEventMap } from './events';
 import { createKeyboard, type Keyboard } from './input/keyboard';
-import { loadModels, type LoadCallbacks } from './load';
+import { loadScene, type LoadCallbacks } from './load';
 import { createNavigation, type Navigation } from './navigation';
 import { createOrientationGizmo, type OrientationGizmo } from './orientation-gizmo';
 import { createPicker, type ViewerPicker } from './picking';
 import { detectQuality, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
-import { createRendering } from './rendering';
+import { createRendering, requirePostProcessing } from './rendering';
 import { disposeSceneSettings } from './scene-settings';
 import { takeScreenshot, type ScreenshotOptions } from './screenshot';
 import { summarize, type ModelSummary } from './summary';
@@ -80,9 +80,10 @@ export interface Viewer {
    * Switches the tier at run time (for the host API): pixel ratio and post-processing change at
    * once; antialiasing and the environment size stay as the renderer was created (a WebGL context
    * cannot change it), so a page that needs it reloads with `?quality=`. 'auto' goes back to the
-   * detected tier.
+   * detected tier. Resolves once the tier's post-processing stack is in place (its code is a chunk
+   * of its own, fetched the first time a tier needs it).
    */
-  setQuality(tier: QualityTier | 'auto'): QualitySettings;
+  setQuality(tier: QualityTier | 'auto'): Promise<QualitySettings>;
   /** The post-processing stack; throws 'Custom effects not initialized!' when it is off (low tier). */
   readonly postprocessing: PostProcessing;
   /** The saved render config, read back from the effects; throws 'Custom effects not initialized!' when off. */
@@ -100,6 +101,10 @@ export interface Viewer {
  */
 export function createViewer(options: ViewerOptions): Viewer {
   const world = createViewerWorld();
+  // Nothing is drawn before the first scene is loaded: an empty frame would cost a shadow map and
+  // a program link for nothing, and the first picture is the finished scene.
+  world.render.hold++;
+  let initialHold = true;
   // The tier decides antialiasing, which is fixed when the WebGL context is created: detect first.
   const detection = detectQuality({ forced: options.quality ?? null });
   mark('quality');
@@ -171,23 +176,34 @@ export function createViewer(options: ViewerOptions): Viewer {
     tools,
     animations,
     async loadScene(config, scene, callbacks = {}) {
-      const result = await loadModels(
-        {
-          world,
-          context,
-          loader,
-          useRenderConfig: (config) => rendering.useConfig(config),
-          sceneTarget: () => rendering.sceneTarget(),
-          frame: () => viewer.frame(false),
-          preparePicking: (roots) => void picker.prepare(roots),
-          nextFrame: () => viewer.nextFrame(),
-        },
-        config,
-        scene,
-        callbacks,
-      );
-      events.emit('models', { modelIds: result.loaded.map((record) => record.modelId) });
-      return result;
+      try {
+        const result = await loadScene(
+          {
+            world,
+            context,
+            loader,
+            settings: viewer,
+            useRenderConfig: (renderConfig) => rendering.useConfig(renderConfig),
+            sceneTarget: () => rendering.sceneTarget(),
+            effectsReady: () => rendering.ready(),
+            frame: () => viewer.frame(false),
+            step: () => loop.step(),
+            preparePicking: (roots) => void picker.prepare(roots),
+            nextFrame: () => viewer.nextFrame(),
+          },
+          config,
+          scene,
+          callbacks,
+        );
+        events.emit('models', { modelIds: result.loaded.map((record) => record.modelId) });
+        return result;
+      } finally {
+        if (initialHold) {
+          initialHold = false;
+          world.render.hold--;
+          world.render.needsRender = true;
+        }
+      }
     },
     async frame(enableTransition = false) {
       // One frame of the pipeline now brings every world matrix up to date (nothing is drawn while
@@ -212,8 +228,10 @@ export function createViewer(options: ViewerOptions): Viewer {
     get quality() {
       return rendering.detection;
     },
-    setQuality(tier) {
-      return rendering.setQuality(tier);
+    async setQuality(tier) {
+      const settings = rendering.setQuality(tier);
+      await rendering.ready();
+      return settings;
     },
     get postprocessing() {
       return requirePostProcessing(rendering.post);

@@ -190,6 +190,51 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     expect((await snapshot(page)).measurements.map((m: any) => m.label)).toEqual(['2.00 m', '90.00°', '6.00 m²']);
   });
 
+  await test.step("Ctrl+Z is the area's only while an area is in progress; otherwise it goes to the editor's history", async () => {
+    // An editor's undo, bound to the one key map as the editor binds it.
+    await page.evaluate(() => {
+      (window as any).__undos = 0;
+      (window as any).__unbindUndo = (window as any).__viewer.viewer.keys.bind('undo', () => {
+        (window as any).__undos++;
+        return true;
+      });
+    });
+    const undos = () => page.evaluate(() => (window as any).__undos as number);
+    await page.getByTestId('tool-area').click();
+    // The tool is on but no area is in progress: the history hears it.
+    await page.keyboard.press('Control+z');
+    expect(await undos()).toBe(1);
+    await clickAt(page, FRONT.bottomLeft);
+    await clickAt(page, FRONT.bottomRight);
+    await clickAt(page, FRONT.topRight);
+    await clickAt(page, FRONT.topLeft);
+    await page.keyboard.press('Control+z');
+    expect((await snapshot(page)).draftPoints).toBe(3);
+    // At 3 points the area still takes it (and ignores it, saying so): not the history.
+    await page.keyboard.press('Control+z');
+    expect((await snapshot(page)).draftPoints).toBe(3);
+    expect(await undos()).toBe(1);
+    await page.keyboard.press('Escape');
+    expect((await snapshot(page)).draftPoints).toBe(0);
+    await page.keyboard.press('Control+z');
+    expect(await undos()).toBe(2);
+    // The '?' overlay lists the key map, the editor's entry among them now that it is bound.
+    await page.keyboard.press('?');
+    const overlay = page.getByTestId('shortcuts-overlay');
+    await expect(overlay).toBeVisible();
+    await expect(overlay.locator('[data-action="tool-undo-point"]')).toContainText('Ctrl+Z');
+    await expect(overlay.locator('[data-action="undo"]')).toContainText('Ctrl+Z');
+    await expect(page.getByTestId('shortcuts-group')).toHaveCount(5);
+    // Escape closes the overlay first; the tool stays on.
+    await page.keyboard.press('Escape');
+    await expect(overlay).toBeHidden();
+    await expect(page.getByTestId('tool-area')).toHaveAttribute('aria-pressed', 'true');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('tool-area')).toHaveAttribute('aria-pressed', 'false');
+    await page.evaluate(() => (window as any).__unbindUndo());
+    expect((await snapshot(page)).measurements.map((m: any) => m.label)).toEqual(['2.00 m', '90.00°', '6.00 m²']);
+  });
+
   await test.step("dragging a length's end point corrects it, and Delete removes the selected measurement", async () => {
     const length = page.getByTestId('measure-label').filter({ hasText: '2.00 m' });
     const from = await toClient(page, [X, 0, Z]);

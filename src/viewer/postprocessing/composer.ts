@@ -343,8 +343,3 @@ export function createPostProcessing(world: ViewerWorld, options: PostProcessing
   return api;
 }
 
-/** 'Custom effects not initialized!' unless post-processing runs. */
-export function requirePostProcessing(post: PostProcessing | null): PostProcessing {
-  if (!post) throw new Error(ERR_CUSTOM_EFFECTS);
-  return post;
-}
