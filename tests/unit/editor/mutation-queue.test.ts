@@ -61,6 +61,6 @@ describe('MutationQueues', () => {
     expect(q.takeBatch('a', 2)).toHaveLength(2);
     const copy = new MutationQueues();
     copy.restore(q.snapshot());
-    expect(copy.pending('a').map((x) => x.nodeId)).toEqual(['0', '1', '2', '3', '4']);
+    expect(copy.pending('a').map((x) => ('nodeId' in x ? x.nodeId : null))).toEqual(['0', '1', '2', '3', '4']);
   });
 });
