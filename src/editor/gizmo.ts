@@ -84,7 +84,9 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   // TransformControls' pointer methods read x, y (NDC) and button only.
   const pointer = { x: 0, y: 0, button: 0 } as unknown as PointerEvent & { x: number; y: number };
 
-  const toPointer = (clientX: number, clientY: number) => {
+  // TransformControls tells a move (button -1) from a press or release (button 0).
+  const toPointer = (clientX: number, clientY: number, button = 0) => {
+    (pointer as { button: number }).button = button;
     const rect = options.canvas.getBoundingClientRect();
     (pointer as { x: number }).x = ((clientX - rect.left) / Math.max(rect.width, 1)) * 2 - 1;
     (pointer as { y: number }).y = -((clientY - rect.top) / Math.max(rect.height, 1)) * 2 + 1;
@@ -145,7 +147,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       controls.setTranslationSnap(snap ? SNAP_TRANSLATE_M : null);
       controls.setRotationSnap(snap ? SNAP_ROTATE_RAD : null);
       controls.setScaleSnap(snap ? SNAP_SCALE : null);
-      controls.pointerMove(toPointer(x, y));
+      controls.pointerMove(toPointer(x, y, -1));
     },
     release(x, y) {
       if (!controls.dragging) return;
