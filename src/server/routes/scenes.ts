@@ -3,7 +3,8 @@ import { CreateSceneRequest, SetThumbnailRequest, UpdateSceneRequest, UpdateView
 import type { SceneDoc } from '../../protocol/scene.ts';
 import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWriteScene, isOwner, requireUser } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
-import type { Store, ThumbnailExtension } from '../store.ts';
+import { newId, type Store, type ThumbnailExtension } from '../store.ts';
+import type { Mutation } from '../../protocol/mutation.ts';
 import { HttpError, checkId, parseBody } from './http.ts';
 
 /**
@@ -15,6 +16,7 @@ import { HttpError, checkId, parseBody } from './http.ts';
  *   PATCH /v1/scenes/{id}                 { name?, public?, editors? } -> Scene
  *   PATCH /v1/scenes/{id}/viewer-config   { scene?, postprocessing?, uiConfig? } -> Scene
  *   PUT   /v1/scenes/{id}/thumbnail       an image (png, jpeg, webp) or { thumbnailUrl } -> Scene
+ *   POST  /v1/scenes/{id}/duplicate       -> 201 a copy owned by you ("duplicate to edit", issue 11)
  */
 
 /** Largest thumbnail image accepted. */
@@ -128,6 +130,40 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     });
     reply.header('cache-control', 'no-store');
     return updated;
+  });
+
+  /**
+   * "Duplicate to edit": any signed-in reader gets a copy of the scene that they own. Each model is
+   * copied as a new model document on the same derivative container (no bytes are copied), with
+   * the original's saved edits copied into its own log (same uuids: logs are per model), so the
+   * copy looks exactly like the original and its edits never reach the original's models.
+   */
+  app.post<{ Params: { id: string } }>('/v1/scenes/:id/duplicate', async (request, reply) => {
+    const user = requireUser(request);
+    const source = await sceneFor(request);
+    assertCanReadScene(request, source);
+    const copy = await store.createScene({
+      name: `${source.name} (copy)`.slice(0, 200),
+      ownerId: user.id,
+      viewerConfig: source.viewerConfig,
+      ...(source.thumbnailUrl ? { thumbnailUrl: source.thumbnailUrl } : {}),
+    });
+    for (const model of source.models) {
+      const modelCopy = await store.putModel({ ...model, _id: newId() });
+      let after = 0;
+      for (;;) {
+        const log = await store.listMutations(model._id, { after, limit: 1000 });
+        if (!log || log.mutations.length === 0) break;
+        const mutations = log.mutations.map(({ seq: _seq, savedAt: _savedAt, ...mutation }) => mutation as Mutation);
+        await store.applyMutations(modelCopy._id, mutations, { userId: user.id, validated: true });
+        after = log.mutations[log.mutations.length - 1].seq;
+        if (after >= log.lastSeq) break;
+      }
+      await store.appendModel(copy._id, modelCopy);
+    }
+    const stored = (await store.getScene(copy._id)) ?? copy;
+    reply.code(201).header('location', `/v1/scenes/${stored._id}`).header('cache-control', 'no-store');
+    return stored;
   });
 
   // Thumbnail images arrive as raw bytes.

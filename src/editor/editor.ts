@@ -1,0 +1,368 @@
+import type { Material, Mesh, Object3D } from 'three';
+import { Color, Vector2 } from 'three';
+import { Shadows, Transform, Visibility } from '../../components';
+import { materialById, modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
+import type { ModelRecord } from '../engine/world';
+import { ERR_EDITOR_NOT_IMPLEMENTED } from '../protocol/editor';
+import type { MaterialProperties, Mutation, NodeProperties } from '../protocol/mutation';
+import { applyMutations } from '../scene/apply-mutations';
+import { Emitter } from '../viewer/events';
+import type { Viewer } from '../viewer/viewer';
+import { SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
+import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type NodeGizmo } from './gizmo';
+import { History, type HistoryStep } from './history';
+import { materialMutation, MutationQueues, nodeMutation, type QueueSnapshot } from './mutation-queue';
+import { countOf, type StoredQueue } from './persist';
+import { createSaver, type QueueStore, type SaveState, type Saver } from './saver';
+
+/** What is selected: a node of a model (nodeId null when the hit has no registered node). */
+export interface Selection {
+  modelId: string;
+  nodeId: string | null;
+  name: string;
+  /** The node's material (the first of its meshes), by id, when it has one. */
+  materialId: string | null;
+}
+
+export interface EditorEventMap extends Record<string, unknown> {
+  enabled: { enabled: boolean };
+  selection: Selection | null;
+  history: { steps: HistoryStep[]; canUndo: boolean; canRedo: boolean };
+  save: SaveState;
+  'saving-started': undefined;
+  'saving-finished': undefined;
+  /** Something the person must be told ('Not implemented', a problem applying an edit). */
+  notice: { text: string };
+  /** The scene changed (names, visibility): the outliner re-reads. */
+  scene: undefined;
+  gizmo: { mode: GizmoMode; space: GizmoSpace };
+}
+
+export interface EditorOptions {
+  sceneId: string;
+  modelService: string;
+  getToken: () => Promise<string>;
+  /** Where the unsaved queue is kept (IndexedDB in the browser). */
+  store?: QueueStore;
+  /** A queue left by an earlier visit, offered back (restoreUnsaved / discardUnsaved). */
+  restorable?: StoredQueue | null;
+  fetch?: typeof fetch;
+  clock?: () => number;
+}
+
+export interface Editor {
+  readonly events: Emitter<EditorEventMap>;
+  readonly enabled: boolean;
+  enable(): void;
+  /** Clears the selection and switches the camera config from editor to simple. */
+  disable(): void;
+  readonly selection: Selection | null;
+  select(modelId: string | null, nodeId?: string | null): void;
+  readonly gizmo: NodeGizmo;
+  setGizmoMode(mode: GizmoMode): void;
+  setGizmoSpace(space: GizmoSpace): void;
+  readonly history: History;
+  readonly queues: MutationQueues;
+  readonly saver: Saver;
+  undo(): void;
+  redo(): void;
+  save(): Promise<void>;
+  /** Changes listed properties of a node as one undoable step (merged within 500 ms). */
+  setNode(modelId: string, nodeId: string, properties: NodeProperties, name?: string): void;
+  setMaterial(modelId: string, materialId: string, properties: MaterialProperties, name?: string): void;
+  /** The node's current values of the given properties. */
+  readNode(modelId: string, nodeId: string, keys: (keyof NodeProperties)[]): NodeProperties;
+  readMaterial(modelId: string, materialId: string, keys: string[]): MaterialProperties;
+  /** Delete or Backspace: hides the selected model node (updateNode visible=false, undoable). */
+  deleteSelection(): void;
+  /** Ctrl+C: copying a model node is not implemented; the person is told. */
+  copySelection(): void;
+  /** The count and date of unsaved edits from an earlier visit, or null. */
+  readonly restorable: { count: number; savedAt: number } | null;
+  restoreUnsaved(): void;
+  discardUnsaved(): void;
+  dispose(): void;
+}
+
+/**
+ * The editor on a viewer (editor specification sections 2-5): enabled or disabled; selection by a
+ * click (the viewer's 'hit' / 'background-hit'); the transform gizmo for nodes; commands and
+ * history keyed by stable ids; every change applied live through the same code that replays the
+ * saved log (src/scene/apply-mutations.ts) and queued as a mutation; saving; the shortcuts of the
+ * key map's editor context.
+ */
+export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
+  const world = viewer.world;
+  const events = new Emitter<EditorEventMap>();
+  const queues = new MutationQueues();
+  const history = new History({ clock: options.clock });
+  let enabled = false;
+  let selection: Selection | null = null;
+  let restorable = options.restorable && countOf(options.restorable.queues) > 0 ? options.restorable : null;
+  const offs: (() => void)[] = [];
+
+  const recordOf = (modelId: string): ModelRecord => {
+    const record = modelById(world, modelId);
+    if (!record) throw new Error(`The scene has no model '${modelId}'.`);
+    return record;
+  };
+
+  const apply = (modelId: string, mutation: Mutation) => {
+    const { problems } = applyMutations(world, recordOf(modelId), [mutation]);
+    for (const text of problems) events.emit('notice', { text });
+    queues.add(modelId, mutation);
+  };
+
+  const applier: EditApplier = {
+    applyNode(modelId, nodeId, properties) {
+      const mutation = nodeMutation(modelId, nodeId, properties as Record<string, unknown>);
+      if (!mutation) return;
+      const { modelId: _m, ...wire } = mutation;
+      apply(modelId, wire as Mutation);
+      if (properties.name !== undefined || properties.visible !== undefined) events.emit('scene', undefined);
+    },
+    applyMaterial(modelId, materialId, properties) {
+      const mutation = materialMutation(modelId, materialId, properties as Record<string, unknown>);
+      if (!mutation) return;
+      const { modelId: _m, ...wire } = mutation;
+      apply(modelId, wire as Mutation);
+      events.emit('scene', undefined);
+    },
+  };
+
+  // The queue is kept with any edits left from an earlier visit until the person answers the offer.
+  const store: QueueStore | undefined = options.store && {
+    write: (snapshot) => options.store!.write(restorable ? mergeSnapshots(restorable.queues, snapshot) : snapshot),
+  };
+
+  const saver = createSaver({
+    queues,
+    modelService: options.modelService,
+    getToken: options.getToken,
+    enabled: () => enabled,
+    fetch: options.fetch,
+    store,
+    onState: (state) => events.emit('save', state),
+    onEvent: (event) => events.emit(event, undefined),
+  });
+
+  offs.push(history.onChange(() => events.emit('history', { steps: history.steps(), canUndo: history.canUndo, canRedo: history.canRedo })));
+
+  const gizmo = createNodeGizmo({
+    world,
+    scene: viewer.context.scene,
+    container: viewer.context.renderer.domElement.parentElement ?? viewer.context.renderer.domElement,
+    canvas: viewer.context.renderer.domElement,
+    camera: () => viewer.navigation.camera,
+    cameraInput: () => viewer.controls,
+    shift: () => viewer.keys.shift,
+    enabled: () => enabled,
+    onDragEnd(eid, before, after) {
+      const record = [...world.models.values()].find((r) => r.nodeIds.has(eid));
+      const nodeId = record ? nodeIdOf(record, eid) : null;
+      if (!record || !nodeId) return;
+      // The drag already moved the node; executing writes the same matrix and queues it.
+      history.execute(new SetNodeCommand(applier, record.modelId, nodeId, { matrix: before }, { matrix: after }, { name: `${gizmo.mode === 'translate' ? 'Move' : gizmo.mode === 'rotate' ? 'Rotate' : 'Scale'} ${world.objects[eid]?.name || nodeId}`, updatable: false }));
+    },
+  });
+
+  const materialOfNode = (record: ModelRecord, object: Object3D): string | null => {
+    let found: string | null = null;
+    object.traverse((o) => {
+      if (found) return;
+      const mesh = o as Mesh;
+      if (!mesh.isMesh) return;
+      const material = (Array.isArray(mesh.material) ? mesh.material[0] : mesh.material) as Material;
+      found = record.materialIds.get(material) ?? null;
+    });
+    return found;
+  };
+
+  const editor: Editor = {
+    events,
+    get enabled() {
+      return enabled;
+    },
+    enable() {
+      if (enabled) return;
+      enabled = true;
+      viewer.navigation.setCameraConfig('editor');
+      events.emit('enabled', { enabled });
+    },
+    disable() {
+      if (!enabled) return;
+      editor.select(null);
+      enabled = false;
+      viewer.navigation.setCameraConfig('simple');
+      events.emit('enabled', { enabled });
+    },
+    get selection() {
+      return selection;
+    },
+    select(modelId, nodeId = null) {
+      if (!modelId) {
+        selection = null;
+        gizmo.attach(0);
+        events.emit('selection', null);
+        return;
+      }
+      const record = recordOf(modelId);
+      const eid = nodeId ? nodeEid(record, nodeId) : 0;
+      const object = eid ? world.objects[eid] : undefined;
+      selection = { modelId, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
+      // The gizmo only for objects with a nodeId.
+      gizmo.attach(object ? eid : 0);
+      events.emit('selection', selection);
+    },
+    gizmo,
+    setGizmoMode(mode) {
+      gizmo.mode = mode;
+      events.emit('gizmo', { mode: gizmo.mode, space: gizmo.space });
+    },
+    setGizmoSpace(space) {
+      gizmo.space = space;
+      events.emit('gizmo', { mode: gizmo.mode, space: gizmo.space });
+    },
+    history,
+    queues,
+    saver,
+    undo() {
+      if (enabled) history.undo();
+    },
+    redo() {
+      if (enabled) history.redo();
+    },
+    save() {
+      return saver.save();
+    },
+    setNode(modelId, nodeId, properties, name) {
+      if (!enabled) return;
+      const keys = Object.keys(properties) as (keyof NodeProperties)[];
+      const before = editor.readNode(modelId, nodeId, keys);
+      history.execute(new SetNodeCommand(applier, modelId, nodeId, before, properties, { name }));
+    },
+    setMaterial(modelId, materialId, properties, name) {
+      if (!enabled) return;
+      const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
+      history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
+    },
+    readNode(modelId, nodeId, keys) {
+      const record = recordOf(modelId);
+      const eid = nodeEid(record, nodeId);
+      const object = world.objects[eid];
+      if (!eid || !object) throw new Error(`The model has no node '${nodeId}'.`);
+      const out: NodeProperties = {};
+      for (const key of keys) {
+        if (key === 'matrix') out.matrix = localMatrixOf(eid);
+        else if (key === 'visible') out.visible = Visibility.visible[eid] === 1;
+        else if (key === 'name') out.name = object.name;
+        else if (key === 'castShadow') out.castShadow = Shadows.cast[eid] === 1;
+        else if (key === 'receiveShadow') out.receiveShadow = Shadows.receive[eid] === 1;
+      }
+      return out;
+    },
+    readMaterial(modelId, materialId, keys) {
+      const material = materialById(recordOf(modelId), materialId) as unknown as Record<string, unknown> | undefined;
+      if (!material) throw new Error(`The model has no material '${materialId}'.`);
+      const out: Record<string, unknown> = {};
+      for (const key of keys) {
+        const value = material[key];
+        if (value instanceof Color) out[key] = value.getHex();
+        else if (value instanceof Vector2) out[key] = [value.x, value.y];
+        else if (typeof value === 'number' || typeof value === 'string') out[key] = value;
+      }
+      return out as MaterialProperties;
+    },
+    deleteSelection() {
+      if (!enabled || !selection?.nodeId) return;
+      const { modelId, nodeId, name } = selection;
+      editor.setNode(modelId, nodeId, { visible: false }, `Hide ${name}`);
+      editor.select(null);
+    },
+    copySelection() {
+      if (!enabled || !selection) return;
+      events.emit('notice', { text: ERR_EDITOR_NOT_IMPLEMENTED });
+    },
+    get restorable() {
+      return restorable ? { count: countOf(restorable.queues), savedAt: restorable.savedAt } : null;
+    },
+    restoreUnsaved() {
+      if (!restorable) return;
+      const left = restorable.queues;
+      restorable = null;
+      for (const [modelId, list] of Object.entries(left)) {
+        if (!modelById(world, modelId)) {
+          events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
+          continue;
+        }
+        for (const mutation of list) apply(modelId, mutation);
+      }
+      events.emit('scene', undefined);
+    },
+    discardUnsaved() {
+      if (!restorable) return;
+      restorable = null;
+      void store?.write(queues.snapshot());
+    },
+    dispose() {
+      for (const off of offs) off();
+      saver.dispose();
+      gizmo.dispose();
+      events.clear();
+    },
+  };
+
+  // Selection by a click: the viewer raises 'hit' / 'background-hit' for clicks no tool took.
+  offs.push(
+    viewer.events.on('hit', (hit) => {
+      if (!enabled || gizmo.dragging || !hit.modelId) return;
+      editor.select(hit.modelId, hit.nodeId);
+    }),
+    viewer.events.on('background-hit', () => {
+      if (enabled && !gizmo.dragging) editor.select(null);
+    }),
+  );
+
+  // The editor context of the one key map. A key is taken only while the editor is enabled.
+  const when = (fn: () => void) => () => {
+    if (!enabled) return false;
+    fn();
+    return true;
+  };
+  offs.push(
+    viewer.keys.bind('undo', when(() => editor.undo())),
+    viewer.keys.bind('redo', when(() => editor.redo())),
+    viewer.keys.bind('save', when(() => void editor.save())),
+    viewer.keys.bind('translate-mode', when(() => editor.setGizmoMode('translate'))),
+    viewer.keys.bind('rotate-mode', when(() => editor.setGizmoMode('rotate'))),
+    viewer.keys.bind('scale-mode', when(() => editor.setGizmoMode('scale'))),
+    viewer.keys.bind('copy', () => {
+      if (!enabled || !selection) return false;
+      editor.copySelection();
+      return true;
+    }),
+    viewer.keys.bind('delete', () => {
+      if (!enabled || !selection?.nodeId) return false;
+      editor.deleteSelection();
+      return true;
+    }),
+  );
+  return editor;
+}
+
+/** The earlier visit's queues first, then the current ones. */
+function mergeSnapshots(a: QueueSnapshot, b: QueueSnapshot): QueueSnapshot {
+  const out: QueueSnapshot = {};
+  for (const [id, list] of Object.entries(a)) out[id] = [...list];
+  for (const [id, list] of Object.entries(b)) out[id] = [...(out[id] ?? []), ...list];
+  return out;
+}
+
+/** Read-only position, rotation (degrees, XYZ) and scale of a node, for the properties panel. */
+export function nodeTransform(eid: number): { position: number[]; scale: number[]; quaternion: number[] } {
+  return {
+    position: Array.from(Transform.position.subarray(eid * 3, eid * 3 + 3)),
+    quaternion: Array.from(Transform.rotation.subarray(eid * 4, eid * 4 + 4)),
+    scale: Array.from(Transform.scale.subarray(eid * 3, eid * 3 + 3)),
+  };
+}

@@ -1,0 +1,242 @@
+import { Box3, Box3Helper, Matrix4, Object3D, Quaternion, Vector3, type Camera, type Scene } from 'three';
+import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
+import { Transform } from '../../components';
+import { addFrameStep } from '../engine/frame-steps';
+import { markTransformDirty } from '../engine/hierarchy';
+import { HELPER_LAYER } from '../engine/layers';
+import type { ViewerWorld } from '../engine/world';
+import { SNAP_ROTATE_RAD, SNAP_SCALE, SNAP_TRANSLATE_M } from '../protocol/editor';
+import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
+
+export type GizmoMode = 'translate' | 'rotate' | 'scale';
+export type GizmoSpace = 'local' | 'world';
+
+export interface NodeGizmo {
+  /** Shows the gizmo on entity `eid` (0 hides it). */
+  attach(eid: number): void;
+  readonly eid: number;
+  mode: GizmoMode;
+  space: GizmoSpace;
+  readonly dragging: boolean;
+  dispose(): void;
+}
+
+export interface GizmoOptions {
+  world: ViewerWorld;
+  scene: Scene;
+  container: HTMLElement;
+  canvas: HTMLCanvasElement;
+  camera: () => Camera;
+  cameraInput: () => CameraInput;
+  /** Whether Shift is held now (snapping while held). */
+  shift: () => boolean;
+  enabled: () => boolean;
+  /** One drag ended: the local matrices (16 numbers) before and after it. */
+  onDragEnd: (eid: number, before: number[], after: number[]) => void;
+}
+
+const m = new Matrix4();
+const tp = new Vector3();
+const tq = new Quaternion();
+const ts = new Vector3();
+
+/** The local matrix of an entity from its Transform. */
+export function localMatrixOf(eid: number, target: number[] = new Array(16)): number[] {
+  m.compose(tp.fromArray(Transform.position, eid * 3), tq.fromArray(Transform.rotation, eid * 4), ts.fromArray(Transform.scale, eid * 3));
+  return m.toArray(target);
+}
+
+/**
+ * The transform gizmo (three's TransformControls) for the selected node, driven by the frame: the
+ * pointer module (src/viewer/input/pointer.ts) hands it presses, and the moves coalesced once per
+ * frame in the input slot; it moves a proxy object, whose pose is written into the entity's
+ * Transform (the truth; the transform and sync systems move the node). A drag ends as one call of
+ * onDragEnd, which the editor records as one undo step. The gizmo and the selection box are
+ * helpers (layer 15): never picked, never in screenshots, drawn on every quality tier.
+ */
+export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
+  const { world } = options;
+  const controls = new TransformControls(options.camera());
+  controls.setSize(0.9);
+  const helper = controls.getHelper();
+  helper.name = 'Editor gizmo';
+  helper.traverse((o) => o.layers.set(HELPER_LAYER));
+  controls.getRaycaster().layers.set(HELPER_LAYER);
+  options.scene.add(helper);
+
+  // The proxy stands for the node: its parent carries the node's parent's world matrix.
+  const proxyParent = new Object3D();
+  proxyParent.matrixAutoUpdate = false;
+  proxyParent.matrixWorldAutoUpdate = false;
+  const proxy = new Object3D();
+  proxyParent.add(proxy);
+
+  const box = new Box3();
+  const boxHelper = new Box3Helper(box, 0x1f8efa);
+  boxHelper.name = 'Editor selection box';
+  boxHelper.layers.set(HELPER_LAYER);
+  boxHelper.visible = false;
+  options.scene.add(boxHelper);
+
+  let eid = 0;
+  let before: number[] = new Array(16);
+  let boxDue = false;
+  // TransformControls' pointer methods read x, y (NDC) and button only.
+  const pointer = { x: 0, y: 0, button: 0 } as unknown as PointerEvent & { x: number; y: number };
+
+  // TransformControls tells a move (button -1) from a press or release (button 0).
+  const toPointer = (clientX: number, clientY: number, button = 0) => {
+    (pointer as { button: number }).button = button;
+    const rect = options.canvas.getBoundingClientRect();
+    (pointer as { x: number }).x = ((clientX - rect.left) / Math.max(rect.width, 1)) * 2 - 1;
+    (pointer as { y: number }).y = -((clientY - rect.top) / Math.max(rect.height, 1)) * 2 + 1;
+    return pointer;
+  };
+
+  const loadProxy = () => {
+    const parent = Transform.parent[eid];
+    if (parent) proxyParent.matrixWorld.fromArray(Transform.world, parent * 16);
+    else proxyParent.matrixWorld.identity();
+    proxy.position.fromArray(Transform.position, eid * 3);
+    proxy.quaternion.fromArray(Transform.rotation, eid * 4);
+    proxy.scale.fromArray(Transform.scale, eid * 3);
+    proxy.updateMatrixWorld(true);
+  };
+
+  const writeEntity = () => {
+    if (!eid) return;
+    const p = eid * 3;
+    const r = eid * 4;
+    Transform.position[p] = proxy.position.x;
+    Transform.position[p + 1] = proxy.position.y;
+    Transform.position[p + 2] = proxy.position.z;
+    Transform.rotation[r] = proxy.quaternion.x;
+    Transform.rotation[r + 1] = proxy.quaternion.y;
+    Transform.rotation[r + 2] = proxy.quaternion.z;
+    Transform.rotation[r + 3] = proxy.quaternion.w;
+    Transform.scale[p] = proxy.scale.x;
+    Transform.scale[p + 1] = proxy.scale.y;
+    Transform.scale[p + 2] = proxy.scale.z;
+    markTransformDirty(world, eid);
+    const object = world.objects[eid];
+    if (object) {
+      object.position.copy(proxy.position);
+      object.quaternion.copy(proxy.quaternion);
+      object.scale.copy(proxy.scale);
+    }
+    world.render.needsRender = true;
+  };
+  controls.addEventListener('objectChange', writeEntity);
+
+  const pointerInput = attachPointerInput(world, options.container, options.canvas, options.cameraInput, {
+    grab(x, y) {
+      if (!eid || !options.enabled()) return false;
+      controls.camera = options.camera();
+      loadProxy();
+      const p = toPointer(x, y);
+      controls.pointerHover(p);
+      if (controls.axis === null) return false;
+      controls.pointerDown(p);
+      if (!controls.dragging) return false;
+      before = localMatrixOf(eid, before);
+      return true;
+    },
+    drag(x, y) {
+      if (!controls.dragging) return;
+      const snap = options.shift();
+      controls.setTranslationSnap(snap ? SNAP_TRANSLATE_M : null);
+      controls.setRotationSnap(snap ? SNAP_ROTATE_RAD : null);
+      controls.setScaleSnap(snap ? SNAP_SCALE : null);
+      controls.pointerMove(toPointer(x, y, -1));
+    },
+    release(x, y) {
+      if (!controls.dragging) return;
+      controls.pointerUp(toPointer(x, y));
+      const after = localMatrixOf(eid);
+      if (after.some((v, i) => v !== before[i])) options.onDragEnd(eid, before.slice(), after);
+      world.render.needsRender = true;
+    },
+    click() {},
+    shiftClick() {},
+    doubleClick() {},
+    hover(x, y) {
+      if (!eid || controls.dragging) return;
+      const axis = controls.axis;
+      controls.camera = options.camera();
+      controls.pointerHover(toPointer(x, y));
+      if (controls.axis !== axis) world.render.needsRender = true;
+    },
+    leave() {
+      if (controls.axis !== null && !controls.dragging) {
+        controls.axis = null;
+        world.render.needsRender = true;
+      }
+    },
+  });
+
+  // The gizmo follows its node (an undo, a saved edit, an animation) and the camera in use; the
+  // box follows the node's world bounds when a world matrix changed.
+  const removeStep = addFrameStep(world, 'helpers', {
+    name: 'editor gizmo',
+    run() {
+      if (!eid) return;
+      controls.camera = options.camera();
+      if (!controls.dragging) loadProxy();
+      if (boxDue || world.transform.changed > 0) {
+        boxDue = false;
+        const object = world.objects[eid];
+        if (object) {
+          box.setFromObject(object);
+          boxHelper.visible = !box.isEmpty();
+        }
+      }
+    },
+  });
+
+  return {
+    attach(next) {
+      if (controls.dragging) controls.pointerUp(null as never);
+      eid = next;
+      if (eid && world.objects[eid]) {
+        loadProxy();
+        controls.attach(proxy);
+        boxDue = true;
+      } else {
+        eid = 0;
+        controls.detach();
+        boxHelper.visible = false;
+      }
+      world.render.needsRender = true;
+    },
+    get eid() {
+      return eid;
+    },
+    get mode() {
+      return controls.mode as GizmoMode;
+    },
+    set mode(mode: GizmoMode) {
+      controls.setMode(mode);
+      world.render.needsRender = true;
+    },
+    get space() {
+      return controls.space as GizmoSpace;
+    },
+    set space(space: GizmoSpace) {
+      controls.setSpace(space);
+      world.render.needsRender = true;
+    },
+    get dragging() {
+      return controls.dragging;
+    },
+    dispose() {
+      removeStep();
+      pointerInput.dispose();
+      controls.detach();
+      controls.dispose();
+      helper.removeFromParent();
+      boxHelper.removeFromParent();
+      boxHelper.geometry.dispose();
+      (boxHelper.material as { dispose(): void }).dispose();
+    },
+  };
+}

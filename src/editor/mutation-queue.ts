@@ -1,0 +1,147 @@
+import { MaterialProperties, MAX_MUTATIONS_PER_BATCH, NodeProperties, type Mutation } from '../protocol/mutation';
+import { ERR_MATERIAL_ID, ERR_MISSING_MODEL_ID, ERR_MODEL_ID, ERR_NODE_ID } from '../protocol/editor';
+
+/**
+ * The unsaved edits, one queue per model (editor specification sections 4 and 5). A new mutation
+ * with the same key as the last one of its model's queue replaces it (a drag saved as one matrix,
+ * a slider as its last value), unless that one is being sent: a mutation on the wire is never
+ * changed. Only the listed node and material properties make mutations; others are dropped here
+ * and never reach the server. A successful save removes exactly what it sent, so edits made
+ * while it was in flight stay queued.
+ */
+
+export type NodePropertyName = keyof NodeProperties;
+export type MaterialPropertyName = keyof MaterialProperties;
+
+const NODE_KEYS = new Set<string>(Object.keys(NodeProperties.shape));
+const MATERIAL_KEYS = new Set<string>(Object.keys(MaterialProperties.shape));
+
+/** The listed properties of `properties` (others are ignored, as the specification says). */
+export function pickListed(kind: 'node' | 'material', properties: Record<string, unknown>): Record<string, unknown> {
+  const keys = kind === 'node' ? NODE_KEYS : MATERIAL_KEYS;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(properties)) if (keys.has(key) && properties[key] !== undefined) out[key] = properties[key];
+  return out;
+}
+
+let counter = 0;
+/** A mutation uuid: unique per edit (saving is idempotent by it). */
+export function newUuid(): string {
+  const random = globalThis.crypto?.randomUUID?.().replace(/-/g, '') ?? Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
+  return `${random.slice(0, 24)}${(counter++ % 1296).toString(36).padStart(2, '0')}`;
+}
+
+/**
+ * An updateNode mutation; throws the specification's 'modelId undefined.' / 'nodeId undefined.'.
+ * Returns null when no listed property is left (nothing to save).
+ */
+export function nodeMutation(modelId: string | undefined, nodeId: string | undefined, properties: Record<string, unknown>, now = Date.now()): (Mutation & { modelId: string }) | null {
+  if (!modelId) throw new Error(ERR_MODEL_ID);
+  if (!nodeId) throw new Error(ERR_NODE_ID);
+  const listed = pickListed('node', properties);
+  const keys = Object.keys(listed).sort();
+  if (keys.length === 0) return null;
+  return { modelId, key: `node/${nodeId}/${keys.join(',')}`, uuid: newUuid(), createdAt: now, type: 'updateNode', nodeId, properties: listed as NodeProperties };
+}
+
+/** An updateMaterial mutation; throws 'modelId undefined.' / 'materialId undefined.'. */
+export function materialMutation(modelId: string | undefined, materialId: string | undefined, properties: Record<string, unknown>, now = Date.now()): (Mutation & { modelId: string }) | null {
+  if (!modelId) throw new Error(ERR_MODEL_ID);
+  if (!materialId) throw new Error(ERR_MATERIAL_ID);
+  const listed = pickListed('material', properties);
+  const keys = Object.keys(listed).sort();
+  if (keys.length === 0) return null;
+  return { modelId, key: `material/${materialId}/${keys.join(',')}`, uuid: newUuid(), createdAt: now, type: 'updateMaterial', materialId, properties: listed as MaterialProperties };
+}
+
+export type QueueSnapshot = Record<string, Mutation[]>;
+
+export class MutationQueues {
+  private readonly queues = new Map<string, Mutation[]>();
+  /** uuids being sent: never replaced, removed when their save succeeds. */
+  private readonly inFlight = new Set<string>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Queues a mutation of a model; throws 'Missing model ID in mutation.' without a model id. */
+  add(modelId: string | undefined | null, mutation: Mutation): void {
+    if (!modelId) throw new Error(ERR_MISSING_MODEL_ID);
+    const clean = stripModelId(mutation);
+    let queue = this.queues.get(modelId);
+    if (!queue) this.queues.set(modelId, (queue = []));
+    const last = queue[queue.length - 1];
+    if (last && last.key === clean.key && !this.inFlight.has(last.uuid)) queue[queue.length - 1] = clean;
+    else queue.push(clean);
+    this.changed();
+  }
+
+  /** The models with queued mutations. */
+  models(): string[] {
+    return [...this.queues.keys()].filter((id) => (this.queues.get(id)?.length ?? 0) > 0);
+  }
+
+  pending(modelId: string): readonly Mutation[] {
+    return this.queues.get(modelId) ?? [];
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
+  }
+
+  /** The next batch of a model to send (at most the server's batch limit), marked in flight. */
+  takeBatch(modelId: string, max = MAX_MUTATIONS_PER_BATCH): Mutation[] {
+    const batch = (this.queues.get(modelId) ?? []).slice(0, max);
+    for (const m of batch) this.inFlight.add(m.uuid);
+    return batch;
+  }
+
+  /** The batch was stored (or refused for good): its mutations leave the queue. */
+  remove(modelId: string, uuids: Iterable<string>): void {
+    const gone = new Set(uuids);
+    for (const uuid of gone) this.inFlight.delete(uuid);
+    const queue = this.queues.get(modelId);
+    if (!queue) return;
+    const kept = queue.filter((m) => !gone.has(m.uuid));
+    if (kept.length === 0) this.queues.delete(modelId);
+    else this.queues.set(modelId, kept);
+    this.changed();
+  }
+
+  /** The batch was not stored (network, server error): it stays queued, replaceable again. */
+  release(uuids: Iterable<string>): void {
+    for (const uuid of uuids) this.inFlight.delete(uuid);
+  }
+
+  snapshot(): QueueSnapshot {
+    const out: QueueSnapshot = {};
+    for (const [id, queue] of this.queues) if (queue.length) out[id] = queue.map((m) => ({ ...m }));
+    return out;
+  }
+
+  /** Queues the mutations of a snapshot (restored after a reload), after what is queued. */
+  restore(snapshot: QueueSnapshot): void {
+    for (const [modelId, list] of Object.entries(snapshot)) for (const m of list) this.add(modelId, m);
+  }
+
+  clear(): void {
+    this.queues.clear();
+    this.inFlight.clear();
+    this.changed();
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+function stripModelId(mutation: Mutation & { modelId?: string }): Mutation {
+  if (!('modelId' in mutation)) return mutation;
+  const { modelId: _modelId, ...rest } = mutation;
+  return rest as Mutation;
+}

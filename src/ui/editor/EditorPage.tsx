@@ -1,0 +1,215 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useSnapshot } from 'valtio';
+import { createEditor, type Editor } from '../../editor/editor';
+import { indexedDbQueueStore } from '../../editor/persist';
+import { getToken, readStoredToken, setTokenGenerator, signInUrl, storedTokenGenerator } from '../../api/token';
+import { sceneDocuments } from '../../viewer/documents';
+import { createEmbedController, type EmbedController } from '../embed-controller';
+import { createEmbedState } from '../embed-state';
+import { ShortcutsOverlay } from '../ShortcutsOverlay';
+import { addEditorNotice, bindEditorState, createEditorUiState, type EditorUiState } from './editor-state';
+import { HistoryPanel, Outliner, PropertiesPanel, StatusBar, Toolbar } from './panels';
+import './editor.css';
+
+/** The editor screen, /edit/{sceneId}: the viewer's canvas with the outliner, properties, history, toolbar and status bar. */
+export function EditorPage({ sceneId }: { sceneId: string }) {
+  const embed = useMemo(() => createEmbedState(), []);
+  const state = useMemo(() => createEditorUiState(), []);
+  const embedSnap = useSnapshot(embed);
+  const snap = useSnapshot(state);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const containerRef = useRef<HTMLDivElement>(null);
+  const controllerRef = useRef<EmbedController | null>(null);
+  const [ready, setReady] = useState(false);
+
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    const container = containerRef.current;
+    if (!canvas || !container) return;
+    setTokenGenerator(storedTokenGenerator());
+    const controller = createEmbedController(sceneId, embed, { canvas, container });
+    controllerRef.current = controller;
+    controller.start();
+    return () => {
+      controller.dispose();
+      controllerRef.current = null;
+    };
+  }, [sceneId, embed]);
+
+  // Once the scene is shown: who may edit it, then the editor.
+  useEffect(() => {
+    if (embedSnap.phase !== 'ready' || !controllerRef.current?.viewer) return;
+    const viewer = controllerRef.current.viewer;
+    let editor: Editor | null = null;
+    let unbind: (() => void) | null = null;
+    let cancelled = false;
+    void (async () => {
+      const { config, scene } = await sceneDocuments(sceneId);
+      const access = await checkAccess(config.endpoints.modelService, scene);
+      if (cancelled) return;
+      state.access = access;
+      if (access.kind !== 'editor') return;
+      const store = indexedDbQueueStore(sceneId);
+      const restorable = await store.read().catch((error) => {
+        addEditorNotice(state, `Unsaved edits kept in this browser could not be read: ${(error as Error).message}`);
+        return null;
+      });
+      if (cancelled) return;
+      editor = createEditor(viewer, { sceneId, modelService: config.endpoints.modelService, getToken: () => getToken(), store, restorable });
+      unbind = bindEditorState(editor, state);
+      editor.enable();
+      exposeEditor(editor);
+      setReady(true);
+    })().catch((error) => addEditorNotice(state, `The editor could not start: ${(error as Error).message}`));
+    return () => {
+      cancelled = true;
+      unbind?.();
+      editor?.dispose();
+    };
+  }, [embedSnap.phase, sceneId, state]);
+
+  // Leaving with unsaved edits asks first.
+  useEffect(() => {
+    const onBeforeUnload = (event: BeforeUnloadEvent) => {
+      const editor = state.editor;
+      if (editor && (editor.queues.size > 0 || editor.saver.saving)) {
+        event.preventDefault();
+        event.returnValue = '';
+      }
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    return () => window.removeEventListener('beforeunload', onBeforeUnload);
+  }, [state]);
+
+  const viewer = controllerRef.current?.viewer ?? null;
+  return (
+    <div className="editor" data-testid="editor">
+      <Toolbar state={state} />
+      <aside className="editor-left">{ready && viewer && <Outliner state={state} world={viewer.world} />}</aside>
+      <div className="editor-viewport" ref={containerRef}>
+        <canvas className="embed-canvas" ref={canvasRef} data-testid="viewer-canvas" tabIndex={0} />
+        {(embedSnap.phase === 'loading' || embedSnap.phase === 'started') && (
+          <div className="editor-overlay" role="status">
+            Loading the scene…
+          </div>
+        )}
+        {embedSnap.phase === 'failed' && (
+          <div className="editor-overlay failed" role="alert">
+            {embedSnap.failureTitle} {embedSnap.failureDetail}
+          </div>
+        )}
+        {viewer && embedSnap.phase === 'ready' && <ShortcutsOverlay keys={viewer.keys} />}
+        <AccessBanner state={state} sceneId={sceneId} />
+        <Notices state={state} embedNotices={embedSnap.notices.map((n) => n.text)} />
+      </div>
+      <aside className="editor-right">
+        {ready && viewer && <PropertiesPanel state={state} />}
+        {ready && <HistoryPanel state={state} />}
+      </aside>
+      <StatusBar state={state} sceneId={sceneId} />
+    </div>
+  );
+}
+
+async function checkAccess(modelService: string, scene: { _id: string; ownerId?: string; editors?: string[] }): Promise<EditorUiState['access']> {
+  const token = readStoredToken();
+  if (!token) return { kind: 'signed-out' };
+  const response = await fetch(`${modelService.replace(/\/+$/, '')}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  if (response.status === 401) return { kind: 'signed-out' };
+  if (!response.ok) throw new Error(`GET /v1/me answered ${response.status}`);
+  const me = (await response.json()) as { id: string; firstName: string; lastName: string };
+  const userName = `${me.firstName} ${me.lastName}`.trim();
+  if (scene.ownerId === me.id || (scene.editors ?? []).includes(me.id)) return { kind: 'editor', userName };
+  if (!scene.ownerId) return { kind: 'may-duplicate', userName };
+  return { kind: 'forbidden', userName, reason: 'Only the owner of this scene and the editors they chose may change it.' };
+}
+
+function AccessBanner({ state, sceneId }: { state: EditorUiState; sceneId: string }) {
+  const snap = useSnapshot(state);
+  const [busy, setBusy] = useState(false);
+  const access = snap.access;
+  if (access.kind === 'checking' || access.kind === 'editor') return null;
+  const duplicate = async () => {
+    setBusy(true);
+    try {
+      const { config } = await sceneDocuments(sceneId);
+      const token = readStoredToken();
+      const response = await fetch(`${config.endpoints.modelService.replace(/\/+$/, '')}/v1/scenes/${encodeURIComponent(sceneId)}/duplicate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token ?? ''}` },
+      });
+      const body = (await response.json()) as { _id?: string; error?: string };
+      if (!response.ok || !body._id) throw new Error(body.error ?? `${response.status}`);
+      window.location.assign(`/edit/${encodeURIComponent(body._id)}`);
+    } catch (error) {
+      addEditorNotice(state, `The scene could not be duplicated: ${(error as Error).message}`);
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="editor-banner" role="region" aria-label="Editing" data-testid="access-banner">
+      {access.kind === 'signed-out' && (
+        <p>
+          You are viewing this scene. <a href={signInUrl()}>Sign in</a> to edit it.
+        </p>
+      )}
+      {access.kind === 'may-duplicate' && (
+        <p>
+          This is a shared demo scene: nobody edits it directly. Make your own copy to edit it.{' '}
+          <button type="button" onClick={duplicate} disabled={busy} data-testid="duplicate">
+            {busy ? 'Duplicating…' : 'Duplicate to edit'}
+          </button>
+        </p>
+      )}
+      {access.kind === 'forbidden' && (
+        <p data-testid="forbidden">
+          Signed in as {access.userName}: you may view this scene but not change it. {access.reason}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Notices({ state, embedNotices }: { state: EditorUiState; embedNotices: string[] }) {
+  const snap = useSnapshot(state);
+  if (!snap.notices.length && !embedNotices.length && !snap.restorable) return null;
+  return (
+    <ul className="editor-notices" data-testid="editor-notices">
+      {snap.restorable && (
+        <li data-testid="restore-offer">
+          <span>
+            {snap.restorable.count} unsaved edit{snap.restorable.count === 1 ? '' : 's'} from {new Date(snap.restorable.savedAt).toLocaleString()} are kept in this browser.
+          </span>
+          <button type="button" onClick={() => state.editor?.restoreUnsaved()}>
+            Restore
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              state.editor?.discardUnsaved();
+              state.restorable = null;
+            }}
+          >
+            Discard
+          </button>
+        </li>
+      )}
+      {embedNotices.map((text) => (
+        <li key={text}>{text}</li>
+      ))}
+      {snap.notices.map((n) => (
+        <li key={n.id} role="alert">
+          <span>{n.text}</span>
+          <button type="button" aria-label="Dismiss" onClick={() => state.notices.splice(state.notices.findIndex((x) => x.id === n.id), 1)}>
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** window.__editor: a read-only debug handle for devtools, browser tests and benches. */
+function exposeEditor(editor: Editor): void {
+  Object.defineProperty(window, '__editor', { value: editor, configurable: true });
+}

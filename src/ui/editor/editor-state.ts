@@ -1,0 +1,74 @@
+import { proxy, ref } from 'valtio';
+import type { Editor, Selection } from '../../editor/editor';
+import type { HistoryStep } from '../../editor/history';
+import type { SaveState } from '../../editor/saver';
+import type { GizmoMode, GizmoSpace } from '../../editor/gizmo';
+
+/** Who may edit the open scene, as the page found out. */
+export type Access =
+  | { kind: 'checking' }
+  | { kind: 'signed-out' }
+  | { kind: 'editor'; userName: string }
+  | { kind: 'may-duplicate'; userName: string }
+  | { kind: 'forbidden'; userName: string; reason: string };
+
+/** The editor page's one store, fed by the editor's events (bindEditorState). */
+export interface EditorUiState {
+  access: Access;
+  enabled: boolean;
+  selection: Selection | null;
+  history: { steps: HistoryStep[]; canUndo: boolean; canRedo: boolean };
+  save: SaveState;
+  gizmo: { mode: GizmoMode; space: GizmoSpace };
+  /** Bumped when names or visibility change: the outliner re-reads. */
+  sceneVersion: number;
+  notices: { id: number; text: string }[];
+  restorable: { count: number; savedAt: number } | null;
+  editor: Editor | null;
+}
+
+export function createEditorUiState(): EditorUiState {
+  return proxy<EditorUiState>({
+    access: { kind: 'checking' },
+    enabled: false,
+    selection: null,
+    history: { steps: [], canUndo: false, canRedo: false },
+    save: { status: 'saved', reason: null, signIn: false, pending: 0, rejected: [], retryAt: null },
+    gizmo: { mode: 'translate', space: 'world' },
+    sceneVersion: 0,
+    notices: [],
+    restorable: null,
+    editor: null,
+  });
+}
+
+let nextNotice = 1;
+export function addEditorNotice(state: EditorUiState, text: string): void {
+  state.notices.push({ id: nextNotice++, text });
+  if (state.notices.length > 5) state.notices.shift();
+}
+
+/** Keeps the store current from the editor's events; returns the unsubscribe. */
+export function bindEditorState(editor: Editor, state: EditorUiState): () => void {
+  state.editor = ref(editor);
+  state.enabled = editor.enabled;
+  state.restorable = editor.restorable;
+  state.gizmo = { mode: editor.gizmo.mode, space: editor.gizmo.space };
+  state.save = { ...editor.saver.state, rejected: [...editor.saver.state.rejected] };
+  const offs = [
+    editor.events.on('enabled', (e) => (state.enabled = e.enabled)),
+    editor.events.on('selection', (s) => (state.selection = s ? { ...s } : null)),
+    editor.events.on('history', (h) => (state.history = h)),
+    editor.events.on('save', (s) => (state.save = s)),
+    editor.events.on('gizmo', (g) => (state.gizmo = g)),
+    editor.events.on('scene', () => {
+      state.sceneVersion++;
+      state.restorable = editor.restorable;
+    }),
+    editor.events.on('notice', (n) => addEditorNotice(state, n.text)),
+  ];
+  return () => {
+    for (const off of offs) off();
+    state.editor = null;
+  };
+}

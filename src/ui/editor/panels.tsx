@@ -1,0 +1,300 @@
+import { useMemo, useState } from 'react';
+import { Euler, MathUtils, Matrix4, Quaternion, Vector3 } from 'three';
+import { useSnapshot } from 'valtio';
+import type { ViewerWorld } from '../../engine/world';
+import { formatKey } from '../../viewer/input/keymap';
+import type { EditorUiState } from './editor-state';
+import { filterRows, outlineRows } from './outline';
+
+/** Rows the outliner draws at most (the search narrows a large scene). */
+const MAX_ROWS = 400;
+const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
+const key = (k: string) => formatKey(k, mac);
+
+export function Toolbar({ state }: { state: EditorUiState }) {
+  const snap = useSnapshot(state);
+  const editor = state.editor;
+  const on = !!editor && snap.enabled;
+  const mode = (m: 'translate' | 'rotate' | 'scale', label: string, k: string) => (
+    <button type="button" aria-pressed={snap.gizmo.mode === m} disabled={!on} onClick={() => editor?.setGizmoMode(m)} title={`${label} (${key(k)})`}>
+      {label}
+    </button>
+  );
+  return (
+    <header className="editor-toolbar" role="toolbar" aria-label="Editor">
+      <a className="editor-home" href="/">
+        Scenes
+      </a>
+      <div className="group">
+        {mode('translate', 'Move', 'Mod+t')}
+        {mode('rotate', 'Rotate', 'Mod+r')}
+        {mode('scale', 'Scale', 'Mod+Shift+s')}
+        <button type="button" disabled={!on} onClick={() => editor?.setGizmoSpace(snap.gizmo.space === 'world' ? 'local' : 'world')} title="Gizmo axes: world or the node's own">
+          {snap.gizmo.space === 'world' ? 'World' : 'Local'}
+        </button>
+      </div>
+      <div className="group">
+        <button type="button" disabled={!on || !snap.history.canUndo} onClick={() => editor?.undo()} title={`Undo (${key('Mod+z')})`}>
+          Undo
+        </button>
+        <button type="button" disabled={!on || !snap.history.canRedo} onClick={() => editor?.redo()} title={`Redo (${key('Mod+Shift+z')})`}>
+          Redo
+        </button>
+        <button type="button" disabled={!on || snap.save.status === 'saving'} onClick={() => void editor?.save()} title={`Save (${key('Mod+s')})`} data-testid="save">
+          Save
+        </button>
+      </div>
+      <div className="group">
+        <button type="button" disabled title="Adding lights, cameras and groups is not built yet">
+          Add…
+        </button>
+      </div>
+      <label className="editor-enabled">
+        <input type="checkbox" checked={snap.enabled} disabled={!editor} onChange={(e) => (e.target.checked ? editor?.enable() : editor?.disable())} /> Editing
+      </label>
+    </header>
+  );
+}
+
+export function Outliner({ state, world }: { state: EditorUiState; world: ViewerWorld }) {
+  const snap = useSnapshot(state);
+  const [search, setSearch] = useState('');
+  // Re-read when names or visibility change (sceneVersion) or the selection moves.
+  const rows = useMemo(() => outlineRows(world), [world, snap.sceneVersion]);
+  const shown = filterRows(rows, search);
+  const editor = state.editor;
+  return (
+    <section className="editor-panel outliner" aria-label="Outliner">
+      <h2>Scene</h2>
+      <input type="search" placeholder="Search by name" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search nodes by name" />
+      <ul role="tree" data-testid="outliner">
+        {shown.slice(0, MAX_ROWS).map((row) => {
+          const selected = snap.selection?.modelId === row.modelId && snap.selection?.nodeId === row.nodeId && row.nodeId !== null;
+          return (
+            <li key={row.key} role="treeitem" aria-selected={selected} className={`${row.kind}${selected ? ' selected' : ''}${row.visible ? '' : ' hidden'}`} style={{ paddingLeft: 6 + row.depth * 12 }}>
+              <button type="button" className="name" onClick={() => row.nodeId && editor?.select(row.modelId, row.nodeId)} disabled={!row.nodeId}>
+                <span className="kind" aria-hidden="true">
+                  {KIND_ICON[row.kind]}
+                </span>
+                {row.name}
+              </button>
+              {row.nodeId && (
+                <button
+                  type="button"
+                  className="eye"
+                  aria-label={`${row.visible ? 'Hide' : 'Show'} ${row.name}`}
+                  aria-pressed={!row.visible}
+                  disabled={!snap.enabled}
+                  onClick={() => editor?.setNode(row.modelId, row.nodeId!, { visible: !row.visible }, `${row.visible ? 'Hide' : 'Show'} ${row.name}`)}
+                >
+                  {row.visible ? '●' : '○'}
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {shown.length > MAX_ROWS && <p className="more">{shown.length - MAX_ROWS} more: narrow the search.</p>}
+    </section>
+  );
+}
+
+const KIND_ICON = { model: '▣', group: '◇', mesh: '△', light: '☀', camera: '⌖' } as const;
+
+const m4 = new Matrix4();
+const pos = new Vector3();
+const quat = new Quaternion();
+const scl = new Vector3();
+const euler = new Euler();
+
+function decompose(matrix: number[]) {
+  m4.fromArray(matrix).decompose(pos, quat, scl);
+  euler.setFromQuaternion(quat);
+  return {
+    position: [pos.x, pos.y, pos.z],
+    rotation: [euler.x, euler.y, euler.z].map((r) => MathUtils.radToDeg(r)),
+    scale: [scl.x, scl.y, scl.z],
+  };
+}
+
+function compose(position: number[], rotationDeg: number[], scale: number[]): number[] {
+  euler.set(...(rotationDeg.map((d) => MathUtils.degToRad(d)) as [number, number, number]));
+  return m4.compose(pos.fromArray(position), quat.setFromEuler(euler), scl.fromArray(scale)).toArray();
+}
+
+const MATERIAL_NUMBERS: [string, number, number, number][] = [
+  ['opacity', 0, 1, 0.01],
+  ['metalness', 0, 1, 0.01],
+  ['roughness', 0, 1, 0.01],
+  ['transmission', 0, 1, 0.01],
+  ['clearcoat', 0, 1, 0.01],
+  ['sheen', 0, 1, 0.01],
+  ['iridescence', 0, 1, 0.01],
+  ['ior', 1, 2.333, 0.01],
+  ['thickness', 0, 10, 0.01],
+  ['emissiveIntensity', 0, 10, 0.1],
+];
+const MATERIAL_COLORS = ['color', 'emissive', 'attenuationColor'];
+
+export function PropertiesPanel({ state }: { state: EditorUiState }) {
+  const snap = useSnapshot(state);
+  const editor = state.editor;
+  const selection = snap.selection;
+  // Re-read after every history change or scene change.
+  void snap.history.steps.length;
+  void snap.sceneVersion;
+  if (!editor || !selection) {
+    return (
+      <section className="editor-panel properties" aria-label="Properties">
+        <h2>Properties</h2>
+        <p className="empty">Click an object in the view or in the outliner.</p>
+      </section>
+    );
+  }
+  const { modelId, nodeId, materialId } = selection;
+  const node = nodeId ? editor.readNode(modelId, nodeId, ['name', 'visible', 'castShadow', 'receiveShadow', 'matrix']) : null;
+  const trs = node?.matrix ? decompose(node.matrix) : null;
+  const material = materialId ? editor.readMaterial(modelId, materialId, ['name', ...MATERIAL_NUMBERS.map((n) => n[0]), ...MATERIAL_COLORS]) : null;
+  const setTrs = (part: 'position' | 'rotation' | 'scale', axis: number, value: number) => {
+    if (!trs || !nodeId || !Number.isFinite(value)) return;
+    const next = { position: [...trs.position], rotation: [...trs.rotation], scale: [...trs.scale] };
+    next[part][axis] = value;
+    editor.setNode(modelId, nodeId, { matrix: compose(next.position, next.rotation, next.scale) }, `Set ${part} of ${selection.name}`);
+  };
+  return (
+    <section className="editor-panel properties" aria-label="Properties" key={`${modelId}/${nodeId}/${snap.history.steps.length}/${snap.sceneVersion}`}>
+      <h2>Properties</h2>
+      {node && nodeId && (
+        <>
+          <label className="row">
+            Name
+            <input
+              type="text"
+              defaultValue={node.name}
+              aria-label="Name"
+              onBlur={(e) => e.target.value !== node.name && editor.setNode(modelId, nodeId, { name: e.target.value }, `Rename ${node.name}`)}
+              onKeyDown={(e) => e.key === 'Enter' && (e.target as HTMLInputElement).blur()}
+            />
+          </label>
+          <div className="ids">
+            node {nodeId} · model {modelId}
+          </div>
+          {trs &&
+            (['position', 'rotation', 'scale'] as const).map((part) => (
+              <div className="row vec" key={part}>
+                <span>{part === 'position' ? 'Position (m)' : part === 'rotation' ? 'Rotation (°)' : 'Scale'}</span>
+                {[0, 1, 2].map((axis) => (
+                  <input
+                    key={axis}
+                    type="number"
+                    step={part === 'rotation' ? 1 : 0.01}
+                    aria-label={`${part} ${'XYZ'[axis]}`}
+                    defaultValue={Number(trs[part][axis].toFixed(part === 'rotation' ? 2 : 4))}
+                    onBlur={(e) => Number(e.target.value) !== Number(trs[part][axis].toFixed(part === 'rotation' ? 2 : 4)) && setTrs(part, axis, Number(e.target.value))}
+                    onKeyDown={(e) => e.key === 'Enter' && (e.target as HTMLInputElement).blur()}
+                  />
+                ))}
+              </div>
+            ))}
+          {(['visible', 'castShadow', 'receiveShadow'] as const).map((flag) => (
+            <label className="row check" key={flag}>
+              <input type="checkbox" checked={node[flag] ?? false} onChange={(e) => editor.setNode(modelId, nodeId, { [flag]: e.target.checked }, `${flag} of ${node.name}`)} />
+              {flag === 'visible' ? 'Visible' : flag === 'castShadow' ? 'Casts shadows' : 'Receives shadows'}
+            </label>
+          ))}
+        </>
+      )}
+      {material && materialId && (
+        <div className="material" data-testid="material-panel">
+          <h3>Material {String(material.name ?? materialId)}</h3>
+          {MATERIAL_COLORS.filter((c) => (material as Record<string, unknown>)[c] !== undefined).map((c) => (
+            <label className="row" key={c}>
+              {c}
+              <input
+                type="color"
+                aria-label={`Material ${c}`}
+                value={`#${Number((material as Record<string, unknown>)[c]).toString(16).padStart(6, '0')}`}
+                onChange={(e) => editor.setMaterial(modelId, materialId, { [c]: parseInt(e.target.value.slice(1), 16) }, `Set ${c}`)}
+              />
+            </label>
+          ))}
+          {MATERIAL_NUMBERS.filter(([n]) => typeof (material as Record<string, unknown>)[n] === 'number').map(([n, min, max, step]) => (
+            <label className="row" key={n}>
+              {n}
+              <input
+                type="range"
+                min={min}
+                max={max}
+                step={step}
+                aria-label={`Material ${n}`}
+                value={Number((material as Record<string, unknown>)[n])}
+                onChange={(e) => editor.setMaterial(modelId, materialId, { [n]: Number(e.target.value) }, `Set ${n}`)}
+              />
+              <output>{Number((material as Record<string, unknown>)[n]).toFixed(2)}</output>
+            </label>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function HistoryPanel({ state }: { state: EditorUiState }) {
+  const snap = useSnapshot(state);
+  return (
+    <section className="editor-panel history" aria-label="History">
+      <h2>History</h2>
+      <ol data-testid="history">
+        <li className={snap.history.steps.some((s) => s.done) ? '' : 'current'}>
+          <button type="button" onClick={() => state.editor?.history.jumpTo(0)} disabled={!snap.enabled}>
+            Opened
+          </button>
+        </li>
+        {snap.history.steps.map((step) => (
+          <li key={step.id} className={step.done ? 'done' : 'undone'}>
+            <button type="button" onClick={() => state.editor?.history.jumpTo(step.id)} disabled={!snap.enabled}>
+              {step.name}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+const STATUS_TEXT = { saved: 'All changes saved', unsaved: 'Unsaved changes', saving: 'Saving…', failed: 'Not saved' } as const;
+
+export function StatusBar({ state, sceneId }: { state: EditorUiState; sceneId: string }) {
+  const snap = useSnapshot(state);
+  const save = snap.save;
+  return (
+    <footer className={`editor-status ${save.status}`} role="status" aria-live="polite">
+      <span data-testid="save-status" data-status={save.status}>
+        {STATUS_TEXT[save.status]}
+        {save.pending > 0 && save.status !== 'saved' ? ` (${save.pending} edit${save.pending === 1 ? '' : 's'})` : ''}
+      </span>
+      {save.reason && <span className="reason" data-testid="save-reason">{save.reason}</span>}
+      {save.signIn && (
+        <a href={`/auth/sign-in?returnTo=${encodeURIComponent(`/edit/${sceneId}`)}`} target="_blank" rel="opener">
+          Sign in again
+        </a>
+      )}
+      {save.rejected.length > 0 && (
+        <details className="rejected">
+          <summary>{save.rejected.length} edit(s) refused by the server</summary>
+          <ul>
+            {save.rejected.map((r) => (
+              <li key={r.mutation.uuid}>
+                {r.mutation.type} {'nodeId' in r.mutation ? `node ${r.mutation.nodeId}` : `material ${r.mutation.materialId}`}: {r.reason}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <span className="spacer" />
+      <a href={`/embed/${encodeURIComponent(sceneId)}`} target="_blank" rel="noopener">
+        Open in the viewer
+      </a>
+    </footer>
+  );
+}

@@ -1,0 +1,146 @@
+import { expect, test, type Page } from '@playwright/test';
+import { signTestToken } from '../../src/server/auth/tokens';
+
+/**
+ * The editor as a person uses it: sign in with the development provider, open the demo in the
+ * editor, duplicate it to edit, click a node, drag the gizmo, Ctrl+S, and see the node moved in
+ * the viewer; undo/redo across a merge; a second person gets 403.
+ */
+test.describe.configure({ mode: 'serial' });
+test.setTimeout(240_000);
+
+let copyId = '';
+
+async function signIn(page: Page, firstName: string, lastName: string, returnTo: string) {
+  await page.goto(`/auth/sign-in?returnTo=${encodeURIComponent(returnTo)}`);
+  await page.getByLabel(/first name/i).fill(firstName);
+  await page.getByLabel(/last name/i).fill(lastName);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await page.waitForURL((url) => url.pathname === returnTo, { timeout: 60_000 });
+}
+
+async function editorReady(page: Page) {
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  await expect(page.getByTestId('outliner')).toBeVisible({ timeout: 60_000 });
+}
+
+/** Screen position of the selected node's origin (where the gizmo's centre is drawn). */
+async function gizmoCentre(page: Page): Promise<{ x: number; y: number }> {
+  return page.evaluate(() => {
+    const viewer = (window as any).__viewer.viewer;
+    const editor = (window as any).__editor;
+    const object = viewer.world.objects[editor.gizmo.eid];
+    const p = object.position.clone().setFromMatrixPosition(object.matrixWorld).project(viewer.navigation.camera);
+    const rect = viewer.context.renderer.domElement.getBoundingClientRect();
+    return { x: rect.left + ((p.x + 1) / 2) * rect.width, y: rect.top + ((1 - p.y) / 2) * rect.height };
+  });
+}
+
+async function worldPositionOf(page: Page, name: string): Promise<number[]> {
+  return page.evaluate((n) => {
+    const viewer = (window as any).__viewer.viewer;
+    for (const record of viewer.world.models.values()) {
+      const object = record.root.getObjectByName(n);
+      if (object) return object.matrixWorld.elements.slice(12, 15);
+    }
+    throw new Error(`no node named ${n}`);
+  }, name);
+}
+
+test('sign in, duplicate the demo, click a node, drag the gizmo, Ctrl+S, and the viewer shows it moved', async ({ page }) => {
+  await signIn(page, 'Ada', 'Lovelace', '/edit/demo');
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  // The seeded demo is nobody's: the person is offered a copy of their own.
+  await page.getByTestId('duplicate').click();
+  await page.waitForURL((url) => url.pathname.startsWith('/edit/') && url.pathname !== '/edit/demo', { timeout: 60_000 });
+  copyId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+  await editorReady(page);
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/);
+
+  // A click on the model in the view selects the node under the cursor.
+  const canvas = page.getByTestId('viewer-canvas');
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  await expect.poll(() => page.evaluate(() => (window as any).__editor.selection?.nodeId ?? null), { timeout: 30_000 }).not.toBeNull();
+  const name: string = await page.evaluate(() => {
+    const e = (window as any).__editor;
+    return (window as any).__viewer.viewer.world.objects[e.gizmo.eid].name;
+  });
+  await expect(page.getByRole('treeitem', { selected: true })).toContainText(name);
+  const before = await worldPositionOf(page, name);
+
+  // Drag the gizmo's centre handle (moves in the view plane) in small steps: one drag, one step.
+  await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  const c = await gizmoCentre(page);
+  await page.mouse.move(c.x, c.y);
+  await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  await page.mouse.down();
+  expect(await page.evaluate(() => (window as any).__editor.gizmo.dragging)).toBe(true);
+  for (let i = 1; i <= 8; i++) {
+    await page.mouse.move(c.x + i * 10, c.y - i * 4);
+    await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  }
+  await page.mouse.up();
+  await expect(page.getByTestId('history').locator('li.done')).toHaveCount(1);
+  await expect(page.getByTestId('history')).toContainText(`Move ${name}`);
+  await expect(page.getByTestId('save-status')).toHaveText(/Unsaved changes \(1 edit\)/);
+  await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  const moved = await worldPositionOf(page, name);
+  expect(Math.hypot(moved[0] - before[0], moved[1] - before[1], moved[2] - before[2])).toBeGreaterThan(0.01);
+  await page.screenshot({ path: test.info().outputPath('editor-after-drag.png') });
+
+  // Ctrl+S with the view focused saves.
+  await canvas.focus();
+  await page.keyboard.press('Control+s');
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+
+  // The viewer page shows the node where it was dropped.
+  await page.goto(`/embed/${encodeURIComponent(copyId)}`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  const seen = await worldPositionOf(page, name);
+  for (let k = 0; k < 3; k++) expect(seen[k]).toBeCloseTo(moved[k], 3);
+  // The original demo is untouched.
+  await page.goto('/embed/demo');
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  const original = await worldPositionOf(page, name);
+  for (let k = 0; k < 3; k++) expect(original[k]).toBeCloseTo(before[k], 3);
+});
+
+test('material edits within 500 ms merge into one step; undo and redo go across it; Ctrl+C says Not implemented', async ({ page }) => {
+  test.skip(!copyId, 'needs the copy of the first test');
+  await signIn(page, 'Ada', 'Lovelace', `/edit/${copyId}`);
+  await editorReady(page);
+  // Select a node from the outliner (its first mesh).
+  await page.locator('[data-testid=outliner] li.mesh button.name').first().click();
+  const slider = page.getByLabel('Material roughness');
+  await expect(slider).toBeVisible();
+  const original = Number(await slider.inputValue());
+  const steps = await page.getByTestId('history').locator('li.done').count();
+  await slider.fill('0.2');
+  await slider.fill('0.9');
+  await expect(page.getByTestId('history').locator('li.done')).toHaveCount(steps + 1);
+  await expect(slider).toHaveValue('0.9');
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Control+z');
+  await expect(slider).toHaveValue(String(original));
+  await page.keyboard.press('Control+Shift+z');
+  await expect(slider).toHaveValue('0.9');
+  await page.keyboard.press('Control+c');
+  await expect(page.getByTestId('editor-notices')).toContainText('Not implemented');
+  await page.getByTestId('save').click();
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+});
+
+test('a second signed-in person may view the copy but not change it (403)', async ({ page, request }) => {
+  test.skip(!copyId, 'needs the copy of the first test');
+  await signIn(page, 'Grace', 'Hopper', `/edit/${copyId}`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  await expect(page.getByTestId('forbidden')).toContainText('you may view this scene but not change it');
+  const scene = await (await request.get(`/v1/scenes/${copyId}`)).json();
+  const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: 'Grace', lastName: 'Hopper' });
+  const response = await request.post(`/v1/models/${scene.models[0]._id}/apply-mutations`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { mutations: [{ key: 'k', uuid: 'grace-1', createdAt: Date.now(), type: 'updateNode', nodeId: '0', properties: { visible: false } }] },
+  });
+  expect(response.status()).toBe(403);
+});
