@@ -196,7 +196,7 @@ export interface NodeTreeEntry {
   children: NodeTreeEntry[];
 }
 export const NodeTreeEntry: z.ZodType<NodeTreeEntry> = z.lazy(() =>
-  z.object({ nodeId: z.string(), name: z.string(), type: z.string(), children: z.array(NodeTreeEntry) }),
+  z.object({ nodeId: z.string(), name: z.string(), type: z.string(), children: z.array(NodeTreeEntry) }).meta({ id: 'NodeTreeEntry' }),
 );
 export const MaterialSummary = z.object({ modelId: z.string(), materialId: z.string(), name: z.string(), type: z.string() });
 export const MaterialInfo = MaterialSummary.extend({
@@ -348,10 +348,10 @@ export const HOST_FUNCTIONS = {
   getSceneSettings: fn('Scene', 'read', 'Every scene setting as applied.', none, SceneSettingsValues),
   setSceneSettings: fn('Scene', 'change', 'Applies the scene settings given (editor specification section 3); the others stay.', args({ settings: SceneSettings }), SceneSettingsValues),
   setSun: fn('Scene', 'change', 'The sun and ambient light.', settingsPart(['sunAzimuth', 'sunElevation', 'sunColor', 'directionalLightIntensity', 'ambientLightIntensity']), SceneSettingsValues),
-  setFog: fn('Scene', 'change', 'Fog.', settingsPart(['fogEnabled', 'fogDensity', 'fogColor']), SceneSettingsValues),
-  setShadowPlane: fn('Scene', 'change', 'The shadow plane.', settingsPart(['shadowPlaneEnabled', 'shadowPlaneY', 'shadowPlaneOpacity']), SceneSettingsValues),
-  setWater: fn('Scene', 'change', 'Water.', settingsPart(['waterEnabled', 'waterColor', 'waterDistortionScale', 'waterSize', 'waterYOffset', 'waterWaveSpeed']), SceneSettingsValues),
-  setBackground: fn('Scene', 'change', 'The background.', settingsPart(['backgroundType', 'backgroundColor1', 'backgroundColor2', 'backgroundRotation', 'backgroundBlurriness']), SceneSettingsValues),
+  setFog: fn('Scene', 'change', 'Fog (exponential): on or off, density and colour.', settingsPart(['fogEnabled', 'fogDensity', 'fogColor']), SceneSettingsValues),
+  setShadowPlane: fn('Scene', 'change', 'The shadow plane: on or off, height and opacity.', settingsPart(['shadowPlaneEnabled', 'shadowPlaneY', 'shadowPlaneOpacity']), SceneSettingsValues),
+  setWater: fn('Scene', 'change', 'The water plane: on or off, colour, distortion, size, height and wave speed.', settingsPart(['waterEnabled', 'waterColor', 'waterDistortionScale', 'waterSize', 'waterYOffset', 'waterWaveSpeed']), SceneSettingsValues),
+  setBackground: fn('Scene', 'change', 'The background: type, colours, gradient rotation, blurriness.', settingsPart(['backgroundType', 'backgroundColor1', 'backgroundColor2', 'backgroundRotation', 'backgroundBlurriness']), SceneSettingsValues),
   setEnvironment: fn('Scene', 'change', 'The environment (a catalog id, or null).', settingsPart(['environment']), SceneSettingsValues),
   // animations
   listAnimations: fn('Animations', 'read', 'Every animation of the loaded models.', none, z.array(AnimationInfo)),
