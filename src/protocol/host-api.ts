@@ -133,10 +133,20 @@ const side = (name: string) =>
     .min(1, { error: `${name} must be at least 1` })
     .max(MAX_FRAME_SIDE, { error: `${name} must be at most ${MAX_FRAME_SIDE}` });
 
+/** A value of the page's as an error message quotes it: at most 60 characters. */
+export function clip(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 const args = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.strictObject(shape, {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `unknown argument ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'the arguments must be an object { name: value }',
+      issue.code === 'unrecognized_keys'
+        ? `unknown argument ${issue.keys
+            .slice(0, 5)
+            .map((k) => `'${clip(k)}'`)
+            .join(', ')}${issue.keys.length > 5 ? ` (and ${issue.keys.length - 5} more)` : ''}`
+        : 'the arguments must be an object { name: value }',
   });
 const none = args({});
 

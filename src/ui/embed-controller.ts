@@ -42,7 +42,8 @@ export function createEmbedController(
   // (its document is downloaded once per page: the cover and the load share it).
   const hostApi: HostApi = createHostApi({
     self: window,
-    parent: window.parent !== window ? window.parent : null,
+    // At top level window.parent is the window itself: the lifecycle messages still go out (tests read them).
+    parent: window.parent,
     selfOrigin: window.location.origin,
     sceneId,
     instanceId: new URLSearchParams(window.location.search).get('instanceId'),

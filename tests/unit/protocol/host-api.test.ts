@@ -55,6 +55,8 @@ describe('host API schemas', () => {
     expect(argsError('activateTool', { tool: 'hammer' })).toMatch(/tool must be one of section-tool/);
     expect(argsError('getObjectByName', { name: 'x'.repeat(20_000) })).toBe('arguments.name: name must be at most 10000 characters');
     expect(argsError('listModels', { a: 1 })).toBe("arguments: unknown argument 'a'");
+    // A page's huge key is quoted clipped.
+    expect(argsError('listModels', { ['k'.repeat(100_000)]: 1 })).toBe(`arguments: unknown argument '${'k'.repeat(60)}…'`);
     expect(argsError('setSun', { sunElevation: 120 })).toMatch(/^arguments\.sunElevation: /);
   });
 
