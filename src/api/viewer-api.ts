@@ -25,7 +25,7 @@ import { getEid } from '../engine/registry';
 import { modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
 import { setVisible } from '../engine/object-flags';
 import type { ModelRecord } from '../engine/world';
-import type { HostEventName, HostFunctionName, HostParsedArgs, HostResult } from '../protocol/host-api';
+import { HOST_FUNCTION_NAMES, HOST_FUNCTIONS, type HostEventName, type HostFunctionName, type HostParsedArgs, type HostResult } from '../protocol/host-api';
 import { TEXTURE_MAP_PROPERTIES } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
 import { findAnimation } from '../viewer/animation';
@@ -69,6 +69,11 @@ export const CAMERA_STOP_FRAMES = 2;
 export const FIT_PADDING_DEFAULT = 1.1;
 
 const MESSAGE_TYPE = 'host-api';
+
+/** Functions that only read and draw nothing: answered without waiting for the frame when nothing of the host's is queued. */
+export const IMMEDIATE: ReadonlySet<HostFunctionName> = new Set(
+  HOST_FUNCTION_NAMES.filter((name) => HOST_FUNCTIONS[name].access === 'read' && name !== 'screenshot' && name !== 'renderOffscreenFrame'),
+);
 
 const v1 = new Vector3();
 const v2 = new Vector3();
@@ -728,18 +733,32 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       return (functions[func] as (a: unknown) => unknown)(args);
     }),
   );
-  const execute: Execute = (func, args) =>
-    new Promise((resolve, reject) => {
+  // Reads that only look (no picture drawn) are answered at once when no request of the host is
+  // waiting in the queue: a message event never runs inside a frame, so they see the state the last
+  // frame left. Behind a queued request they queue too, so a read after a change sees the change.
+  let queued = 0;
+  const execute: Execute = (func, args) => {
+    if (queued === 0 && IMMEDIATE.has(func)) {
+      try {
+        return Promise.resolve((functions[func] as (a: unknown) => unknown)(args));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    queued++;
+    return new Promise((resolve, reject) => {
       enqueueMessage(world, {
         source: 'host',
         type: MESSAGE_TYPE,
         payload: { func, args },
         reply: (result, error) => {
+          queued--;
           if (error) reject(error);
           else Promise.resolve(result).then(resolve, reject);
         },
       });
     });
+  };
 
   return {
     execute,
