@@ -676,10 +676,10 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       scene.background = null;
       renderer.setClearAlpha(0);
     }
-    let blob: Promise<Blob>;
-    try {
-      blob = viewer.screenshot({ width: a.width, height: a.height, format: a.format ?? (a.transparent ? 'png' : undefined), quality: a.quality });
-    } finally {
+    let restored = false;
+    const restore = () => {
+      if (restored) return;
+      restored = true;
       camera.position.copy(saved.position);
       camera.quaternion.copy(saved.quaternion);
       if (isPerspective) (camera as PerspectiveCamera).fov = saved.fov;
@@ -688,9 +688,18 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       camera.updateMatrixWorld();
       scene.background = saved.background;
       renderer.setClearAlpha(saved.clearAlpha);
-      if (world.render.draw) world.render.draw(0);
-      else renderer.render(scene, camera);
-      world.render.needsRender = true;
+    };
+    let blob: Promise<Blob>;
+    try {
+      // The screenshot draws the picture, then calls beforeViewport, then draws the viewport again
+      // (all in this task): the view is restored before that draw.
+      blob = viewer.screenshot({ width: a.width, height: a.height, format: a.format ?? (a.transparent ? 'png' : undefined), quality: a.quality, beforeViewport: restore });
+    } finally {
+      if (!restored) {
+        // The screenshot failed before drawing: put the view back and draw it.
+        restore();
+        world.render.needsRender = true;
+      }
     }
     return picture(blob, a.width, a.height);
   };

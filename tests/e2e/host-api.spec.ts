@@ -282,6 +282,11 @@ test('a host page of another origin calls every function and sees its effect', a
   expect(shot).toMatchObject({ width: 320, height: 200, mimeType: 'image/png' });
   expect(decodePng(Buffer.from(shot.dataUrl.split(',')[1], 'base64')).width).toBe(320);
   const cameraBefore = await ok(page, 'getCamera');
+  const poseOf = () => frame.evaluate(() => {
+    const camera = (window as any).__viewer.viewer.world.render.camera;
+    return [...camera.position.toArray(), ...camera.quaternion.toArray(), camera.fov];
+  });
+  const poseBefore = await poseOf();
   const top = await ok(page, 'renderOffscreenFrame', { width: 320, height: 240, position: [0, 50, 0.01], target: [0, 0, 0], fit: true, transparent: true });
   const png = decodePng(Buffer.from(top.dataUrl.split(',')[1], 'base64'));
   expect([png.width, png.height]).toEqual([320, 240]);
@@ -291,6 +296,7 @@ test('a host page of another origin calls every function and sees its effect', a
   expect(clear).toBeGreaterThan(0);
   expect(opaque).toBeGreaterThan(0);
   expect(await ok(page, 'getCamera')).toEqual(cameraBefore);
+  expect(await poseOf()).toEqual(poseBefore);
   expect((await call(page, 'renderOffscreenFrame', { width: 0, height: 10 })).error).toBe('renderOffscreenFrame: arguments.width: width must be at least 1');
 
   // ---- annotations: pins, click event, goto (kept in memory: not saved yet)
