@@ -1,5 +1,5 @@
 /// <reference types="vitest/config" />
-import { defineConfig, type Plugin } from 'vite';
+import { build, defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { createReadStream, cpSync, existsSync, statSync } from 'node:fs';
 import { join, normalize, resolve } from 'node:path';
@@ -65,8 +65,38 @@ function generatedAssets(): Plugin {
   };
 }
 
+/**
+ * The host API's typed client (src/api/client.ts) as a standalone ES module at
+ * dist/api/viewer-client.js, a stable URL host pages import (CORS-enabled by the server). Built
+ * after the app, in the same `vite build`, as a library: no hash, no shared chunks.
+ */
+function hostApiClient(): Plugin {
+  let outDir = resolve(import.meta.dirname, 'dist');
+  return {
+    name: 'host-api-client',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    async closeBundle() {
+      await build({
+        configFile: false,
+        publicDir: false,
+        logLevel: 'warn',
+        build: {
+          outDir: join(outDir, 'api'),
+          emptyOutDir: false,
+          sourcemap: true,
+          minify: false,
+          lib: { entry: resolve(import.meta.dirname, 'src/api/client.ts'), formats: ['es'], fileName: () => 'viewer-client.js' },
+        },
+      });
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), decoderLibs(), generatedAssets()],
+  plugins: [react(), decoderLibs(), generatedAssets(), hostApiClient()],
   build: {
     outDir: 'dist',
     sourcemap: true,

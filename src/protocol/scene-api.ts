@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HostOrigins } from './host-api.ts';
 import { ViewerConfig } from './scene.ts';
 
 /**
@@ -34,12 +35,13 @@ export const CreateSceneRequest = z.strictObject(
 );
 export type CreateSceneRequest = z.infer<typeof CreateSceneRequest>;
 
-/** PATCH /v1/scenes/{id}: name by owner and editors; public and editors by the owner only. */
+/** PATCH /v1/scenes/{id}: name by owner and editors; public, editors and hostOrigins by the owner only (null removes hostOrigins). */
 export const UpdateSceneRequest = z.strictObject(
   {
     name: name.optional(),
     public: isPublic.optional(),
     editors: editors.optional(),
+    hostOrigins: HostOrigins.nullable().optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'the body must be a JSON object') },
 );

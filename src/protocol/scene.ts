@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HostOrigins } from './host-api.ts';
 
 /**
  * Scene and model documents as the model service returns them (viewer specification section 3,
@@ -49,6 +50,13 @@ export const SceneDoc = z.object({
   editors: z.array(z.string()).optional(),
   /** Anyone may read a public scene (default); a private one only its owner and editors. */
   public: z.boolean().optional(),
+  /**
+   * Pages that may drive the embedded viewer through the host API (src/protocol/host-api.ts):
+   * absent, any page may read and hear events but none of another origin may change anything;
+   * ['*'] opens everything; a list opens everything to those origins and nothing to the others.
+   * Only the owner changes it (PATCH /v1/scenes/{id}).
+   */
+  hostOrigins: HostOrigins.optional(),
 });
 export type SceneDoc = z.infer<typeof SceneDoc>;
 

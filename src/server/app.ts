@@ -31,7 +31,8 @@ export type { SceneSummary } from '../protocol/scene-api.ts';
 const APP_ROUTES = ['/', '/embed', '/embed/*', '/edit', '/edit/*'];
 
 /** Where other origins may call us (CORS), and what they may send and read. */
-const CORS_PREFIXES = ['/v1/', '/cdn/'];
+/** /api/: the host API's client module (dist/api/viewer-client.js), imported by host pages of any origin. */
+const CORS_PREFIXES = ['/v1/', '/cdn/', '/api/'];
 const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, OPTIONS';
 /** x-file-name: the raw upload's file name; prefer: `respond-async` uploads (routes/uploads.ts). */
 export const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-file-name, prefer';

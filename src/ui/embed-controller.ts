@@ -1,5 +1,6 @@
 import { ref } from 'valtio';
-import { postToHost } from '../api/host-events';
+import { createHostApi, type HostApi } from '../api/host-api';
+import { createViewerApi, type ViewerApi } from '../api/viewer-api';
 import { mark, sceneDocuments } from '../viewer/documents';
 import type { QualityTier } from '../viewer/quality';
 import { createViewer, type Viewer } from '../viewer/viewer';
@@ -37,6 +38,21 @@ export function createEmbedController(
   const abort = new AbortController();
   const debug: Debug = { viewer: null, state };
   exposeDebugHandle(debug);
+  // The host-page API (src/api): answers as soon as the scene's allowed host origins are known
+  // (its document is downloaded once per page: the cover and the load share it).
+  const hostApi: HostApi = createHostApi({
+    self: window,
+    // At top level window.parent is the window itself: the lifecycle messages still go out (tests read them).
+    parent: window.parent,
+    selfOrigin: window.location.origin,
+    sceneId,
+    instanceId: new URLSearchParams(window.location.search).get('instanceId'),
+  });
+  let viewerApi: ViewerApi | null = null;
+  sceneDocuments(sceneId).then(
+    ({ scene }) => hostApi.setOrigins(scene.hostOrigins),
+    (error) => hostApi.fail(`The scene could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+  );
 
   const fail = (title: string, error: unknown) => {
     if (abort.signal.aborted) return;
@@ -45,6 +61,7 @@ export function createEmbedController(
     state.failureTitle = title;
     state.failureDetail = detail;
     state.phase = 'failed';
+    hostApi.fail(`${title} ${detail}`);
   };
 
   const run = async () => {
@@ -70,6 +87,7 @@ export function createEmbedController(
         signal: abort.signal,
         onProgress: (p) => {
           state.progress = p;
+          if (hostApi.listening) hostApi.emit('loadprogress', { loaded: p.loaded, total: p.total, modelsDone: p.modelsDone, modelsTotal: p.modelsTotal });
         },
         onModelError: ({ model, error }) => {
           console.error(`Model ${model._id} (${model.sourceFileName}) failed to load:`, error);
@@ -90,7 +108,9 @@ export function createEmbedController(
       mark('first-frame');
       if (abort.signal.aborted) return;
       state.phase = 'ready';
-      postToHost({ type: 'viewerready', sceneId });
+      viewerApi = createViewerApi({ viewer, api: hostApi, container: elements.container, canvas: elements.canvas });
+      hostApi.ready(viewerApi.execute);
+      hostApi.lifecycle('viewerready');
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
     }
@@ -101,7 +121,7 @@ export function createEmbedController(
       if (started) return;
       started = true;
       state.phase = 'started';
-      postToHost({ type: 'viewerinit', sceneId });
+      hostApi.lifecycle('viewerinit');
       void run();
     },
     get viewer() {
@@ -109,6 +129,9 @@ export function createEmbedController(
     },
     dispose() {
       abort.abort();
+      viewerApi?.dispose();
+      viewerApi = null;
+      hostApi.dispose();
       unbindViewer?.();
       viewer?.dispose();
       viewer = null;

@@ -36,6 +36,12 @@ export interface ScreenshotOptions {
   quality?: number;
   /** Largest tile side (default: the GPU's limits, at most SCREENSHOT_MAX_TILE); mainly for tests. */
   maxTileSize?: number;
+  /**
+   * Called after the picture was drawn and before the viewport is drawn again: the host API's
+   * renderOffscreenFrame puts its camera back here, so the page never shows the other view and the
+   * viewport is drawn once.
+   */
+  beforeViewport?: () => void;
 }
 
 /** The largest picture: 64 megapixels (an RGBA copy is 256 MB). */
@@ -215,6 +221,7 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
     renderer.autoClear = autoClear;
     for (const o of hidden) o.visible = true;
     restoreCamera(camera, saved);
+    options.beforeViewport?.();
     renderer.setPixelRatio(pixelRatio);
     target.restoreViewport();
     // Draw the viewport again now, so the browser never shows the cleared, resized canvas.

@@ -168,6 +168,18 @@ describe.each(backends)('model service on %s', (backend) => {
       expectError(await call(server, 'PATCH', '/v1/scenes/nope', { token: owner.token, json: { name: 'x' } }), 404, /not found/);
     });
 
+    it('lets only the owner set the host API allowlist (hostOrigins), and null removes it', async () => {
+      const path = `/v1/scenes/${publicScene}`;
+      expectError(await call(server, 'PATCH', path, { token: editor.token, json: { hostOrigins: ['https://a.example'] } }), 403, /Only the owner.*hostOrigins/);
+      expectError(await call(server, 'PATCH', path, { token: owner.token, json: { hostOrigins: ['https://a.example/page'] } }), 400, /hostOrigins\[0\].*host origin must be/);
+      const set = await call(server, 'PATCH', path, { token: owner.token, json: { hostOrigins: ['https://a.example', 'https://a.example', '*'] } });
+      expect(set.status).toBe(200);
+      expect(set.body.hostOrigins).toEqual(['https://a.example', '*']);
+      expect((await call(server, 'GET', path)).body.hostOrigins).toEqual(['https://a.example', '*']);
+      const removed = await call(server, 'PATCH', path, { token: owner.token, json: { hostOrigins: null } });
+      expect(removed.body).not.toHaveProperty('hostOrigins');
+    });
+
     it('updates viewerConfig part by part', async () => {
       const path = `/v1/scenes/${publicScene}/viewer-config`;
       const first = await call(server, 'PATCH', path, { token: editor.token, json: { scene: { sunAzimuth: 45, fogEnabled: true }, postprocessing: { ssao: { quality: 2 } } } });

@@ -1,0 +1,280 @@
+import {
+  accessFor,
+  ApiInitMessage,
+  ApiRequestMessage,
+  describeArgumentsError,
+  HOST_API_VERSION,
+  HOST_FUNCTION_NAMES,
+  HOST_FUNCTIONS,
+  InstanceId,
+  isHostFunction,
+  RequestId,
+  type Access,
+  type ApiInitResult,
+  type ApiResponse,
+  type HostEventName,
+  type HostFunctionName,
+  type ViewerToHostMessage,
+} from '../protocol/host-api';
+
+/**
+ * The host-page API's transport (editor specification sections 6-7, DESIGN.md 4.3): window
+ * messages in, checked, answered. Every message passes its schema (src/protocol/host-api.ts) and
+ * the scene's allowlist of host origins before anything runs; a request that fails either is
+ * answered with an error naming the problem. Nothing a page sends can throw out of here: the
+ * listener catches everything and reports it as an error answer.
+ *
+ * The functions themselves run through `execute` (src/api/viewer-api.ts queues them as scene
+ * messages, applied by the message system at its slot of the frame).
+ */
+
+export interface MessageTarget {
+  postMessage(message: unknown, targetOrigin: string): void;
+}
+
+export interface MessageSource {
+  addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
+}
+
+export interface HostApiOptions {
+  /** The viewer's own window: where host messages arrive. */
+  self: MessageSource;
+  /** The embedding page (window.parent), null when the viewer is not framed. */
+  parent: MessageTarget | null;
+  /** The viewer's origin: a page of the same origin may always do everything. */
+  selfOrigin: string;
+  sceneId: string;
+  /** From the iframe URL (`?instanceId=`); else the first api.init's, else generated. */
+  instanceId?: string | null;
+  /** Errors of the API itself (a reply that could not be posted): console.error by default. */
+  report?: (message: string, error?: unknown) => void;
+}
+
+export type Execute = (func: HostFunctionName, args: unknown) => Promise<unknown>;
+
+export interface HostApi {
+  readonly instanceId: string;
+  /** The scene's hostOrigins (undefined: the open default); requests wait until this is known. */
+  setOrigins(origins: readonly string[] | undefined): void;
+  /** The viewer is ready: requests run through `execute` from now on. */
+  ready(execute: Execute): void;
+  /** The viewer could not start: waiting and later requests are answered with this reason. */
+  fail(reason: string): void;
+  /** viewerinit / viewerready to the embedding page (to the allowed origins only). */
+  lifecycle(type: 'viewerinit' | 'viewerready'): void;
+  /** An api.event to every page that called api.init and may hear events. */
+  emit(event: HostEventName, data: unknown): void;
+  /** Whether any page listens (so event producers can skip their work). */
+  readonly listening: boolean;
+  /** Handles one message as the listener does (for tests). */
+  handle(data: unknown, origin: string, source: MessageTarget | null): void;
+  dispose(): void;
+}
+
+/** Requests held while the allowlist is not known yet (the scene document is loading). */
+export const MAX_PENDING_REQUESTS = 1000;
+
+export const NOT_READY = 'The viewer is not ready yet: wait for the viewerready message.';
+
+const READ_ONLY = HOST_FUNCTION_NAMES.filter((name) => HOST_FUNCTIONS[name].access === 'read');
+
+function generateInstanceId(): string {
+  const bytes = new Uint8Array(9);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export function createHostApi(options: HostApiOptions): HostApi {
+  const report = options.report ?? ((message: string, error?: unknown) => console.error(message, error ?? ''));
+  const fromUrl = InstanceId.safeParse(options.instanceId);
+  let instanceId: string | null = fromUrl.success ? fromUrl.data : null;
+  let origins: readonly string[] | undefined;
+  let originsKnown = false;
+  let execute: Execute | null = null;
+  let failure: string | null = null;
+  let disposed = false;
+  const pending: { data: unknown; origin: string; source: MessageTarget | null }[] = [];
+  const pendingLifecycle: ('viewerinit' | 'viewerready')[] = [];
+  /** Pages that called api.init, by origin (the latest window of each). */
+  const subscribers = new Map<string, MessageTarget>();
+
+  const id = () => (instanceId ??= generateInstanceId());
+
+  const post = (target: MessageTarget, message: ViewerToHostMessage, origin: string) => {
+    try {
+      // A sandboxed page's origin is 'null', which cannot be targeted: only '*' reaches it (and
+      // only the open settings let such a page in).
+      target.postMessage(message, origin === 'null' ? '*' : origin);
+    } catch (error) {
+      report(`The viewer could not post '${message.type}' to ${origin}:`, error);
+    }
+  };
+
+  const access = (origin: string): Access => accessFor(origins, origin, options.selfOrigin);
+
+  const respond = (source: MessageTarget | null, origin: string, requestId: ApiResponse['requestId'], outcome: { response: unknown } | { error: string }) => {
+    if (!source) return;
+    post(source, { type: 'api.response', instanceId: id(), requestId, ...outcome } as ApiResponse, origin);
+  };
+
+  const denied = (origin: string) =>
+    `The page at ${origin} may not use this viewer's API: the scene's owner has not listed it in the scene's hostOrigins.`;
+
+  const init = (data: unknown, origin: string, source: MessageTarget | null) => {
+    const parsed = ApiInitMessage.safeParse(data);
+    const result: ApiInitResult = { type: 'api.init.result', instanceId: '', version: HOST_API_VERSION, functions: [], readOnly: [], mayChange: false, ready: false };
+    if (!parsed.success) {
+      result.error = `Malformed api.init: ${describeArgumentsError(parsed.error).replace(/^arguments\.?/, '').replace(/^: /, '')}`;
+    } else if (parsed.data.instanceId && instanceId && parsed.data.instanceId !== instanceId) {
+      result.error = `This viewer's instanceId is '${instanceId}', not '${parsed.data.instanceId}'.`;
+    } else {
+      if (parsed.data.instanceId && !instanceId) instanceId = parsed.data.instanceId;
+      const level = access(origin);
+      if (level === 'none') result.error = denied(origin);
+      else {
+        result.functions = [...HOST_FUNCTION_NAMES];
+        result.readOnly = [...READ_ONLY];
+        result.mayChange = level === 'all';
+        result.ready = execute !== null;
+        if (source) subscribers.set(origin, source);
+      }
+    }
+    result.instanceId = id();
+    if (source) post(source, result, origin);
+  };
+
+  const request = (data: unknown, origin: string, source: MessageTarget | null) => {
+    const parsed = ApiRequestMessage.safeParse(data);
+    if (!parsed.success) {
+      const raw = data as { requestId?: unknown };
+      const requestId = RequestId.safeParse(raw.requestId);
+      const problems = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.map(String).join('.') || 'message'}: ${issue.message}`)
+        .join('; ');
+      respond(source, origin, requestId.success ? requestId.data : null, { error: `Malformed api.request (${problems}): expected { type: 'api.request', requestId, func, arguments }.` });
+      return;
+    }
+    const { requestId, func, instanceId: target } = parsed.data;
+    const fail = (error: string) => respond(source, origin, requestId, { error });
+    if (target && instanceId && target !== instanceId) return fail(`This viewer's instanceId is '${instanceId}', not '${target}'.`);
+    const level = access(origin);
+    if (level === 'none') return fail(denied(origin));
+    if (!isHostFunction(func)) return fail(`Unknown function '${func}'. api.init lists the functions.`);
+    const spec = HOST_FUNCTIONS[func];
+    if (spec.access === 'change' && level !== 'all') {
+      return fail(`'${func}' changes the scene, and the page at ${origin} may only read: the scene's owner may add it to the scene's hostOrigins.`);
+    }
+    const args = spec.args.safeParse(parsed.data.arguments ?? {});
+    if (!args.success) return fail(`${func}: ${describeArgumentsError(args.error)}`);
+    if (failure) return fail(failure);
+    if (!execute) return fail(NOT_READY);
+    let running: Promise<unknown>;
+    try {
+      running = execute(func, args.data);
+    } catch (error) {
+      return fail(`${func} failed: ${messageOf(error)}`);
+    }
+    running.then(
+      (response) => respond(source, origin, requestId, { response: response === undefined ? null : response }),
+      (error) => fail(`${func} failed: ${messageOf(error)}`),
+    );
+  };
+
+  const handle = (data: unknown, origin: string, source: MessageTarget | null) => {
+    if (disposed) return;
+    // Only our message types: a page's other scripts (and browser extensions) post messages too.
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return;
+    const type = (data as { type?: unknown }).type;
+    if (type !== 'api.init' && type !== 'api.request') return;
+    if (typeof origin !== 'string') return;
+    if (!originsKnown && !failure) {
+      if (pending.length >= MAX_PENDING_REQUESTS) {
+        const dropped = pending.shift()!;
+        const requestId = RequestId.safeParse((dropped.data as { requestId?: unknown }).requestId);
+        respond(dropped.source, dropped.origin, requestId.success ? requestId.data : null, { error: `The viewer is still loading and more than ${MAX_PENDING_REQUESTS} requests were waiting: this one was dropped.` });
+      }
+      pending.push({ data, origin, source });
+      return;
+    }
+    try {
+      if (type === 'api.init') init(data, origin, source);
+      else request(data, origin, source);
+    } catch (error) {
+      // A bug of ours, never the page's fault: still answered.
+      report('The host API failed on a message:', error);
+      const requestId = RequestId.safeParse((data as { requestId?: unknown }).requestId);
+      respond(source, origin, requestId.success ? requestId.data : null, { error: `The viewer could not handle the message: ${messageOf(error)}` });
+    }
+  };
+
+  const listener = (event: MessageEvent) => {
+    try {
+      handle(event.data, event.origin, (event.source as MessageTarget | null) ?? null);
+    } catch (error) {
+      report('The host API failed on a message:', error);
+    }
+  };
+  options.self.addEventListener('message', listener);
+
+  const postLifecycle = (type: 'viewerinit' | 'viewerready') => {
+    if (!options.parent) return;
+    const message = { type, instanceId: id(), sceneId: options.sceneId };
+    if (origins === undefined || origins.includes('*')) post(options.parent, message, '*');
+    else {
+      // Each listed origin as the target: the browser delivers only to the one the parent has.
+      for (const origin of new Set([options.selfOrigin, ...origins])) post(options.parent, message, origin);
+    }
+  };
+
+  const flush = () => {
+    for (const type of pendingLifecycle.splice(0)) postLifecycle(type);
+    for (const item of pending.splice(0)) handle(item.data, item.origin, item.source);
+  };
+
+  return {
+    get instanceId() {
+      return id();
+    },
+    setOrigins(list) {
+      origins = list ? [...list] : undefined;
+      originsKnown = true;
+      // Pages that were allowed and no longer are stop hearing events.
+      for (const origin of [...subscribers.keys()]) if (access(origin) === 'none') subscribers.delete(origin);
+      flush();
+    },
+    ready(run) {
+      execute = run;
+    },
+    fail(reason) {
+      failure = reason;
+      execute = null;
+      flush();
+    },
+    lifecycle(type) {
+      if (!originsKnown) pendingLifecycle.push(type);
+      else postLifecycle(type);
+    },
+    emit(event, data) {
+      if (disposed) return;
+      const message = { type: 'api.event' as const, instanceId: id(), event, data };
+      for (const [origin, target] of subscribers) post(target, message, origin);
+    },
+    get listening() {
+      return subscribers.size > 0;
+    },
+    handle,
+    dispose() {
+      disposed = true;
+      options.self.removeEventListener('message', listener);
+      subscribers.clear();
+      pending.length = 0;
+    },
+  };
+}
+
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

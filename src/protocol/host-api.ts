@@ -1,0 +1,469 @@
+import { z } from 'zod';
+import { RenderConfig } from './render-config.ts';
+import { MaterialProperties } from './mutation.ts';
+import { SceneSettings, SceneSettingsValues } from './scene-settings.ts';
+
+/**
+ * The host-page API (editor specification sections 6-7, DESIGN.md 4.3): the window messages a page
+ * that embeds the viewer exchanges with it, and one schema per function. These schemas are the one
+ * source of the viewer's validation (src/api/host-api.ts), the typed client's types
+ * (src/api/client.ts) and the API reference (docs/host-api.md, scripts/host-api-docs.ts).
+ */
+
+/** The API's version, reported by api.init.result. */
+export const HOST_API_VERSION = '1.0.0';
+/** Longest requestId, func name and instanceId accepted. */
+export const MAX_ID_LENGTH = 100;
+/** Longest name, title or text argument. */
+export const MAX_TEXT_LENGTH = 10_000;
+/** Most host origins a scene may list. */
+export const MAX_HOST_ORIGINS = 50;
+/** Most registered hotspots (3D points whose screen positions are sent as the camera moves). */
+export const MAX_HOTSPOTS = 1000;
+/** Largest renderOffscreenFrame / screenshot side, in pixels. */
+export const MAX_FRAME_SIDE = 8192;
+
+// ---- the scene's allowlist ---------------------------------------------------------------------
+
+/** An origin as `location.origin` gives it ('https://example.com', 'http://localhost:8080'), or '*'. */
+export const HostOrigin = z
+  .string({ error: 'a host origin must be a string' })
+  .max(300, { error: 'a host origin must be at most 300 characters' })
+  .refine(
+    (value) => {
+      if (value === '*') return true;
+      try {
+        const url = new URL(value);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+      } catch {
+        return false;
+      }
+    },
+    { error: "a host origin must be '*' or an origin such as 'https://example.com' (scheme, host and port; no path, no trailing slash)" },
+  );
+
+/**
+ * A scene's `hostOrigins` (set by its owner with PATCH /v1/scenes/{id}): the pages that may drive
+ * the embedded viewer. Absent: any page may read and hear events (the specification's open
+ * behaviour) but only the viewer's own origin may change anything; ['*']: any page may do anything;
+ * a list: those origins (and the viewer's own) may do anything, any other gets nothing.
+ */
+export const HostOrigins = z.array(HostOrigin, { error: 'hostOrigins must be a list of origins' }).max(MAX_HOST_ORIGINS, {
+  error: `hostOrigins: at most ${MAX_HOST_ORIGINS}`,
+});
+export type HostOrigins = z.infer<typeof HostOrigins>;
+
+export type Access = 'none' | 'read' | 'all';
+
+/** What a page of `origin` may do with a viewer at `selfOrigin` whose scene lists `origins`. */
+export function accessFor(origins: readonly string[] | undefined, origin: string, selfOrigin: string): Access {
+  if (origin === selfOrigin && origin !== 'null') return 'all';
+  if (origins === undefined) return 'read';
+  if (origins.includes('*') || origins.includes(origin)) return 'all';
+  return 'none';
+}
+
+// ---- the envelope ------------------------------------------------------------------------------
+
+export const RequestId = z.union([
+  z.string().min(1).max(MAX_ID_LENGTH),
+  z.number().int().refine(Number.isSafeInteger),
+]);
+export type RequestId = z.infer<typeof RequestId>;
+
+export const InstanceId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,100}$/, { error: 'instanceId must be 1-100 characters of A-Z a-z 0-9 _ -' });
+
+export const ApiInitMessage = z.object({ type: z.literal('api.init'), instanceId: InstanceId.optional() });
+export const ApiRequestMessage = z.object({
+  type: z.literal('api.request'),
+  requestId: RequestId,
+  func: z.string().max(MAX_ID_LENGTH),
+  arguments: z.unknown().optional(),
+  instanceId: InstanceId.optional(),
+});
+export type ApiRequestMessage = z.infer<typeof ApiRequestMessage>;
+
+export interface ApiInitResult {
+  type: 'api.init.result';
+  instanceId: string;
+  version: string;
+  /** The names of every function; empty with `error` when this page may not use the API. */
+  functions: string[];
+  /** The functions that only read (callable under the open default). */
+  readOnly: string[];
+  /** Whether this page may call functions that change the scene. */
+  mayChange: boolean;
+  /** Whether the scene is shown (viewerready was sent): functions answer from now on. */
+  ready: boolean;
+  error?: string;
+}
+export type ApiResponse = { type: 'api.response'; instanceId: string; requestId: RequestId | null; response: unknown } | { type: 'api.response'; instanceId: string; requestId: RequestId | null; error: string };
+export interface ApiEventMessage {
+  type: 'api.event';
+  instanceId: string;
+  event: string;
+  data: unknown;
+}
+export interface LifecycleMessage {
+  type: 'viewerinit' | 'viewerready';
+  instanceId: string;
+  sceneId: string;
+}
+export type ViewerToHostMessage = ApiInitResult | ApiResponse | ApiEventMessage | LifecycleMessage;
+
+// ---- argument pieces ---------------------------------------------------------------------------
+
+const finite = (name: string) => z.number({ error: `${name} must be a number` }).refine(Number.isFinite, { error: `${name} must be a finite number` });
+const positive = (name: string) => finite(name).refine((v) => v > 0, { error: `${name} must be greater than 0` });
+const id = (name: string) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `${name} undefined.` : `${name} must be a string`) })
+    .min(1, { error: `${name} must not be empty` })
+    .max(256, { error: `${name} must be at most 256 characters` });
+const text = (name: string) => z.string({ error: `${name} must be a string` }).max(MAX_TEXT_LENGTH, { error: `${name} must be at most ${MAX_TEXT_LENGTH} characters` });
+const bool = (name: string) => z.boolean({ error: `${name} must be true or false` });
+/** [x, y, z] */
+const vec3 = (name: string) => z.tuple([finite(`${name}[0]`), finite(`${name}[1]`), finite(`${name}[2]`)], { error: `${name} must be [x, y, z]` });
+const side = (name: string) =>
+  z
+    .number({ error: `${name} must be a number of pixels` })
+    .int({ error: `${name} must be a whole number of pixels` })
+    .min(1, { error: `${name} must be at least 1` })
+    .max(MAX_FRAME_SIDE, { error: `${name} must be at most ${MAX_FRAME_SIDE}` });
+
+/** A value of the page's as an error message quotes it: at most 60 characters. */
+export function clip(text: string, max = 60): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+const args = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown argument ${issue.keys
+            .slice(0, 5)
+            .map((k) => `'${clip(k)}'`)
+            .join(', ')}${issue.keys.length > 5 ? ` (and ${issue.keys.length - 5} more)` : ''}`
+        : 'the arguments must be an object { name: value }',
+  });
+const none = args({});
+
+const Vec3Out = z.tuple([z.number(), z.number(), z.number()]);
+const Ok = z.object({ ok: z.literal(true) });
+
+export const NAVIGATION_MODE_NAMES = ['Orbit', 'FirstPerson', 'Plan'] as const;
+export const PROJECTION_NAMES = ['Perspective', 'Orthographic'] as const;
+export const TOOL_NAMES = ['section-tool', 'length-measure-tool', 'area-measure-tool', 'angle-measure-tool'] as const;
+export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
+export const QUALITY_NAMES = ['low', 'medium', 'high', 'auto'] as const;
+
+const nodeRef = { modelId: id('modelId'), nodeId: id('nodeId') };
+
+// ---- results -----------------------------------------------------------------------------------
+
+export const ModelInfo = z.object({
+  modelId: z.string(),
+  name: z.string(),
+  visible: z.boolean(),
+  nodes: z.number(),
+  meshes: z.number(),
+  materials: z.number(),
+  textures: z.number(),
+  animations: z.number(),
+});
+export const CameraState = z.object({
+  position: Vec3Out,
+  target: Vec3Out,
+  /** Vertical field of view in degrees (perspective). */
+  fov: z.number(),
+  near: z.number(),
+  far: z.number(),
+  projection: z.enum(PROJECTION_NAMES),
+  mode: z.enum(NAVIGATION_MODE_NAMES),
+  controls: z.enum(['simple', 'editor']),
+});
+export const NodeInfo = z.object({
+  modelId: z.string(),
+  nodeId: z.string(),
+  name: z.string(),
+  /** three.js type: Mesh, Group, Object3D, ... */
+  type: z.string(),
+  visible: z.boolean(),
+  /** Local translation, rotation (XYZ Euler angles in degrees) and scale, as the ECS holds them. */
+  translation: Vec3Out,
+  rotation: Vec3Out,
+  scale: Vec3Out,
+  /** The nodeId of the parent node, null at the model's root. */
+  parentId: z.string().nullable(),
+  children: z.array(z.string()),
+});
+export interface NodeTreeEntry {
+  nodeId: string;
+  name: string;
+  type: string;
+  children: NodeTreeEntry[];
+}
+export const NodeTreeEntry: z.ZodType<NodeTreeEntry> = z.lazy(() =>
+  z.object({ nodeId: z.string(), name: z.string(), type: z.string(), children: z.array(NodeTreeEntry) }).meta({ id: 'NodeTreeEntry' }),
+);
+export const MaterialSummary = z.object({ modelId: z.string(), materialId: z.string(), name: z.string(), type: z.string() });
+export const MaterialInfo = MaterialSummary.extend({
+  color: z.string().nullable(),
+  opacity: z.number(),
+  transparent: z.boolean(),
+  metalness: z.number().nullable(),
+  roughness: z.number().nullable(),
+  emissive: z.string().nullable(),
+  emissiveIntensity: z.number().nullable(),
+  /** Texture maps present: property name -> textureId (null when the texture has no id). */
+  maps: z.record(z.string(), z.string().nullable()),
+});
+export const Hit = z.object({
+  position: Vec3Out,
+  normal: Vec3Out,
+  distance: z.number(),
+  modelId: z.string().nullable(),
+  nodeId: z.string().nullable(),
+  nodeName: z.string(),
+  materialId: z.string().nullable(),
+  material: z.string(),
+  instanceId: z.number().nullable(),
+});
+export const ScreenPoint = z.object({
+  /** CSS pixels from the viewer's top left. */
+  x: z.number(),
+  y: z.number(),
+  /** In front of the camera and inside the viewer. */
+  visible: z.boolean(),
+});
+export const Image = z.object({ width: z.number(), height: z.number(), mimeType: z.string(), dataUrl: z.string() });
+export const AnnotationInfo = z.object({
+  id: z.string(),
+  title: z.string(),
+  text: z.string(),
+  position: Vec3Out,
+  /** Camera eye and target for gotoAnnotation. */
+  eye: Vec3Out,
+  target: Vec3Out,
+});
+export type AnnotationInfo = z.infer<typeof AnnotationInfo>;
+export const AnimationInfo = z.object({
+  modelId: z.string(),
+  id: z.string(),
+  name: z.string(),
+  duration: z.number(),
+  status: z.enum(['playing', 'paused', 'finished', 'stopped']),
+  time: z.number(),
+  loop: z.boolean(),
+});
+export const MeasurementInfo = z.object({
+  id: z.number(),
+  kind: z.enum(['length', 'area', 'angle']),
+  value: z.number(),
+  label: z.string(),
+  points: z.array(Vec3Out),
+});
+export const SectionInfo = z.object({ id: z.number(), normal: Vec3Out, constant: z.number() });
+export const QualityInfo = z.object({ tier: z.enum(['low', 'medium', 'high']), forced: z.boolean(), postprocessing: z.boolean() });
+
+const imageArgs = {
+  width: side('width').optional(),
+  height: side('height').optional(),
+  format: z.enum(IMAGE_FORMATS, { error: `format must be one of ${IMAGE_FORMATS.join(', ')}` }).optional(),
+  quality: finite('quality')
+    .refine((v) => v >= 0 && v <= 1, { error: 'quality must be between 0 and 1' })
+    .optional(),
+};
+
+// ---- the functions -----------------------------------------------------------------------------
+
+export interface FunctionSpec<A extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  group: string;
+  summary: string;
+  /** 'read' functions change nothing; 'change' functions need a page allowed to change the scene. */
+  access: 'read' | 'change';
+  args: A;
+  result: R;
+}
+const fn = <A extends z.ZodType, R extends z.ZodType>(group: string, access: 'read' | 'change', summary: string, a: A, result: R): FunctionSpec<A, R> => ({
+  group,
+  summary,
+  access,
+  args: a,
+  result,
+});
+
+const animationRef = { modelId: id('modelId'), animation: id('animation') };
+const settingsPart = <K extends keyof typeof SceneSettingsValues.shape>(keys: K[]) =>
+  args(Object.fromEntries(keys.map((k) => [k, SceneSettingsValues.shape[k].optional()])) as { [P in K]: z.ZodOptional<(typeof SceneSettingsValues.shape)[P]> });
+
+export const HOST_FUNCTIONS = {
+  // models
+  listModels: fn('Models', 'read', 'The loaded models.', none, z.array(ModelInfo)),
+  setModelVisibility: fn('Models', 'change', 'Shows or hides a whole model.', args({ modelId: id('modelId'), visible: bool('visible') }), ModelInfo),
+  // camera
+  getCamera: fn('Camera', 'read', 'Where the camera is and how it projects.', none, CameraState),
+  setCamera: fn(
+    'Camera',
+    'change',
+    'Moves the camera; with `transition` (default true) it glides there and the promise resolves when it arrives.',
+    args({ position: vec3('position').optional(), target: vec3('target').optional(), fov: finite('fov').refine((v) => v > 0 && v < 180, { error: 'fov must be between 0 and 180 degrees' }).optional(), transition: bool('transition').optional() }),
+    CameraState,
+  ),
+  fitCamera: fn('Camera', 'change', 'Frames every visible model.', args({ transition: bool('transition').optional() }), CameraState),
+  setCameraConfig: fn(
+    'Camera',
+    'change',
+    'Camera config per field given (editor specification section 5): fov, near, far, and the controls ("simple" or "editor" mouse mapping).',
+    args({ fov: finite('fov').refine((v) => v > 0 && v < 180, { error: 'fov must be between 0 and 180 degrees' }).optional(), near: positive('near').optional(), far: positive('far').optional(), controls: z.enum(['simple', 'editor'], { error: "controls must be 'simple' or 'editor'" }).optional() }),
+    CameraState,
+  ),
+  setNavigationMode: fn('Camera', 'change', 'Orbit, FirstPerson or Plan.', args({ mode: z.enum(NAVIGATION_MODE_NAMES, { error: `mode must be one of ${NAVIGATION_MODE_NAMES.join(', ')}` }) }), CameraState),
+  setProjection: fn('Camera', 'change', 'Perspective or Orthographic.', args({ projection: z.enum(PROJECTION_NAMES, { error: `projection must be one of ${PROJECTION_NAMES.join(', ')}` }) }), CameraState),
+  // objects
+  getObjectByName: fn('Objects', 'read', 'The first node with this name (in `modelId` if given), or null.', args({ name: text('name'), modelId: id('modelId').optional() }), NodeInfo.nullable()),
+  getNode: fn('Objects', 'read', 'One node by its stable id.', args(nodeRef), NodeInfo),
+  getNodeTree: fn('Objects', 'read', "A model's node tree (every node with a nodeId, parents before children).", args({ modelId: id('modelId') }), z.array(NodeTreeEntry)),
+  setObjectTranslation: fn('Objects', 'change', 'Local translation of a node.', args({ ...nodeRef, translation: vec3('translation') }), NodeInfo),
+  setObjectRotation: fn('Objects', 'change', 'Local rotation of a node: XYZ Euler angles in degrees.', args({ ...nodeRef, rotation: vec3('rotation') }), NodeInfo),
+  setObjectScale: fn('Objects', 'change', 'Local scale of a node (no component 0).', args({ ...nodeRef, scale: vec3('scale') }), NodeInfo),
+  setObjectVisibility: fn('Objects', 'change', 'Shows or hides a node and what is below it.', args({ ...nodeRef, visible: bool('visible') }), NodeInfo),
+  highlightObject: fn(
+    'Objects',
+    'change',
+    'Draws a box around a node (null nodeId clears it); one highlight at a time.',
+    args({ modelId: id('modelId').optional(), nodeId: id('nodeId').nullable(), color: z.string().regex(/^#?[0-9a-fA-F]{6}$/, { error: "color must be '#rrggbb'" }).optional() }),
+    Ok,
+  ),
+  // materials
+  listMaterials: fn('Materials', 'read', 'Materials of every model, or of `modelId`.', args({ modelId: id('modelId').optional() }), z.array(MaterialSummary)),
+  getMaterial: fn('Materials', 'read', "A material's properties.", args({ modelId: id('modelId'), materialId: id('materialId') }), MaterialInfo),
+  setMaterial: fn(
+    'Materials',
+    'change',
+    'Changes material properties (the mutation fields: color, opacity, metalness, roughness, emissive, maps by textureId, ...).',
+    args({ modelId: id('modelId'), materialId: id('materialId'), properties: MaterialProperties }),
+    MaterialInfo,
+  ),
+  // textures
+  addTexture: fn('Textures', 'change', 'Loads an image (http(s) URL, CORS-enabled) as a texture usable in setMaterial maps.', args({ url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(4096) }), z.object({ textureId: z.string() })),
+  // post-processing and quality
+  getPostProcessing: fn('Rendering', 'read', 'The render config (effects); an error on the low tier, which draws no effects.', none, RenderConfig),
+  setPostProcessing: fn('Rendering', 'change', 'Changes some fields of the render config.', args({ config: z.record(z.string(), z.unknown(), { error: 'config must be an object' }) }), RenderConfig),
+  getQuality: fn('Rendering', 'read', 'The quality tier in use.', none, QualityInfo),
+  setQuality: fn('Rendering', 'change', "Switches the quality tier ('auto': the detected one).", args({ tier: z.enum(QUALITY_NAMES, { error: `tier must be one of ${QUALITY_NAMES.join(', ')}` }) }), QualityInfo),
+  // scene settings
+  getSceneSettings: fn('Scene', 'read', 'Every scene setting as applied.', none, SceneSettingsValues),
+  setSceneSettings: fn('Scene', 'change', 'Applies the scene settings given (editor specification section 3); the others stay.', args({ settings: SceneSettings }), SceneSettingsValues),
+  setSun: fn('Scene', 'change', 'The sun and ambient light.', settingsPart(['sunAzimuth', 'sunElevation', 'sunColor', 'directionalLightIntensity', 'ambientLightIntensity']), SceneSettingsValues),
+  setFog: fn('Scene', 'change', 'Fog (exponential): on or off, density and colour.', settingsPart(['fogEnabled', 'fogDensity', 'fogColor']), SceneSettingsValues),
+  setShadowPlane: fn('Scene', 'change', 'The shadow plane: on or off, height and opacity.', settingsPart(['shadowPlaneEnabled', 'shadowPlaneY', 'shadowPlaneOpacity']), SceneSettingsValues),
+  setWater: fn('Scene', 'change', 'The water plane: on or off, colour, distortion, size, height and wave speed.', settingsPart(['waterEnabled', 'waterColor', 'waterDistortionScale', 'waterSize', 'waterYOffset', 'waterWaveSpeed']), SceneSettingsValues),
+  setBackground: fn('Scene', 'change', 'The background: type, colours, gradient rotation, blurriness.', settingsPart(['backgroundType', 'backgroundColor1', 'backgroundColor2', 'backgroundRotation', 'backgroundBlurriness']), SceneSettingsValues),
+  setEnvironment: fn('Scene', 'change', 'The environment (a catalog id, or null).', settingsPart(['environment']), SceneSettingsValues),
+  // animations
+  listAnimations: fn('Animations', 'read', 'Every animation of the loaded models.', none, z.array(AnimationInfo)),
+  playAnimation: fn('Animations', 'change', 'Starts an animation (by id or name) from `time`, looping unless `loop` is false.', args({ ...animationRef, loop: bool('loop').optional(), time: finite('time').optional() }), AnimationInfo),
+  pauseAnimation: fn('Animations', 'change', 'Pauses an animation.', args(animationRef), AnimationInfo),
+  resumeAnimation: fn('Animations', 'change', 'Resumes a paused animation.', args(animationRef), AnimationInfo),
+  stopAnimation: fn('Animations', 'change', 'Stops an animation.', args(animationRef), AnimationInfo),
+  seekAnimation: fn('Animations', 'change', 'Moves an animation to `time` seconds (shown at once, also when paused).', args({ ...animationRef, time: finite('time') }), AnimationInfo),
+  setAnimationSpeed: fn('Animations', 'change', 'The global speed (at least 0.1).', args({ speed: positive('speed') }), z.object({ speed: z.number() })),
+  // tools
+  activateTool: fn('Tools', 'change', 'Turns a tool on, or every tool off (null).', args({ tool: z.enum(TOOL_NAMES, { error: `tool must be one of ${TOOL_NAMES.join(', ')} or null` }).nullable() }), z.object({ tool: z.enum(TOOL_NAMES).nullable() })),
+  listMeasurements: fn('Tools', 'read', 'The measurements made.', none, z.array(MeasurementInfo)),
+  listSectionPlanes: fn('Tools', 'read', 'The section planes made.', none, z.array(SectionInfo)),
+  // picking and projection
+  pickFromScreen: fn('Picking', 'read', 'What is under a point of the viewer (CSS pixels from its top left), or null.', args({ x: finite('x'), y: finite('y') }), Hit.nullable()),
+  getWorldToScreenCoordinates: fn('Picking', 'read', 'Where a 3D point is on the viewer (CSS pixels).', args({ position: vec3('position') }), ScreenPoint),
+  registerHotspots: fn(
+    'Picking',
+    'change',
+    "Registers 3D points whose screen positions are sent as the 'hotspots' event each time the camera moves (replaces points with the same ids).",
+    args({ points: z.array(z.strictObject({ id: id('points[].id'), position: vec3('points[].position') }), { error: 'points must be a list of { id, position }' }).max(MAX_HOTSPOTS, { error: `points: at most ${MAX_HOTSPOTS}` }) }),
+    z.object({ count: z.number() }),
+  ),
+  unregisterHotspots: fn('Picking', 'change', 'Removes hotspots by id (every one without `ids`).', args({ ids: z.array(id('ids[]')).max(MAX_HOTSPOTS).optional() }), z.object({ count: z.number() })),
+  // pictures
+  screenshot: fn('Pictures', 'read', 'A picture of the current view (without helpers), as a data URL.', args(imageArgs), Image),
+  renderOffscreenFrame: fn(
+    'Pictures',
+    'read',
+    'A picture from another camera without moving the view: `position`/`target`/`fov`, or `fit` to frame every model from that direction with `fitPaddingFactor` (default 1.1); `transparent` clears the background.',
+    args({
+      ...imageArgs,
+      width: side('width'),
+      height: side('height'),
+      position: vec3('position').optional(),
+      target: vec3('target').optional(),
+      fov: finite('fov').refine((v) => v > 0 && v < 180, { error: 'fov must be between 0 and 180 degrees' }).optional(),
+      fit: bool('fit').optional(),
+      fitPaddingFactor: finite('fitPaddingFactor').refine((v) => v >= 1 && v <= 10, { error: 'fitPaddingFactor must be between 1 and 10' }).optional(),
+      transparent: bool('transparent').optional(),
+    }),
+    Image,
+  ),
+  // annotations
+  listAnnotations: fn('Annotations', 'read', 'The annotations.', none, z.array(AnnotationInfo)),
+  createAnnotation: fn(
+    'Annotations',
+    'change',
+    'Pins an annotation at a 3D point; `eye`/`target` default to the current camera.',
+    args({ position: vec3('position'), title: text('title'), text: text('text').optional(), eye: vec3('eye').optional(), target: vec3('target').optional() }),
+    AnnotationInfo,
+  ),
+  updateAnnotation: fn(
+    'Annotations',
+    'change',
+    'Changes the fields given.',
+    args({ id: id('id'), title: text('title').optional(), text: text('text').optional(), position: vec3('position').optional(), eye: vec3('eye').optional(), target: vec3('target').optional() }),
+    AnnotationInfo,
+  ),
+  removeAnnotation: fn('Annotations', 'change', 'Removes an annotation.', args({ id: id('id') }), Ok),
+  gotoAnnotation: fn('Annotations', 'change', "Moves the camera to an annotation's eye and target.", args({ id: id('id'), transition: bool('transition').optional() }), CameraState),
+} as const;
+
+export type HostFunctionName = keyof typeof HOST_FUNCTIONS;
+export const HOST_FUNCTION_NAMES = Object.keys(HOST_FUNCTIONS) as HostFunctionName[];
+export type HostArgs<F extends HostFunctionName> = z.input<(typeof HOST_FUNCTIONS)[F]['args']>;
+export type HostParsedArgs<F extends HostFunctionName> = z.output<(typeof HOST_FUNCTIONS)[F]['args']>;
+export type HostResult<F extends HostFunctionName> = z.output<(typeof HOST_FUNCTIONS)[F]['result']>;
+
+export function isHostFunction(name: string): name is HostFunctionName {
+  return Object.prototype.hasOwnProperty.call(HOST_FUNCTIONS, name);
+}
+
+// ---- events ------------------------------------------------------------------------------------
+
+export const HOST_EVENTS = {
+  'annotation.click': { summary: 'A pin was clicked.', data: z.object({ annotationId: z.string() }) },
+  raycast: { summary: 'A click (not a drag) hit the scene.', data: Hit },
+  'background.click': { summary: 'A click hit nothing.', data: z.object({ x: z.number(), y: z.number() }) },
+  selection: { summary: 'The clicked node (null: the selection was cleared by a click on nothing).', data: z.object({ modelId: z.string().nullable(), nodeId: z.string().nullable() }) },
+  animation: {
+    summary: 'An animation started, stopped, paused, resumed, finished or looped.',
+    data: z.object({ modelId: z.string(), animationName: z.string(), eventType: z.string(), isPlaying: z.boolean(), time: z.number(), weight: z.number(), duration: z.number(), loop: z.boolean() }),
+  },
+  camerastart: { summary: 'The camera started moving.', data: CameraState },
+  camerastop: { summary: 'The camera came to rest.', data: CameraState },
+  hotspots: { summary: 'Screen positions of the registered hotspots, sent in the frame the camera moved (and when they are registered).', data: z.object({ points: z.array(ScreenPoint.extend({ id: z.string() })) }) },
+  loadprogress: { summary: 'Loading progress (bytes and models).', data: z.object({ loaded: z.number(), total: z.number(), modelsDone: z.number(), modelsTotal: z.number() }) },
+  measurement: { summary: 'A measurement was created, changed or deleted.', data: MeasurementInfo.extend({ action: z.enum(['created', 'updated', 'deleted']) }) },
+  section: { summary: 'A section plane was created, moved or deleted.', data: SectionInfo.extend({ action: z.enum(['created', 'updated', 'deleted']) }) },
+  tool: { summary: 'The active tool changed.', data: z.object({ tool: z.enum(TOOL_NAMES).nullable(), previous: z.enum(TOOL_NAMES).nullable() }) },
+  navigation: { summary: 'Navigation mode, projection or camera controls changed.', data: z.object({ mode: z.string(), projection: z.string(), cameraConfig: z.string() }) },
+} as const;
+export type HostEventName = keyof typeof HOST_EVENTS;
+export type HostEventData<E extends HostEventName> = z.output<(typeof HOST_EVENTS)[E]['data']>;
+
+/** One line naming the argument at fault: "arguments.position[1]: position[1] must be a number". */
+export function describeArgumentsError(error: z.ZodError, max = 3): string {
+  const parts = error.issues.slice(0, max).map((issue) => {
+    let path = 'arguments';
+    for (const p of issue.path) path += typeof p === 'number' ? `[${p}]` : `.${String(p)}`;
+    return `${path}: ${issue.message}`;
+  });
+  return parts.join('; ') + (error.issues.length > max ? ` (and ${error.issues.length - max} more)` : '');
+}
