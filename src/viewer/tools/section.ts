@@ -449,7 +449,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     createAt(clientX, clientY) {
       const hit = ctx.picker().pickAtClient(clientX, clientY);
       if (!hit) {
-        feedback = 'Double-click on the model to place a section plane on its surface.';
+        feedback = 'Missed the model: double-click (or double-tap) on its surface to place a section plane there.';
         ctx.changed();
         return 0;
       }
@@ -525,7 +525,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       return feedback;
     },
     clearFeedback() {
+      if (feedback === null) return;
       feedback = null;
+      ctx.changed();
     },
     dispose() {
       removeStep();

@@ -5,7 +5,8 @@ import type { Keyboard } from '../input/keyboard';
 import { attachPointerInput, type CameraInput } from '../input/pointer';
 import type { Picker } from '../pick-types';
 import { createToolContext } from './context';
-import { createLabelLayer } from './labels';
+import { mergeDisplay, type DisplayUnits } from './format';
+import { createLabelLayer, type LabelLayer } from './labels';
 import type { MeasureKind } from './measure-machine';
 import { createMeasurements, type Measurements } from './measurements';
 import { createSampler, type Sampler } from './sampler';
@@ -29,6 +30,14 @@ export interface ViewerTools {
    * samples a point, whatever tool is active, then the toggle turns itself off.
    */
   setSampling(on: boolean): void;
+  /**
+   * How values are shown: unit ('m', 'cm', 'mm', 'ft-in'), precision and the up axis of displayed
+   * coordinates ('y' as stored, or 'z'). Stored values stay metres, Y up. Throws on a bad field;
+   * returns the settings in effect. Every label is rewritten.
+   */
+  setDisplay(patch: Partial<DisplayUnits>): DisplayUnits;
+  /** The labels pinned to world points (measurement values, the sampled point): screenshots draw them. */
+  readonly labels: LabelLayer;
   /** What the UI shows; the same object is sent as the 'tools' event after every change. */
   getSnapshot(): ToolsSnapshot;
   readonly measurements: Measurements;
@@ -98,7 +107,16 @@ export function createTools(options: ToolsOptions): ViewerTools {
     },
   );
 
-  const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false };
+  // Touch wording when the screen has no hover and a coarse pointer, then after each press by its kind.
+  const coarse = typeof window !== 'undefined' && !!window.matchMedia?.('(hover: none) and (pointer: coarse)').matches;
+  const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false, touch: coarse, display: ctx.display };
+  const onPointerKind = (event: PointerEvent) => {
+    const touch = event.pointerType === 'touch' || (event.pointerType === 'pen' && coarse);
+    if (touch === parts.touch) return;
+    parts.touch = touch;
+    changed();
+  };
+  options.container.addEventListener('pointerdown', onPointerKind, { capture: true, passive: true });
   const setSampling = (on: boolean) => {
     if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
     if (parts.sampling === on) return;
@@ -137,6 +155,15 @@ export function createTools(options: ToolsOptions): ViewerTools {
     toggle: (name) => manager.toggle(name),
     deleteSelected,
     setSampling,
+    setDisplay(patch) {
+      const next = mergeDisplay(ctx.display, patch ?? {});
+      Object.assign(ctx.display, next);
+      measurements.relabel();
+      sampler.relabel();
+      changed();
+      return { ...ctx.display };
+    },
+    labels,
     getSnapshot() {
       return (snapshot ??= toolsSnapshot(parts));
     },
@@ -145,6 +172,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
     sampler,
     dispose() {
       pointer.dispose();
+      options.container.removeEventListener('pointerdown', onPointerKind, { capture: true });
       unbindKeys();
       resizeObserver.disconnect();
       manager.deactivate();
