@@ -8,6 +8,7 @@ import { createToolContext } from './context';
 import { mergeDisplay, type DisplayUnits } from './format';
 import { createLabelLayer, type LabelLayer } from './labels';
 import type { MeasureKind } from './measure-machine';
+import { createMagnifier } from './magnifier';
 import { createMeasurements, type Measurements } from './measurements';
 import { createSampler, type Sampler } from './sampler';
 import { createSections, type Sections } from './section';
@@ -117,6 +118,8 @@ export function createTools(options: ToolsOptions): ViewerTools {
     changed();
   };
   options.container.addEventListener('pointerdown', onPointerKind, { capture: true, passive: true });
+  // A loupe above a finger that places a point (a measurement tool, or Sample point).
+  const magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
   const setSampling = (on: boolean) => {
     if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
     if (parts.sampling === on) return;
@@ -173,6 +176,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
     dispose() {
       pointer.dispose();
       options.container.removeEventListener('pointerdown', onPointerKind, { capture: true });
+      magnifier.dispose();
       unbindKeys();
       resizeObserver.disconnect();
       manager.deactivate();
