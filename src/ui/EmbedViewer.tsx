@@ -55,6 +55,9 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
         className="embed-canvas"
         ref={canvasRef}
         data-testid="viewer-canvas"
+        // A press on the view takes the keyboard from whatever had it (camera-controls prevents the
+        // press's default focus change): Enter then acts on the view, never on a panel's button.
+        onPointerDown={(e) => e.currentTarget.focus({ preventScroll: true, focusVisible: false } as FocusOptions)}
         role="application"
         aria-roledescription="3D view"
         aria-label={`3D view${snap.sceneName ? ` of ${snap.sceneName}` : ''}. Drag to orbit, scroll to zoom; arrow keys orbit, + and − zoom; press ? for every shortcut.`}

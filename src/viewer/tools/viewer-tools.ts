@@ -103,6 +103,9 @@ export function createTools(options: ToolsOptions): ViewerTools {
       'angle-measure-tool': measureTool('angle'),
     },
     (tool, previous) => {
+      // A new tool starts clean: the last refusal or miss goes.
+      sections.clearFeedback();
+      sampler.clearFeedback();
       options.events.emit('tool', { tool, previous });
       changed();
     },
@@ -124,6 +127,10 @@ export function createTools(options: ToolsOptions): ViewerTools {
     if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
     if (parts.sampling === on) return;
     parts.sampling = on;
+    if (on) {
+      measurements.clearFeedback();
+      sections.clearFeedback();
+    }
     changed();
   };
   const deleteSelected = (): boolean => {

@@ -138,6 +138,38 @@ describe('modes', () => {
     expect(nav.controls.polarAngle).toBeCloseTo(polar, 4);
   });
 
+  it('Plan and the top view are square to the axes, framed on the scene, whatever the spin before', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    await nav.controls.rotate(0.6 + Math.PI * 4, 0.2, false);
+    settle(nav);
+    nav.setMode('Plan');
+    settle(nav);
+    const screenRight = new Vector3().setFromMatrixColumn(nav.camera.matrixWorld, 0);
+    expect(screenRight.x).toBeGreaterThan(0.9999);
+    expect(viewDirection(nav).y).toBeLessThan(-0.999);
+    // Framed: the whole 4 x 2 box from above, target at its centre.
+    expect(nav.controls.getTarget(new Vector3(), true).length()).toBeLessThan(1e-3);
+    nav.setMode('Orbit');
+    await nav.lookAlong('+x', false);
+    await nav.lookAlong('+y', false);
+    settle(nav);
+    expect(new Vector3().setFromMatrixColumn(nav.camera.matrixWorld, 0).x).toBeGreaterThan(0.9999);
+    // Fit keeps the direction; Home returns to the saved view.
+    nav.saveHome();
+    const home = nav.controls.getPosition(new Vector3(), true);
+    await nav.controls.rotate(1, -0.5, false);
+    settle(nav);
+    const direction = viewDirection(nav);
+    await nav.fit([model()], false, { keepDirection: true });
+    settle(nav);
+    expect(viewDirection(nav).dot(direction)).toBeGreaterThan(0.9999);
+    await nav.home(false);
+    settle(nav);
+    expect(nav.controls.getPosition(new Vector3(), true).distanceTo(home)).toBeLessThan(1e-6);
+  });
+
   it('fit in Plan keeps looking straight down', async () => {
     const { nav } = setup();
     nav.setMode('Plan');
