@@ -50,7 +50,21 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
   }, [ready]);
 
   return (
-    <div className="embed" ref={containerRef} style={{ ['--accent' as string]: options.uiColor }} onClick={(e) => returnFocusToView(e, canvasRef.current)}>
+    <div
+      className="embed"
+      ref={containerRef}
+      style={{ ['--accent' as string]: options.uiColor }}
+      // The view's focus ring shows for keyboard focus only: Chromium matches :focus-visible on the
+      // canvas after a mouse press too, so the last kind of input is kept on the container.
+      data-focus-source="pointer"
+      onKeyDownCapture={(e) => {
+        if (e.key === 'Tab') e.currentTarget.dataset.focusSource = 'keyboard';
+      }}
+      onPointerDownCapture={(e) => {
+        e.currentTarget.dataset.focusSource = 'pointer';
+      }}
+      onClick={(e) => returnFocusToView(e, canvasRef.current)}
+    >
       <canvas
         className="embed-canvas"
         ref={canvasRef}

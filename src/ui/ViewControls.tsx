@@ -48,7 +48,7 @@ const MODES: { mode: NavigationMode; label: string; hint?: string; testId: strin
 /** Below this width the toolbar folds into a menu button. */
 export const NARROW_SCREEN = '(max-width: 640px)';
 /** How long 'Screenshot saved' stays. */
-const SAVED_NOTE_MS = 2500;
+const SAVED_NOTE_MS = 6000;
 
 type ShotStatus = 'idle' | 'busy' | 'saved';
 
