@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ANIMATION_SPEED_MIN } from '../protocol/constants';
 import type { AnimationRow } from '../viewer/animation-control';
 import type { Viewer } from '../viewer/viewer';
@@ -6,14 +6,17 @@ import type { Viewer } from '../viewer/viewer';
 /** The speed control's range (the specification's minimum is 0.1). */
 export const ANIMATION_SPEED_MAX = 4;
 const SPEED_STEP = 0.1;
+/** While an animation plays, the timelines follow it this often (ms): a UI poll, not a frame loop. */
+export const TIMELINE_REFRESH_MS = 200;
 /** Below this width the panel starts collapsed. */
 const SMALL_SCREEN = '(max-width: 640px)';
 
 /**
  * The animations of the loaded models (viewer specification section 4, "Animations"): each can be
  * played, paused and resumed, and stopped; one loop switch (looping plays forever, otherwise once
- * and holds the last frame) and one global speed (at least 0.1). Shown only when the scene has
- * animations; collapsed at first on small screens. It reads the UI store's rows and acts through
+ * and holds the last frame) and one global speed (at least 0.1); each has a timeline to scrub with its
+ * current time. Shown only when the scene has animations; collapsed at first on small screens (the
+ * header's chevron folds it). It reads the UI store's rows and acts through
  * the viewer's `animations`.
  */
 export function AnimationPanel({ viewer, animations, speed, onChange }: { viewer: Viewer; animations: readonly AnimationRow[]; speed: number; onChange: () => void }) {
@@ -21,6 +24,12 @@ export function AnimationPanel({ viewer, animations, speed, onChange }: { viewer
   const rows = animations.map((a) => ({ ...a, key: `${a.modelId}/${a.id}`, label: several ? `${a.modelName} · ${a.name}` : a.name }));
   const [open, setOpen] = useState(() => !window.matchMedia?.(SMALL_SCREEN).matches);
   const [loop, setLoop] = useState(true);
+  const playing = animations.some((row) => row.status === 'playing');
+  useEffect(() => {
+    if (!open || !playing) return;
+    const timer = setInterval(onChange, TIMELINE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [open, playing, onChange]);
 
   if (rows.length === 0) return null;
 
@@ -47,14 +56,11 @@ export function AnimationPanel({ viewer, animations, speed, onChange }: { viewer
 
   return (
     <section className={`animation-panel${open ? ' open' : ''}`} aria-label="Animations" data-testid="animation-panel">
-      <button type="button" className="animation-panel-header" aria-expanded={open} data-testid="animation-panel-toggle" onClick={() => setOpen(!open)}>
-        <svg viewBox="0 0 24 24" aria-hidden="true">
-          <path d="M8 5v14l11-7z" />
-        </svg>
+      <button type="button" className="animation-panel-header" aria-expanded={open} data-keep-focus="" data-testid="animation-panel-toggle" onClick={() => setOpen(!open)}>
         <span>Animations ({rows.length})</span>
-        <span className="animation-panel-chevron" aria-hidden="true">
-          {open ? '▾' : '▸'}
-        </span>
+        <svg className="animation-panel-chevron" viewBox="0 0 24 24" aria-hidden="true">
+          <path d={open ? 'M6 9l6 6 6-6' : 'M6 15l6-6 6 6'} />
+        </svg>
       </button>
       {open && (
         <div className="animation-panel-body">
@@ -87,7 +93,24 @@ export function AnimationPanel({ viewer, animations, speed, onChange }: { viewer
                   <span className="animation-name" title={row.label}>
                     {row.label}
                   </span>
-                  <span className="animation-duration">{row.duration.toFixed(1)} s</span>
+                  <input
+                    type="range"
+                    className="animation-timeline"
+                    min={0}
+                    max={row.duration}
+                    step={Math.max(0.01, row.duration / 500)}
+                    value={Math.min(row.time, row.duration)}
+                    aria-label={`Time of ${row.label}`}
+                    aria-valuetext={`${row.time.toFixed(1)} of ${row.duration.toFixed(1)} seconds`}
+                    data-testid="animation-timeline"
+                    onChange={(e) => {
+                      a.seek(row.modelId, row.id, Number(e.target.value));
+                      onChange();
+                    }}
+                  />
+                  <span className="animation-duration" data-testid="animation-time">
+                    {row.time.toFixed(1)} / {row.duration.toFixed(1)} s
+                  </span>
                 </li>
               );
             })}

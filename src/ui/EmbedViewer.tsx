@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, type MouseEvent } from 'react';
 import { useSnapshot } from 'valtio';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions } from './embed-options';
-import { addNotice, createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+import { addNotice, clearNotices, createEmbedState, progressFraction, progressText, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { AnimationPanel } from './AnimationPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
@@ -38,9 +38,44 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
     };
   }, [sceneId, state, options.autoPlay]);
 
+  const ready = snap.phase === 'ready' && !!snap.viewer && !!controllerRef.current?.viewer;
+  // Tab order follows the screen: view, tools (top left), orientation gizmo (top right), view
+  // toolbar (right), animations (bottom left), watermark. The gizmo is the viewer's own element:
+  // it is moved into its place among the panels.
+  const gizmoSlotRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const gizmo = controllerRef.current?.viewer?.gizmo?.element;
+    const slot = gizmoSlotRef.current;
+    if (ready && gizmo && slot && gizmo.parentNode !== slot) slot.appendChild(gizmo);
+  }, [ready]);
+
   return (
-    <div className="embed" ref={containerRef} style={{ ['--accent' as string]: options.uiColor }}>
-      <canvas className="embed-canvas" ref={canvasRef} data-testid="viewer-canvas" />
+    <div
+      className="embed"
+      ref={containerRef}
+      style={{ ['--accent' as string]: options.uiColor }}
+      // The view's focus ring shows for keyboard focus only: Chromium matches :focus-visible on the
+      // canvas after a mouse press too, so the last kind of input is kept on the container.
+      data-focus-source="pointer"
+      onKeyDownCapture={(e) => {
+        if (e.key === 'Tab') e.currentTarget.dataset.focusSource = 'keyboard';
+      }}
+      onPointerDownCapture={(e) => {
+        e.currentTarget.dataset.focusSource = 'pointer';
+      }}
+      onClick={(e) => returnFocusToView(e, canvasRef.current)}
+    >
+      <canvas
+        className="embed-canvas"
+        ref={canvasRef}
+        data-testid="viewer-canvas"
+        // A press on the view takes the keyboard from whatever had it (camera-controls prevents the
+        // press's default focus change): Enter then acts on the view, never on a panel's button.
+        onPointerDown={(e) => e.currentTarget.focus({ preventScroll: true, focusVisible: false } as FocusOptions)}
+        role="application"
+        aria-roledescription="3D view"
+        aria-label={`3D view${snap.sceneName ? ` of ${snap.sceneName}` : ''}. Drag to orbit, scroll to zoom; arrow keys orbit, + and − zoom; press ? for every shortcut.`}
+      />
       {snap.phase === 'not-started' && (
         <Cover
           state={snap as EmbedState}
@@ -68,16 +103,30 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
           </button>
         </div>
       )}
-      {snap.phase === 'ready' && snap.viewer && controllerRef.current?.viewer && (
+      {ready && snap.viewer && controllerRef.current?.viewer && (
         <>
-          <ViewControls viewer={controllerRef.current.viewer} state={snap.viewer.navigation} onError={(text) => addNotice(state, text)} />
+          <ToolsPanel
+            tools={controllerRef.current.viewer.tools}
+            snap={snap.viewer.tools as ToolsSnapshot}
+            screenshotAnnotations={snap.screenshotAnnotations}
+            onScreenshotAnnotations={(on) => {
+              state.screenshotAnnotations = on;
+            }}
+          />
+          <div className="gizmo-slot" ref={gizmoSlotRef} />
+          <ViewControls
+            viewer={controllerRef.current.viewer}
+            state={snap.viewer.navigation}
+            annotations={snap.screenshotAnnotations}
+            onError={(text, source) => addNotice(state, text, source)}
+            onSuccess={(source) => clearNotices(state, source)}
+          />
           <AnimationPanel
             viewer={controllerRef.current.viewer}
             animations={snap.viewer.animations}
             speed={snap.viewer.animationSpeed}
             onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
           />
-          <ToolsPanel tools={controllerRef.current.viewer.tools} snap={snap.viewer.tools as ToolsSnapshot} />
           <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />
         </>
       )}
@@ -132,9 +181,18 @@ function dismiss(state: EmbedState, id: number) {
   if (i >= 0) state.notices.splice(i, 1);
 }
 
-function progressText(p: EmbedState['progress']): string {
-  const mb = (n: number) => (n / 1048576).toFixed(1);
-  if (p.modelsTotal === 0) return 'Loading the scene…';
-  const bytes = p.total > 0 ? `${mb(p.loaded)} of ${mb(p.total)} MB` : p.loaded > 0 ? `${mb(p.loaded)} MB` : '';
-  return `Loading ${p.modelsDone} of ${p.modelsTotal} model${p.modelsTotal === 1 ? '' : 's'}${bytes ? ` · ${bytes}` : ''}`;
+/**
+ * After a panel button was pressed with the pointer, the view takes the keyboard back: Enter or
+ * Delete then act on the view (keep a plane, delete a measurement), never press the same button
+ * again. A button pressed from the keyboard (detail 0) keeps the focus, so keyboard users stay put.
+ */
+function returnFocusToView(event: MouseEvent, canvas: HTMLCanvasElement | null): void {
+  if (!canvas || event.detail === 0) return;
+  const target = event.target as Element | null;
+  const button = target?.closest?.('button, [role="button"]');
+  if (!button || !button.closest('.tools-panel, .view-controls, .animation-panel, .gizmo-slot, .tool-labels')) return;
+  // Menus and popovers that open in place keep the focus for their items.
+  if (button.hasAttribute('data-keep-focus')) return;
+  // No focus ring for a pointer user (focusVisible is honoured where supported).
+  canvas.focus({ preventScroll: true, focusVisible: false } as FocusOptions);
 }

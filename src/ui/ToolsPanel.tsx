@@ -1,5 +1,8 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { ToolName, ToolsSnapshot, ViewerTools } from '../viewer/tools';
+import { LENGTH_UNITS, MAX_PRECISION, type LengthUnit, type UpAxis } from '../viewer/tools/format';
+
+const UNIT_NAMES: Record<LengthUnit, string> = { m: 'metres', cm: 'centimetres', mm: 'millimetres', 'ft-in': 'feet and inches' };
 
 const TOOLS: { name: ToolName; label: string; testId: string; icon: ReactNode }[] = [
   {
@@ -35,9 +38,21 @@ const TOOLS: { name: ToolName; label: string; testId: string; icon: ReactNode }[
  * (the next click or tap samples a point, for touch screens where Shift+click cannot be done) and
  * its hint.
  */
-export function ToolsPanel({ tools, snap }: { tools: ViewerTools; snap: ToolsSnapshot }) {
+export function ToolsPanel({
+  tools,
+  snap,
+  screenshotAnnotations,
+  onScreenshotAnnotations,
+}: {
+  tools: ViewerTools;
+  snap: ToolsSnapshot;
+  screenshotAnnotations: boolean;
+  onScreenshotAnnotations: (on: boolean) => void;
+}) {
   const area = snap.active === 'area-measure-tool';
   const selectedSection = snap.sections.find((s) => s.selected);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const feet = snap.display.unit === 'ft-in';
   return (
     <div className="tools-panel" data-testid="tools-panel">
       <div className="tools-bar" role="toolbar" aria-label="Tools">
@@ -71,7 +86,56 @@ export function ToolsPanel({ tools, snap }: { tools: ViewerTools; snap: ToolsSna
             <path d="M12 2v5M12 17v5M2 12h5M17 12h5M12 9a3 3 0 1 0 0 6a3 3 0 1 0 0-6" />
           </svg>
         </button>
+        <button
+          type="button"
+          className="tool-button"
+          aria-label="Units and display"
+          title="Units, precision, up axis and screenshots"
+          aria-expanded={settingsOpen}
+          data-keep-focus=""
+          data-testid="tool-settings"
+          onClick={() => setSettingsOpen(!settingsOpen)}
+        >
+          <svg viewBox="0 0 24 24" aria-hidden="true">
+            <path d="M4 7h10M18 7h2M4 17h4M12 17h8M16 5v4M10 15v4" />
+          </svg>
+        </button>
       </div>
+      {settingsOpen && (
+        <div className="tools-settings" role="group" aria-label="Units and display" data-testid="tools-settings">
+          <label>
+            <span>Unit</span>
+            <select value={snap.display.unit} data-testid="setting-unit" onChange={(e) => tools.setDisplay({ unit: e.target.value as LengthUnit })}>
+              {LENGTH_UNITS.map((u) => (
+                <option key={u} value={u}>
+                  {UNIT_NAMES[u]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>{feet ? 'Inch fraction' : 'Decimals'}</span>
+            <select value={snap.display.precision} data-testid="setting-precision" onChange={(e) => tools.setDisplay({ precision: Number(e.target.value) })}>
+              {Array.from({ length: MAX_PRECISION + 1 }, (_, p) => (
+                <option key={p} value={p}>
+                  {feet ? (p === 0 ? '1"' : `1/${2 ** p}"`) : String(p)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>Up axis</span>
+            <select value={snap.display.upAxis} data-testid="setting-up-axis" onChange={(e) => tools.setDisplay({ upAxis: e.target.value as UpAxis })}>
+              <option value="y">Y up (as stored)</option>
+              <option value="z">Z up (buildings)</option>
+            </select>
+          </label>
+          <label className="tools-settings-check">
+            <input type="checkbox" checked={screenshotAnnotations} data-testid="setting-screenshot-annotations" onChange={(e) => onScreenshotAnnotations(e.target.checked)} />
+            <span>Measurements in screenshots</span>
+          </label>
+        </div>
+      )}
       <p className={`tools-hint${snap.feedback ? ' refused' : ''}`} role="status" aria-live="polite" data-testid="tool-hint">
         {snap.feedback ?? snap.hint}
       </p>
@@ -87,6 +151,11 @@ export function ToolsPanel({ tools, snap }: { tools: ViewerTools; snap: ToolsSna
       )}
       {selectedSection && snap.active === 'section-tool' && (
         <div className="tools-actions">
+          {snap.placing && (
+            <button type="button" className="tools-action primary" aria-label="Keep the plane" data-testid="section-done" onClick={() => tools.sections.confirm()}>
+              Done
+            </button>
+          )}
           <button type="button" className="tools-action" aria-label="Move the plane" aria-pressed={snap.gizmoMode === 'translate'} data-testid="section-move" onClick={() => tools.sections.setGizmoMode('translate')}>
             Move
           </button>
@@ -104,6 +173,11 @@ export function ToolsPanel({ tools, snap }: { tools: ViewerTools; snap: ToolsSna
             <li key={`m${m.id}`} className={m.selected ? 'selected' : ''} data-testid="measurement-item">
               <button type="button" className="tools-item" aria-label={`Select the ${m.kind} measurement ${m.label}`} data-testid="measurement-select" onClick={() => tools.measurements.select(m.id)}>
                 <span className="tools-kind">{m.kind}</span> {m.label}
+                {m.components && (m.selected || snap.measurements.length === 1) && (
+                  <span className="tools-components" data-testid="measurement-components">
+                    {m.components}
+                  </span>
+                )}
               </button>
               <button type="button" className="tools-delete" aria-label={`Delete the ${m.kind} measurement ${m.label}`} data-testid="measurement-delete" onClick={() => tools.measurements.remove(m.id)}>
                 ×

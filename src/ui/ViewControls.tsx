@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { NavigationEventData } from '../viewer/events';
 import type { NavigationMode } from '../viewer/navigation';
 import { downloadBlob, MAX_SCREENSHOT_PIXELS, screenshotFileName } from '../viewer/screenshot';
@@ -45,35 +45,108 @@ const MODES: { mode: NavigationMode; label: string; hint?: string; testId: strin
   },
 ];
 
+/** Below this width the toolbar folds into a menu button. */
+export const NARROW_SCREEN = '(max-width: 640px)';
+/** How long 'Screenshot saved' stays. */
+const SAVED_NOTE_MS = 6000;
+
+type ShotStatus = 'idle' | 'busy' | 'saved';
+
+function useMediaQuery(query: string): boolean {
+  const [matches, setMatches] = useState(() => !!window.matchMedia?.(query).matches);
+  useEffect(() => {
+    const list = window.matchMedia?.(query);
+    if (!list) return;
+    const onChange = () => setMatches(list.matches);
+    list.addEventListener('change', onChange);
+    onChange();
+    return () => list.removeEventListener('change', onChange);
+  }, [query]);
+  return matches;
+}
+
 /**
  * The view toolbar of the embedded viewer: navigation mode (Orbit, First person, Plan),
- * perspective/orthographic, fit to the models and a screenshot download. Under the orientation
- * gizmo at the right; a row at the bottom on narrow screens.
+ * perspective/orthographic, Fit (frames the models from the current direction), Home (the view the
+ * scene opened with) and a screenshot download that says while it is made and when it is saved.
+ * Under the orientation gizmo at the right; on narrow screens it folds into one menu button so it
+ * does not cover the model.
  */
-export function ViewControls({ viewer, state, onError }: { viewer: Viewer; state: NavigationEventData; onError: (text: string) => void }) {
+export function ViewControls({
+  viewer,
+  state,
+  annotations,
+  onError,
+  onSuccess,
+}: {
+  viewer: Viewer;
+  state: NavigationEventData;
+  /** Screenshots include measurements, labels and pins. */
+  annotations: boolean;
+  /** A failed action: the text and which action (the next success of it clears the text). */
+  onError: (text: string, source: string) => void;
+  onSuccess: (source: string) => void;
+}) {
   const navigation = viewer.navigation;
-  const [busy, setBusy] = useState(false);
+  const [shot, setShot] = useState<ShotStatus>('idle');
+  const narrow = useMediaQuery(NARROW_SCREEN);
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => {
+    if (shot !== 'saved') return;
+    const timer = setTimeout(() => setShot('idle'), SAVED_NOTE_MS);
+    return () => clearTimeout(timer);
+  }, [shot]);
 
   const ortho = state.projection === 'Orthographic';
+  const busy = shot === 'busy';
   const screenshot = async () => {
     if (busy) return;
-    setBusy(true);
+    setShot('busy');
     try {
+      // Let the 'Making the screenshot' note show before the (synchronous) drawing takes the thread.
+      await new Promise((resolve) => setTimeout(resolve, 30));
       // Twice the screen's resolution, less on a screen so large that would pass the picture limit.
       const canvas = viewer.context.renderer.domElement;
       const fits = Math.sqrt(MAX_SCREENSHOT_PIXELS / Math.max(1, canvas.width * canvas.height));
-      const blob = await viewer.screenshot({ scale: Math.min(SCREENSHOT_BUTTON_SCALE, Math.floor(fits * 100) / 100), format: 'png' });
+      const blob = await viewer.screenshot({ scale: Math.min(SCREENSHOT_BUTTON_SCALE, Math.floor(fits * 100) / 100), format: 'png', annotations });
       downloadBlob(blob, screenshotFileName('png'));
+      onSuccess('screenshot');
+      setShot('saved');
     } catch (error) {
       console.error('The screenshot failed:', error);
-      onError(`The screenshot could not be made: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      setBusy(false);
+      onError(`The screenshot could not be made: ${error instanceof Error ? error.message : String(error)}`, 'screenshot');
+      setShot('idle');
     }
   };
+  const frame = (keepDirection: boolean) => {
+    const done = keepDirection ? viewer.frame(true, { keepDirection: true }) : navigation.home(true);
+    done.then(
+      () => onSuccess('view'),
+      (error: unknown) => {
+        console.error('Framing the view failed:', error);
+        onError(`The view could not be fitted to the models: ${error instanceof Error ? error.message : String(error)}`, 'view');
+      },
+    );
+  };
+  const folded = narrow && !menuOpen;
 
   return (
-    <div className="view-controls" role="toolbar" aria-label="View" data-testid="view-controls">
+    <div className={`view-controls${narrow ? ' narrow' : ''}`} role="toolbar" aria-label="View" data-testid="view-controls">
+      {narrow && (
+        <button
+          type="button"
+          className="view-button view-menu-button"
+          aria-label="View options"
+          aria-expanded={menuOpen}
+          data-keep-focus=""
+          data-testid="view-menu"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <Icon>{menuOpen ? <path d="M6 6l12 12M18 6L6 18" /> : <path d="M4 7h16M4 12h16M4 17h16" />}</Icon>
+        </button>
+      )}
+      {!folded && (
+      <>
       <div className="view-controls-group" role="group" aria-label="Navigation mode">
         {MODES.map((m) => {
           // First person needs perspective: in orthographic the viewer stays in Orbit.
@@ -118,22 +191,22 @@ export function ViewControls({ viewer, state, onError }: { viewer: Viewer; state
             )}
           </Icon>
         </button>
-        <button type="button" className="view-button" aria-label="Fit to the models" title="Fit to the models" data-testid="fit-view" onClick={() => {
-            viewer.frame(true).catch((error: unknown) => {
-              console.error('Fitting the view failed:', error);
-              onError(`The view could not be fitted to the models: ${error instanceof Error ? error.message : String(error)}`);
-            });
-          }}>
+        <button type="button" className="view-button" aria-label="Fit to the models" title="Fit to the models (from this direction)" data-testid="fit-view" onClick={() => frame(true)}>
           <Icon>
             <path d="M4 9V4h5M15 4h5v5M20 15v5h-5M9 20H4v-5" />
             <rect x="9" y="9" width="6" height="6" rx="1" />
+          </Icon>
+        </button>
+        <button type="button" className="view-button" aria-label="Home view" title="Home: back to the view the scene opened with" data-testid="home-view" onClick={() => frame(false)}>
+          <Icon>
+            <path d="M4 11.5 12 4l8 7.5M6.5 9.5V20h11V9.5M10 20v-5h4v5" />
           </Icon>
         </button>
         <button
           type="button"
           className="view-button"
           aria-label="Download a screenshot"
-          title="Download a screenshot (PNG, twice the screen's resolution)"
+          title={`Download a screenshot (PNG, twice the screen's resolution${annotations ? ', with the measurements' : ''})`}
           aria-busy={busy}
           disabled={busy}
           data-testid="screenshot-button"
@@ -145,6 +218,11 @@ export function ViewControls({ viewer, state, onError }: { viewer: Viewer; state
           </Icon>
         </button>
       </div>
+      </>
+      )}
+      <p className={`view-status${shot === 'idle' ? ' idle' : ''}`} role="status" aria-live="polite" data-testid="screenshot-status">
+        {shot === 'busy' ? 'Making the screenshot…' : shot === 'saved' ? `Screenshot saved: ${screenshotFileName('png')}` : ''}
+      </p>
     </div>
   );
 }

@@ -12,6 +12,8 @@ export const UNEXPECTED_ERROR = 'An unexpected error has occurred!';
 export interface Notice {
   id: number;
   text: string;
+  /** What raised it ('screenshot', 'fit', ...): the next success of the same action clears it. */
+  source?: string;
 }
 
 export interface EmbedState {
@@ -26,6 +28,8 @@ export interface EmbedState {
   thumbnailUrl: string | null;
   /** Non-fatal problems a person should know about (a skipped model, ...). */
   notices: Notice[];
+  /** Screenshots include measurements, their labels and pins (default true). */
+  screenshotAnnotations: boolean;
   /** The viewer as the panels show it, kept current from the viewer's events (src/ui/viewer-bridge.ts); null before it exists. */
   viewer: ViewerUiState | null;
 }
@@ -47,13 +51,35 @@ export function createEmbedState(): EmbedState {
     sceneName: '',
     thumbnailUrl: null,
     notices: [],
+    screenshotAnnotations: true,
     viewer: null,
   });
 }
 
 let nextNotice = 1;
-export function addNotice(state: EmbedState, text: string): void {
-  state.notices.push({ id: nextNotice++, text });
+export function addNotice(state: EmbedState, text: string, source?: string): void {
+  // One notice per action: a repeated failure replaces the last one instead of stacking.
+  if (source) clearNotices(state, source);
+  state.notices.push({ id: nextNotice++, text, ...(source ? { source } : {}) });
+}
+
+/** Removes the notices an action raised (it has just succeeded). */
+export function clearNotices(state: EmbedState, source: string): void {
+  for (let i = state.notices.length - 1; i >= 0; i--) if (state.notices[i].source === source) state.notices.splice(i, 1);
+}
+
+/**
+ * The loading line: 'Connecting…' until the first byte and the size are known, then models and
+ * bytes ('Loading 0 of 1 model · 0.4 of 2.1 MB', kB below a megabyte).
+ */
+export function progressText(p: EmbedState['progress']): string {
+  if (p.modelsTotal === 0) return 'Loading the scene…';
+  if (p.loaded === 0 && p.modelsDone === 0) return 'Connecting…';
+  const big = Math.max(p.loaded, p.total) >= 1048576;
+  const size = (n: number) => (big ? (n / 1048576).toFixed(1) : (n / 1024).toFixed(0));
+  const unit = big ? 'MB' : 'kB';
+  const bytes = p.total > 0 ? `${size(p.loaded)} of ${size(p.total)} ${unit}` : p.loaded > 0 ? `${size(p.loaded)} ${unit}` : '';
+  return `Loading ${p.modelsDone} of ${p.modelsTotal} model${p.modelsTotal === 1 ? '' : 's'}${bytes ? ` · ${bytes}` : ''}`;
 }
 
 /** Fraction 0..1 for the progress bar: bytes where known, else finished models. */

@@ -1,7 +1,7 @@
 import { LoopOnce } from 'three';
 import type { AnimationEntry, ModelRecord, ViewerWorld } from '../engine/world';
 import { modelById } from '../engine/stable-ids';
-import { onAnimationEvent, pauseAnimation, playAnimation, resumeAnimation, setAnimationSpeed, stopAnimation, type PlayOptions } from './animation';
+import { onAnimationEvent, pauseAnimation, playAnimation, resumeAnimation, seekAnimation, setAnimationSpeed, stopAnimation, type PlayOptions } from './animation';
 import type { Emitter, ViewerEventMap } from './events';
 
 /** 'finished': a play-once animation that ended and holds its last frame. */
@@ -28,6 +28,8 @@ export interface ViewerAnimations {
   pause(modelId: string, animation: string): void;
   resume(modelId: string, animation: string): void;
   stop(modelId: string, animation: string): void;
+  /** Shows the animation at `time` seconds (the timeline's scrub); a stopped one starts paused there. */
+  seek(modelId: string, animation: string, time: number): void;
   /** The global speed scaling every mixer. */
   readonly speed: number;
   /** Sets the global speed (at least 0.1); returns the speed in effect. */
@@ -73,6 +75,7 @@ export function createAnimationControl(world: ViewerWorld, events: Emitter<Viewe
     pause: (modelId, animation) => pauseAnimation(world, record(modelId), animation),
     resume: (modelId, animation) => resumeAnimation(world, record(modelId), animation),
     stop: (modelId, animation) => stopAnimation(world, record(modelId), animation),
+    seek: (modelId, animation, time) => seekAnimation(world, record(modelId), animation, time),
     get speed() {
       return world.animation.speed;
     },

@@ -86,6 +86,33 @@ export function resumeAnimation(world: ViewerWorld, record: ModelRecord, idOrNam
   emit(world, record, entry, 'resume');
 }
 
+/**
+ * Shows an animation at `time` seconds (clamped to the clip): the timeline's scrub. A running
+ * animation keeps running from there; a paused one stays paused there; a stopped or finished one is
+ * started paused at that time, so the pose holds until played.
+ */
+export function seekAnimation(world: ViewerWorld, record: ModelRecord, idOrName: string | number, time: number): void {
+  if (!Number.isFinite(time)) throw new Error(`An animation time must be a number of seconds, got ${time}.`);
+  const entry = findAnimation(record, idOrName);
+  const action = actionOf(record, entry);
+  const t = Math.max(0, Math.min(time, entry.clip.duration));
+  if (!action.enabled || !action.isScheduled() || (action.paused && action.time >= entry.clip.duration - 1e-6 && action.loop === LoopOnce)) {
+    const loop = action.isScheduled() ? action.loop !== LoopOnce : true;
+    action.reset();
+    action.setLoop(loop ? LoopRepeat : LoopOnce, loop ? Infinity : 1);
+    action.clampWhenFinished = !loop;
+    action.play();
+    action.paused = true;
+    emit(world, record, entry, 'pause');
+  }
+  action.time = t;
+  // The pose at that time now (the mixer system copies it into the ECS in the next frame).
+  record.mixer!.update(0);
+  record.syncPose = true;
+  refreshPlaying(world, record);
+  world.render.needsRender = true;
+}
+
 /** Sets the global animation speed (clamped to at least 0.1); returns the speed in effect. */
 export function setAnimationSpeed(world: ViewerWorld, speed: number): number {
   if (!Number.isFinite(speed)) throw new Error(`Animation speed must be a number, got ${speed}.`);

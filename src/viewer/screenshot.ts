@@ -1,4 +1,4 @@
-import { Vector2, type Object3D, type OrthographicCamera, type PerspectiveCamera } from 'three';
+import { Vector2, Vector3, type Camera, type Object3D, type OrthographicCamera, type PerspectiveCamera } from 'three';
 import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY, SCREENSHOT_FILE_NAME } from '../protocol/constants';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
 import { HELPER_LAYER } from '../engine/layers';
@@ -6,7 +6,11 @@ import type { ViewerWorld } from '../engine/world';
 
 /**
  * Screenshots (viewer specification sections 2 and 9): PNG by default, JPEG and WebP at quality
- * 0.8 by default, at any resolution up to MAX_SCREENSHOT_PIXELS. Helpers (layer 15) are left out.
+ * 0.8 by default, at any resolution up to MAX_SCREENSHOT_PIXELS. Helpers (layer 15) are left out,
+ * except annotations: measurements, their labels and the sampled point's pin are in the picture by
+ * default (`annotations: false` leaves them out); section plane squares, gizmos and snap markers
+ * never are. An annotation is a helper object whose `userData.annotation` is true; its labels are
+ * the label layer's shown labels, drawn into the picture at the same size relative to the view.
  *
  * How: the renderer is resized to the picture (pixel ratio 1) and the frame is drawn with the
  * viewer's own pipeline (the post-processing stack when it is on), then copied from the WebGL
@@ -42,6 +46,16 @@ export interface ScreenshotOptions {
    * viewport is drawn once.
    */
   beforeViewport?: () => void;
+  /** Measurements, their labels and pins (default true); section planes and gizmos are never drawn. */
+  annotations?: boolean;
+}
+
+/** A label pinned to a world point, as screenshots draw it (src/viewer/tools/labels.ts gives them). */
+export interface ScreenshotLabel {
+  readonly element: HTMLElement;
+  readonly point: Vector3;
+  readonly offsetY: number;
+  readonly inScreenshot: boolean;
 }
 
 /** The largest picture: 64 megapixels (an RGBA copy is 256 MB). */
@@ -151,6 +165,8 @@ export interface ScreenshotTarget {
   setPassSize?: (width: number, height: number) => void;
   /** Puts renderer, passes and cameras back to the viewport (after the pixel ratio was restored). */
   restoreViewport: () => void;
+  /** The labels to draw over the picture (annotations); none when absent. */
+  labels?: () => Iterable<ScreenshotLabel>;
 }
 
 const drawingSize = new Vector2();
@@ -187,7 +203,9 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
   const draw = tiled ? null : world.render.draw;
   const pixelRatio = renderer.getPixelRatio();
   const saved = saveCamera(camera);
-  const hidden = hideHelpers(scene);
+  const annotations = options.annotations ?? true;
+  if (typeof annotations !== 'boolean') throw new Error(`Screenshot annotations must be true or false, got ${String(options.annotations)}.`);
+  const hidden = hideHelpers(scene, annotations);
   const mask = camera.layers.mask;
   const autoClear = renderer.autoClear;
   try {
@@ -206,7 +224,7 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
       if (draw) {
         draw(0);
       } else {
-        camera.layers.disable(HELPER_LAYER);
+        if (!annotations) camera.layers.disable(HELPER_LAYER);
         renderer.autoClear = true;
         renderer.setRenderTarget(null);
         renderer.render(scene, camera);
@@ -215,6 +233,13 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
       }
       // Same task as the draw: the drawing buffer is still there without preserveDrawingBuffer.
       ctx.drawImage(renderer.domElement, 0, 0, tile.width, tile.height, tile.x, tile.y, tile.width, tile.height);
+    }
+    if (annotations && target.labels) {
+      // The whole picture's projection (no tile offset) places the labels.
+      camera.clearViewOffset();
+      camera.updateProjectionMatrix();
+      camera.updateMatrixWorld();
+      drawLabels(ctx, camera, plan.width, plan.height, renderer.domElement.clientWidth || plan.width, target.labels());
     }
   } finally {
     camera.layers.mask = mask;
@@ -293,15 +318,77 @@ function restoreCamera(camera: PerspectiveCamera | OrthographicCamera, saved: Sa
   camera.updateProjectionMatrix();
 }
 
-/** Hides every visible object on the helper layer (the post-processing overlay draws them otherwise). */
-function hideHelpers(scene: Object3D): Object3D[] {
+/**
+ * Hides every visible object on the helper layer (the post-processing overlay draws them otherwise),
+ * except annotations (userData.annotation) and what is inside them when `keepAnnotations`.
+ */
+function hideHelpers(scene: Object3D, keepAnnotations: boolean): Object3D[] {
   const hidden: Object3D[] = [];
   const helperMask = 1 << HELPER_LAYER;
-  scene.traverseVisible((o) => {
+  const visit = (o: Object3D) => {
+    if (!o.visible) return;
+    if (keepAnnotations && o.userData.annotation === true) return;
     if ((o.layers.mask & helperMask) !== 0) hidden.push(o);
-  });
+    for (const child of o.children) visit(child);
+  };
+  visit(scene);
   for (const o of hidden) o.visible = false;
   return hidden;
+}
+
+const labelPoint = new Vector3();
+const labelToPoint = new Vector3();
+const labelDirection = new Vector3();
+
+/** Where a label's centre falls in a picture of width x height, or null when it is not in view (as labels.ts hides it). */
+export function labelPosition(camera: Camera, point: Vector3, width: number, height: number, offsetY: number): { x: number; y: number } | null {
+  camera.getWorldDirection(labelDirection);
+  labelToPoint.copy(point).sub(camera.position);
+  labelPoint.copy(point).project(camera);
+  const ortho = (camera as Camera & { isOrthographicCamera?: boolean }).isOrthographicCamera === true;
+  if ((!ortho && labelToPoint.dot(labelDirection) <= 0) || labelPoint.z > 1 || Math.abs(labelPoint.x) > 1.05 || Math.abs(labelPoint.y) > 1.05) return null;
+  return { x: ((labelPoint.x + 1) / 2) * width, y: ((1 - labelPoint.y) / 2) * height + offsetY };
+}
+
+/**
+ * Draws the shown labels as the page shows them (their computed font, colours, border, padding and
+ * radius), scaled from CSS pixels of the view to the picture: a label is as big relative to the
+ * picture as it is on screen.
+ */
+function drawLabels(ctx: CanvasRenderingContext2D, camera: Camera, width: number, height: number, cssWidth: number, labels: Iterable<ScreenshotLabel>): void {
+  const scale = width / cssWidth;
+  for (const label of labels) {
+    if (!label.inScreenshot || !label.element.isConnected) continue;
+    const style = getComputedStyle(label.element);
+    if (style.display === 'none' || !label.element.textContent) continue;
+    const at = labelPosition(camera, label.point, width, height, label.offsetY * scale);
+    if (!at) continue;
+    const text = label.element.textContent;
+    const px = (name: string) => (Number.parseFloat(style.getPropertyValue(name)) || 0) * scale;
+    ctx.save();
+    ctx.font = `${style.fontWeight} ${px('font-size')}px ${style.fontFamily}`;
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'center';
+    const textWidth = ctx.measureText(text).width;
+    const border = px('border-top-width');
+    const w = textWidth + px('padding-left') + px('padding-right') + 2 * border;
+    const h = px('font-size') * 1.3 + px('padding-top') + px('padding-bottom') + 2 * border;
+    const x = at.x - w / 2;
+    const y = at.y - h / 2;
+    ctx.globalAlpha = Number.parseFloat(style.opacity) || 1;
+    ctx.beginPath();
+    ctx.roundRect(x + border / 2, y + border / 2, w - border, h - border, px('border-top-left-radius'));
+    ctx.fillStyle = style.backgroundColor;
+    ctx.fill();
+    if (border > 0) {
+      ctx.lineWidth = border;
+      ctx.strokeStyle = style.borderTopColor;
+      ctx.stroke();
+    }
+    ctx.fillStyle = style.color;
+    ctx.fillText(text, at.x, at.y);
+    ctx.restore();
+  }
 }
 
 /** Saves a blob as a download with the given file name. */

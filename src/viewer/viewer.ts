@@ -16,7 +16,7 @@ import { createAnimationControl, type ViewerAnimations } from './animation-contr
 import { Emitter, type ViewerEventMap } from './events';
 import { createKeyboard, type Keyboard } from './input/keyboard';
 import { loadScene, type LoadCallbacks } from './load';
-import { createNavigation, type Navigation } from './navigation';
+import { createNavigation, type FitOptions, type Navigation } from './navigation';
 import { createOrientationGizmo, type OrientationGizmo } from './orientation-gizmo';
 import { createPicker, type ViewerPicker } from './picking';
 import { detectQuality, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
@@ -58,7 +58,10 @@ export interface Viewer {
   readonly gizmo: OrientationGizmo | null;
   /** The viewer's keyboard: the one key map (src/viewer/input/keymap.ts) and the handlers bound to it. */
   readonly keys: Keyboard;
-  /** A picture of the current view without helpers (src/viewer/screenshot.ts). */
+  /**
+   * A picture of the current view (src/viewer/screenshot.ts): measurements, their labels and pins
+   * included unless `annotations: false`; section planes, gizmos and other helpers left out.
+   */
   screenshot(options?: ScreenshotOptions): Promise<Blob>;
   /** The viewer's outward events (hit, background-hit, the tools', navigation, ...): the one emitter. */
   readonly events: Emitter<ViewerEventMap>;
@@ -69,8 +72,11 @@ export interface Viewer {
   /** The loaded models' animations (play, pause, resume, stop, speed); changes go out as 'animation' events. */
   readonly animations: ViewerAnimations;
   loadScene(config: ClientConfig, scene: SceneDoc, callbacks?: LoadCallbacks): Promise<LoadSceneResult>;
-  /** Frames every loaded model (the frame's systems run first, so every world matrix is current). */
-  frame(enableTransition?: boolean): Promise<void>;
+  /**
+   * Frames every loaded model (the frame's systems run first, so every world matrix is current):
+   * from the three-quarter view, or from the current direction with `keepDirection` (the Fit button).
+   */
+  frame(enableTransition?: boolean, options?: FitOptions): Promise<void>;
   /** Resolves after the next frame was drawn. */
   nextFrame(): Promise<void>;
   summary(): ModelSummary[];
@@ -134,6 +140,8 @@ export function createViewer(options: ViewerOptions): Viewer {
   const navigation = createNavigation(world, context.camera, options.canvas, {
     keyboard: keys,
     events,
+    // The wheel zooms towards the model surface under the pointer (never through it).
+    surfaceAt: (x, y) => picker.pickAtClient(x, y)?.point ?? null,
     // The projection replaced the camera: the renderer draws with it and the passes are rebuilt on it.
     onCameraChange: (camera) => {
       world.render.camera = camera;
@@ -169,7 +177,10 @@ export function createViewer(options: ViewerOptions): Viewer {
     gizmo,
     keys,
     screenshot(screenshotOptions) {
-      return takeScreenshot({ world, setPassSize: (w, h) => rendering.post?.setSize(w, h), restoreViewport: resize }, screenshotOptions);
+      return takeScreenshot(
+        { world, setPassSize: (w, h) => rendering.post?.setSize(w, h), restoreViewport: resize, labels: () => tools.labels.list() },
+        screenshotOptions,
+      );
     },
     events,
     picker,
@@ -195,6 +206,8 @@ export function createViewer(options: ViewerOptions): Viewer {
           scene,
           callbacks,
         );
+        // The view the scene opened with (framing and the scene's saved camera) is Home.
+        if (result.loaded.length > 0) navigation.saveHome();
         events.emit('models', { modelIds: result.loaded.map((record) => record.modelId) });
         return result;
       } finally {
@@ -205,13 +218,13 @@ export function createViewer(options: ViewerOptions): Viewer {
         }
       }
     },
-    async frame(enableTransition = false) {
+    async frame(enableTransition = false, fitOptions) {
       // One frame of the pipeline now brings every world matrix up to date (nothing is drawn while
       // a load holds the picture).
       loop.step();
       const roots: Object3D[] = [];
       for (const record of world.models.values()) roots.push(record.root);
-      const radius = await navigation.fit(roots, enableTransition);
+      const radius = await navigation.fit(roots, enableTransition, fitOptions);
       if (radius > 0) {
         // The sun's shadow box around the new view (the shadow-follow system keeps it there).
         placeSunShadow(world, context.sun);

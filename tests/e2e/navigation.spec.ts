@@ -104,8 +104,8 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   const top = await page.evaluate(() => (window as any).__viewer.viewer.gizmo.bubbleAt('+y'));
   await page.mouse.click(gbox.x + top.x, gbox.y + top.y);
   await expect.poll(async () => (await view(page)).dir[1], { timeout: 15_000 }).toBeLessThan(-0.999);
-  // Back to a three-quarter view for the rest.
-  await page.getByTestId('fit-view').click();
+  // Home: back to the three-quarter view the scene opened with, for the rest.
+  await page.getByTestId('home-view').click();
   await expect.poll(async () => (await view(page)).dir[1], { timeout: 15_000 }).toBeGreaterThan(-0.9);
   await atRest(page);
 
@@ -234,6 +234,9 @@ test.describe('on a phone-sized screen', () => {
     expect(bar.x + bar.width).toBeLessThanOrEqual(390);
     expect(bar.y + bar.height).toBeLessThan(760);
     await page.screenshot({ path: 'tests/.tmp/navigation-phone.png' });
+    // Narrow screens fold the view toolbar into a menu.
+    await expect(page.getByTestId('projection-toggle')).toHaveCount(0);
+    await page.getByTestId('view-menu').click();
     await page.getByTestId('projection-toggle').click();
     await expect(page.getByTestId('projection-toggle')).toHaveAttribute('aria-pressed', 'true');
     await atRest(page);

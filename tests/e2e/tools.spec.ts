@@ -371,7 +371,7 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     await page.keyboard.press('Escape');
     await page.getByTestId('tool-sample').click();
     await expect(page.getByTestId('tool-sample')).toHaveAttribute('aria-pressed', 'true');
-    await expect(page.getByTestId('tool-hint')).toHaveText('Click or tap a point to read its coordinates');
+    await expect(page.getByTestId('tool-hint')).toHaveText('Click a point to read its coordinates');
     await clickAt(page, [0.3, cutHeight, -0.2]);
     await expect(page.getByTestId('tool-sample')).toHaveAttribute('aria-pressed', 'false');
     const sampled = (await events(page, 'sample')).at(-1);

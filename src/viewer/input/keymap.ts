@@ -38,6 +38,13 @@ export type KeyAction =
   | 'walk-right'
   | 'walk-up'
   | 'walk-down'
+  | 'orbit-left'
+  | 'orbit-right'
+  | 'orbit-up'
+  | 'orbit-down'
+  | 'zoom-in'
+  | 'zoom-out'
+  | 'section-free-rotate'
   | 'tool-cancel'
   | 'tool-finish'
   | 'tool-undo-point'
@@ -76,11 +83,20 @@ export const KEY_MAP: readonly KeyBinding[] = [
   { action: 'walk-right', context: 'navigation', keys: ['KeyD', 'ArrowRight'], label: 'Step right', hold: true },
   { action: 'walk-up', context: 'navigation', keys: ['KeyE', 'PageUp'], label: 'Go up', hold: true },
   { action: 'walk-down', context: 'navigation', keys: ['KeyQ', 'PageDown'], label: 'Go down', hold: true },
+  // Outside first person the walking keys decline the arrows, and the viewer's context (after
+  // navigation in CONTEXT_ORDER) orbits with them.
+  { action: 'orbit-left', context: 'viewer', keys: ['ArrowLeft'], label: 'Orbit left (Orbit and Plan)', repeat: true },
+  { action: 'orbit-right', context: 'viewer', keys: ['ArrowRight'], label: 'Orbit right (Orbit and Plan)', repeat: true },
+  { action: 'orbit-up', context: 'viewer', keys: ['ArrowUp'], label: 'Orbit up (Orbit)', repeat: true },
+  { action: 'orbit-down', context: 'viewer', keys: ['ArrowDown'], label: 'Orbit down (Orbit)', repeat: true },
+  { action: 'zoom-in', context: 'viewer', keys: ['+', '='], label: 'Zoom in', repeat: true },
+  { action: 'zoom-out', context: 'viewer', keys: ['-'], label: 'Zoom out', repeat: true },
 
   { action: 'tool-cancel', context: 'viewer-tools', keys: ['Escape'], label: 'Cancel the measurement or plane in progress; with none, turn the tool off' },
   { action: 'tool-finish', context: 'viewer-tools', keys: ['Enter'], label: 'Finish an area; keep a new section plane' },
   { action: 'tool-undo-point', context: 'viewer-tools', keys: ['Mod+z'], label: 'Remove the last point of the measurement in progress (an area keeps 3)', repeat: true },
   { action: 'tool-delete', context: 'viewer-tools', keys: ['Delete', 'Backspace'], label: 'Delete the selected measurement or section plane' },
+  { action: 'section-free-rotate', context: 'viewer-tools', keys: ['Shift'], label: 'Hold while tilting a section plane: turn freely instead of in 15° steps', hold: true },
 
   { action: 'undo', context: 'editor', keys: ['Mod+z'], label: 'Undo', repeat: true },
   { action: 'redo', context: 'editor', keys: ['Mod+Shift+z'], label: 'Redo', repeat: true },

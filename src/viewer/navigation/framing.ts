@@ -18,9 +18,9 @@ const objectBox = new Box3();
 
 /**
  * The bounding sphere of everything in `objects` (world matrices must be current) into `out`;
- * returns its radius (at least 1e-3), or 0 when there is nothing.
+ * returns its radius (at least 1e-3), or 0 when there is nothing. `outBox` receives the world box.
  */
-export function measure(objects: Iterable<Object3D>, out: Sphere): number {
+export function measure(objects: Iterable<Object3D>, out: Sphere, outBox?: Box3): number {
   box.makeEmpty();
   for (const object of objects) {
     // Skinned meshes are bounded in their current pose: bring the bone matrices up to date first.
@@ -35,7 +35,18 @@ export function measure(objects: Iterable<Object3D>, out: Sphere): number {
     if (!objectBox.isEmpty()) box.union(objectBox);
   }
   if (box.isEmpty()) return 0;
+  outBox?.copy(box);
   box.getBoundingSphere(out);
   out.radius = Math.max(out.radius, 1e-3);
   return out.radius;
 }
+
+/** The azimuth nearest to `current` that points the same way as `target` (a turn of at most half a circle). */
+export function nearestAzimuth(current: number, target: number): number {
+  return current + MathUtils.euclideanModulo(target - current + Math.PI, Math.PI * 2) - Math.PI;
+}
+
+/** A rotation step of the keyboard's orbit (radians per press). */
+export const KEY_ORBIT_STEP = MathUtils.degToRad(7.5);
+/** A press of + or - dollies (or zooms) by this share of the distance. */
+export const KEY_ZOOM_SHARE = 0.2;

@@ -1,5 +1,5 @@
 import {
-  MathUtils,
+  Box3,
   OrthographicCamera,
   Sphere,
   Spherical,
@@ -14,7 +14,7 @@ import type { Emitter, ViewerEventMap } from '../events';
 import type { Keyboard } from '../input/keyboard';
 import type { KeyAction } from '../input/keymap';
 import { ViewerCameraControls } from './camera-controls';
-import { distanceForHalfHeight, measure, ORTHO_DISTANCE_RADII, visibleHalfHeight } from './framing';
+import { distanceForHalfHeight, KEY_ORBIT_STEP, KEY_ZOOM_SHARE, measure, nearestAzimuth, ORTHO_DISTANCE_RADII, visibleHalfHeight } from './framing';
 import {
   distanceLimits,
   effectiveMode,
@@ -36,7 +36,7 @@ import { walkDirection, walkSpeed, WALK_ACTIONS } from './walking';
 
 export * from './modes';
 export { ViewerCameraControls } from './camera-controls';
-export { distanceForHalfHeight, measure, visibleHalfHeight } from './framing';
+export { distanceForHalfHeight, KEY_ORBIT_STEP, KEY_ZOOM_SHARE, measure, nearestAzimuth, visibleHalfHeight } from './framing';
 export { RUN_FACTOR, walkSpeed, WALK_ACTIONS } from './walking';
 
 /**
@@ -68,6 +68,16 @@ export interface NavigationOptions {
   keyboard?: Keyboard;
   /** Where 'navigation' events go (every mode, projection or config change). */
   events?: Emitter<ViewerEventMap>;
+  /**
+   * The model surface under a client point (the picker), or null: the wheel zooms towards it,
+   * slowing near it and never passing it. Absent: the wheel dollies towards the orbit target.
+   */
+  surfaceAt?: (clientX: number, clientY: number) => Vector3 | null;
+}
+
+export interface FitOptions {
+  /** Frame from the current view direction (the Fit button) instead of the three-quarter view of a first framing. */
+  keepDirection?: boolean;
 }
 
 export interface Navigation {
@@ -86,11 +96,23 @@ export interface Navigation {
   setProjection(projection: Projection | string): Projection;
   toggleProjection(): Projection;
   setCameraConfig(config: CameraConfig | string): CameraConfig;
-  /** Frames the objects (world matrices current); returns their bounding radius, 0 when empty. */
-  fit(objects: Iterable<Object3D>, enableTransition?: boolean): Promise<number>;
+  /**
+   * Frames the objects (world matrices current); returns their bounding radius, 0 when empty. From
+   * a three-quarter view, or from the current direction with `keepDirection` (in Plan: from above,
+   * the plan square to the axes).
+   */
+  fit(objects: Iterable<Object3D>, enableTransition?: boolean, options?: FitOptions): Promise<number>;
+  /** Remembers the current view as Home (the viewer does it when a scene has loaded). */
+  saveHome(): void;
+  /** Back to the Home view (Orbit), or to a fit of the scene when none was saved. */
+  home(enableTransition?: boolean): Promise<void>;
   /** Keeps the camera where it is and turns it to look at `point`, which becomes the orbit target (smooth). */
   recentreOn(point: Vector3, enableTransition?: boolean): Promise<void>;
-  /** Turns the view to look at the target from the given side (smooth); a side view leaves Plan for Orbit. */
+  /**
+   * Turns the view to look at the target from the given side (smooth); a side view leaves Plan for
+   * Orbit. Top and bottom views are square to the axes (X to the right, -Z up the screen for the
+   * top) and framed on the scene once turned.
+   */
   lookAlong(axis: ViewAxis | string, enableTransition?: boolean): Promise<void>;
   /** The drawing area's CSS size changed. */
   setSize(width: number, height: number): void;
@@ -106,6 +128,7 @@ const scratchTarget = new Vector3();
 const scratchDirection = new Vector3();
 const scratchSpherical = new Spherical();
 const sphere = new Sphere();
+
 
 /**
  * Builds the navigation on a perspective camera (the orthographic one is made here) and an element
@@ -126,6 +149,9 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
   let config: CameraConfig = options.cameraConfig ?? 'simple';
   let shift = false;
   let sceneRadius = 0;
+  /** The last framed scene's world box (Plan and top views frame it). */
+  const sceneBox = new Box3();
+  const home = { saved: false, position: new Vector3(), target: new Vector3() };
   let aspect = perspective.aspect || 1;
   /** Orbit distance remembered while in FirstPerson. */
   let orbitDistance = 0;
@@ -217,7 +243,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     if (next === 'Plan') {
       orbitPolar = controls.polarAngle > 1e-3 ? controls.polarAngle : Math.PI / 3;
       applyLimits();
-      void controls.rotatePolarTo(0, enableTransition);
+      void frameFromAbove(enableTransition);
     } else if (next === 'FirstPerson') {
       applyLimits();
       enterFirstPerson();
@@ -226,6 +252,26 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     }
     applyInputMapping();
     updateWalk();
+  }
+
+  /**
+   * Looks straight down, square to the axes (X to the right, -Z up the screen), and frames the
+   * scene's box for that final orientation (camera-controls fits for where the rotation ends, so
+   * nothing is cropped by a frame taken half way).
+   */
+  async function frameFromAbove(enableTransition: boolean, polar = 0): Promise<void> {
+    const turn = controls.rotateTo(nearestAzimuth(controls.azimuthAngle, 0), polar, enableTransition);
+    if (sceneBox.isEmpty()) {
+      await turn;
+      return;
+    }
+    await Promise.all([turn, controls.fitToBox(sceneBox, enableTransition, framePadding())]);
+  }
+
+  /** A margin of a tenth of the scene's size round a box fitted from above. */
+  function framePadding() {
+    const pad = Math.max(sceneRadius * 0.1, 1e-3);
+    return { paddingLeft: pad, paddingRight: pad, paddingTop: pad, paddingBottom: pad };
   }
 
   function fitOrtho(): void {
@@ -266,8 +312,53 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       );
     }
     unbind.push(keyboard.onShift((on) => api.setShift(on)));
+    // Orbit and zoom from the keyboard (Orbit and Plan; FirstPerson walks with the same arrows).
+    const orbitKeys: [KeyAction, number, number][] = [
+      ['orbit-left', KEY_ORBIT_STEP, 0],
+      ['orbit-right', -KEY_ORBIT_STEP, 0],
+      ['orbit-up', 0, KEY_ORBIT_STEP],
+      ['orbit-down', 0, -KEY_ORBIT_STEP],
+    ];
+    for (const [action, azimuth, polar] of orbitKeys) {
+      unbind.push(
+        keyboard.bind(action, () => {
+          if (mode === 'FirstPerson') return false;
+          void controls.rotate(azimuth, polar, true);
+          world.render.needsRender = true;
+          return true;
+        }),
+      );
+    }
+    for (const [action, sign] of [['zoom-in', 1], ['zoom-out', -1]] as const) {
+      unbind.push(
+        keyboard.bind(action, () => {
+          if (mode === 'FirstPerson') return false;
+          if (projection === 'Orthographic') void controls.zoomTo(controls.zoomEnd * (1 + sign * KEY_ZOOM_SHARE), true);
+          else void controls.dollyTo(controls.distanceEnd * (1 - sign * KEY_ZOOM_SHARE), true);
+          world.render.needsRender = true;
+          return true;
+        }),
+      );
+    }
   }
+  // The wheel zooms towards the surface under the pointer: before camera-controls hears the wheel
+  // (listeners of one element run in the order they were added), the orbit point moves onto that
+  // surface, keeping the view. The library's dolly then scales the distance to it, so it slows near
+  // the surface and stops at the minimum distance instead of passing through into an empty screen.
+  const onWheel = (event: WheelEvent) => {
+    if (!options.surfaceAt || mode === 'FirstPerson' || projection === 'Orthographic' || event.deltaY >= 0) return;
+    const hit = options.surfaceAt(event.clientX, event.clientY);
+    if (!hit) return;
+    controls.getTarget(scratchTarget, false);
+    controls.getPosition(scratchPosition, false);
+    const toHit = scratchPosition.distanceTo(hit);
+    // Already orbiting (about) this point: keep the library's smooth dolly undisturbed.
+    if (scratchTarget.distanceTo(hit) < toHit * 0.02) return;
+    controls.setOrbitPoint(hit.x, hit.y, hit.z);
+  };
   if (element) {
+    element.addEventListener('wheel', onWheel, { passive: true });
+    unbind.push(() => element.removeEventListener('wheel', onWheel));
     controls.connect(element);
     if (element.tabIndex < 0) element.tabIndex = 0;
   }
@@ -349,8 +440,8 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       notify();
       return config;
     },
-    async fit(objects, enableTransition = false) {
-      const radius = measure(objects, sphere);
+    async fit(objects, enableTransition = false, fitOptions = {}) {
+      const radius = measure(objects, sphere, sceneBox);
       if (radius === 0) return 0;
       sceneRadius = radius;
       const wasFirstPerson = mode === 'FirstPerson';
@@ -359,6 +450,19 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       perspective.near = Math.min(CAMERA_NEAR, radius / 50);
       perspective.far = Math.max(CAMERA_FAR, radius * 20);
       perspective.updateProjectionMatrix();
+      if (fitOptions.keepDirection && !wasFirstPerson) {
+        if (mode === 'Plan') await frameFromAbove(enableTransition);
+        else {
+          if (projection === 'Orthographic') {
+            ortho.near = perspective.near;
+            ortho.far = perspective.far + radius * ORTHO_DISTANCE_RADII;
+            ortho.updateProjectionMatrix();
+          }
+          await controls.fitToSphere(sphere, enableTransition);
+        }
+        world.render.needsRender = true;
+        return radius;
+      }
       // A three-quarter view from the front right, slightly above.
       await controls.setLookAt(
         sphere.center.x + radius * 1.2,
@@ -369,8 +473,8 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         sphere.center.z,
         enableTransition,
       );
-      // setLookAt does not apply the polar limits: Plan turns back to looking straight down.
-      if (mode === 'Plan') void controls.rotateTo(controls.azimuthAngle, 0, enableTransition);
+      // setLookAt does not apply the polar limits: Plan turns back to looking straight down, square.
+      if (mode === 'Plan') void controls.rotateTo(nearestAzimuth(controls.azimuthAngle, 0), 0, enableTransition);
       if (projection === 'Orthographic') {
         ortho.near = perspective.near;
         ortho.far = perspective.far + radius * ORTHO_DISTANCE_RADII;
@@ -388,6 +492,32 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       updateWalk();
       world.render.needsRender = true;
       return radius;
+    },
+    saveHome() {
+      controls.getPosition(home.position, false);
+      controls.getTarget(home.target, false);
+      home.saved = true;
+    },
+    async home(enableTransition = true) {
+      if (mode !== 'Orbit') {
+        changeMode('Orbit', false);
+        notify();
+      }
+      if (!home.saved) {
+        if (sceneRadius > 0) await controls.fitToSphere(sphere.set(sceneBox.getCenter(scratchTarget), sceneRadius), enableTransition);
+        return;
+      }
+      const p = home.position;
+      const t = home.target;
+      if (projection === 'Orthographic') {
+        // The home direction, framed for the orthographic camera (its distance is not a zoom).
+        await controls.setLookAt(p.x, p.y, p.z, t.x, t.y, t.z, false);
+        await controls.zoomTo(1, false);
+        void controls.dollyTo(orthoDistance(), false);
+        if (sceneRadius > 0) await controls.fitToSphere(sphere.set(sceneBox.getCenter(scratchTarget), sceneRadius), enableTransition);
+        return;
+      }
+      await controls.setLookAt(p.x, p.y, p.z, t.x, t.y, t.z, enableTransition);
     },
     async recentreOn(point, enableTransition = true) {
       if (!point || !Number.isFinite(point.x) || !Number.isFinite(point.y) || !Number.isFinite(point.z)) {
@@ -421,13 +551,13 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         case '-x': polar = Math.PI / 2; azimuth = -Math.PI / 2; break;
         case '+z': polar = Math.PI / 2; azimuth = 0; break;
         case '-z': polar = Math.PI / 2; azimuth = Math.PI; break;
-        case '+y': polar = 0; azimuth = controls.azimuthAngle; break;
-        default: polar = Math.PI; azimuth = controls.azimuthAngle; break;
+        // Top and bottom: square to the axes, X to the right (never the current spin).
+        case '+y': polar = 0; azimuth = 0; break;
+        default: polar = Math.PI; azimuth = 0; break;
       }
       if (mode === 'Plan' && axis === '-y') polar = 0;
       // The shortest turn: the library interpolates the azimuth as a plain number.
-      const current = controls.azimuthAngle;
-      azimuth = current + MathUtils.euclideanModulo(azimuth - current + Math.PI, Math.PI * 2) - Math.PI;
+      azimuth = nearestAzimuth(controls.azimuthAngle, azimuth);
       if (mode === 'FirstPerson') {
         // Look from the eye in the direction that views the scene from that side.
         scratchDirection.setFromSpherical(scratchSpherical.set(1, polar, azimuth)).negate();
@@ -440,7 +570,12 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         );
         return;
       }
-      await controls.rotateTo(azimuth, polar, enableTransition);
+      if (!side) {
+        await controls.rotateTo(azimuth, polar, enableTransition);
+        return;
+      }
+      // Framed for where the turn ends.
+      await frameFromAbove(enableTransition, polar);
     },
     setSize(width, height) {
       if (!(width > 0 && height > 0)) return;

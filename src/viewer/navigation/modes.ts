@@ -92,17 +92,22 @@ export function touchesFor(mode: NavigationMode, projection: Projection, out: To
   return out;
 }
 
+/** Zoom-out stops this many scene radii from the target: a few model sizes, the model still readable. */
+export const ZOOM_OUT_RADII = 8;
+
 /**
- * Distance limits of a mode: minimum 1, maximum 300 in Orbit and 5000 otherwise (FirstPerson pins
- * the distance at FIRST_PERSON_DISTANCE). A scene of less than 1 m bounding radius lowers the
- * minimum to a fifth of its radius; a scene more than an eighth of the maximum in radius raises the
- * maximum to 8 radii, so any scene can be seen whole and close up. `radius` 0 means no scene yet.
+ * Distance limits of a mode. The minimum is 1 (a scene of less than 1 m bounding radius lowers it to
+ * a fifth of its radius). The maximum is ZOOM_OUT_RADII scene radii (at least 4 minimums), within
+ * the specification's 300 in Orbit and 5000 otherwise; only a scene too large for those (more than
+ * an eighth of the maximum in radius) raises it, so any scene can be seen whole. With no scene yet
+ * (`radius` 0) the specification's maxima apply. FirstPerson pins the distance at FIRST_PERSON_DISTANCE.
  */
 export function distanceLimits(mode: NavigationMode, radius: number): { min: number; max: number } {
   if (mode === 'FirstPerson') return { min: FIRST_PERSON_DISTANCE, max: FIRST_PERSON_DISTANCE };
   const r = radius > 0 && Number.isFinite(radius) ? radius : 0;
   const min = r > 0 && r < CAMERA_MIN_DISTANCE ? r * 0.2 : CAMERA_MIN_DISTANCE;
-  const max = Math.max(mode === 'Orbit' ? CAMERA_MAX_DISTANCE_ORBIT : CAMERA_MAX_DISTANCE, r * 8);
+  const specMax = mode === 'Orbit' ? CAMERA_MAX_DISTANCE_ORBIT : CAMERA_MAX_DISTANCE;
+  if (r === 0) return { min, max: specMax };
+  const max = Math.max(Math.min(specMax, r * ZOOM_OUT_RADII), r * ZOOM_OUT_RADII > specMax ? r * ZOOM_OUT_RADII : 0, min * 4);
   return { min, max };
 }
-

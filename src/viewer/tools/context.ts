@@ -3,6 +3,7 @@ import { addFrameStep } from '../../engine/frame-steps';
 import type { ViewerWorld } from '../../engine/world';
 import type { Emitter, ViewerEventMap } from '../events';
 import type { Picker } from '../pick-types';
+import { DEFAULT_DISPLAY, type DisplayUnits } from './format';
 import type { LabelLayer } from './labels';
 import { createSurfacePicker, type CapPart, type SurfacePicker } from './surface-picker';
 
@@ -15,6 +16,8 @@ export interface ToolContext {
   /** Root of the tools' helper objects (layer 15), a child of the scene. */
   readonly helpers: Group;
   readonly labels: LabelLayer;
+  /** How values are shown (unit, precision, up axis); one object, changed in place by the tools' setDisplay. */
+  readonly display: DisplayUnits;
   readonly events: Emitter<ViewerEventMap>;
   /** The viewer's picker; throws when there is none. */
   picker(): Picker;
@@ -85,6 +88,7 @@ export function createToolContext(options: {
     renderer,
     helpers,
     labels: options.labels,
+    display: { ...DEFAULT_DISPLAY },
     events: options.events,
     picker,
     surfaces,

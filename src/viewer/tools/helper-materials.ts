@@ -114,18 +114,88 @@ export function createFillMaterial(color: number, opacity: number, depthTest = t
   });
 }
 
+/** A section plane's fill away from its border: this share of the plane's opacity (the border band has all of it). */
+export const PLANE_INTERIOR_SHARE = 0.3;
+/** Width of the plane's border band, as a share of its side. */
+export const PLANE_BAND = 0.06;
+
 /**
- * The material of a cap: the cut mesh's colour, lit, double sided, cut by every section plane but
- * the one it lies on (`skipPlane` = that plane's index in renderer.clippingPlanes, kept current by
+ * A section plane's fill: the plane's colour at its full opacity in a band along the border (the
+ * plane reads as a plane, its extent clear) and at PLANE_INTERIOR_SHARE of it inside, so what lies
+ * behind the plane is tinted no more than needed to see that it is there. On a unit square (uv 0..1),
+ * double sided, not clipped.
+ */
+export function createPlaneFillMaterial(color: number, opacity: number): ShaderMaterial {
+  return new ShaderMaterial({
+    name: 'Tools.PlaneFill',
+    uniforms: { color: { value: new Color(color) }, opacity: { value: opacity }, interior: { value: PLANE_INTERIOR_SHARE }, band: { value: PLANE_BAND } },
+    vertexShader: /* glsl */ `
+      varying vec2 vUv;
+      void main() {
+        vUv = uv;
+        gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
+      }`,
+    fragmentShader: /* glsl */ `
+      uniform vec3 color;
+      uniform float opacity;
+      uniform float interior;
+      uniform float band;
+      varying vec2 vUv;
+      void main() {
+        float edge = min(min(vUv.x, 1.0 - vUv.x), min(vUv.y, 1.0 - vUv.y));
+        float a = edge < band ? opacity : opacity * interior;
+        gl_FragColor = vec4(color, a);
+        #include <colorspace_fragment>
+      }`,
+    side: DoubleSide,
+    transparent: true,
+    depthWrite: false,
+    clipping: false,
+  });
+}
+
+/** Black or white, whichever stands out more against `color` (the hatch and cut outline of a cap). */
+export function contrastingColor(color: Color, out = new Color()): Color {
+  // Relative luminance of the linear colour.
+  const luminance = 0.2126 * color.r + 0.7152 * color.g + 0.0722 * color.b;
+  return luminance > 0.18 ? out.setRGB(0.02, 0.02, 0.03) : out.setRGB(0.92, 0.92, 0.92);
+}
+
+/** Hatch lines of a cap: one every CAP_HATCH_SPACING CSS pixels, CAP_HATCH_WIDTH wide, at 45 degrees on screen. */
+export const CAP_HATCH_SPACING = 9;
+export const CAP_HATCH_WIDTH = 1.6;
+
+/**
+ * The material of a cap: the cut mesh's colour, lit, with a 45° hatch in a contrasting colour (a cut
+ * reads as a cut, not as a face), double sided, cut by every section plane but the one it lies on (`skipPlane` = that plane's index in renderer.clippingPlanes, kept current by
  * the section tool). GLSL ES 3.0 allows the loop's dynamic index into the uniform array.
  */
-export function createCapMaterial(color: Color): MeshStandardMaterial & { userData: { skipPlane: { value: number } } } {
+export function createCapMaterial(color: Color): MeshStandardMaterial & { userData: { skipPlane: { value: number }; hatchColor: { value: Color } } } {
   const material = new MeshStandardMaterial({ color, side: DoubleSide, roughness: 0.85, metalness: 0 });
   const skipPlane = { value: -1 };
+  const hatchColor = { value: contrastingColor(color) };
+  const pixelRatio = { value: 1 };
   material.userData.skipPlane = skipPlane;
+  material.userData.hatchColor = hatchColor;
+  material.onBeforeRender = (renderer) => {
+    pixelRatio.value = renderer.getPixelRatio();
+  };
   material.onBeforeCompile = (shader) => {
     shader.uniforms.capSkipPlane = skipPlane;
-    shader.fragmentShader = `uniform int capSkipPlane;\n${shader.fragmentShader}`.replace(
+    shader.uniforms.capHatchColor = hatchColor;
+    shader.uniforms.capPixelRatio = pixelRatio;
+    shader.fragmentShader = `uniform int capSkipPlane;\nuniform vec3 capHatchColor;\nuniform float capPixelRatio;\n${shader.fragmentShader}`
+      .replace(
+        '#include <color_fragment>',
+        /* glsl */ `#include <color_fragment>
+      {
+        float spacing = ${CAP_HATCH_SPACING.toFixed(1)} * capPixelRatio;
+        float along = mod(gl_FragCoord.x + gl_FragCoord.y, spacing);
+        float line = 1.0 - smoothstep(${CAP_HATCH_WIDTH.toFixed(1)} * capPixelRatio * 0.5, ${CAP_HATCH_WIDTH.toFixed(1)} * capPixelRatio, abs(along - spacing * 0.5));
+        diffuseColor.rgb = mix(diffuseColor.rgb, capHatchColor, 0.75 * line);
+      }`,
+      )
+      .replace(
       CLIP_CHUNK,
       /* glsl */ `
       #if NUM_CLIPPING_PLANES > 0
@@ -137,6 +207,6 @@ export function createCapMaterial(color: Color): MeshStandardMaterial & { userDa
       #endif`,
     );
   };
-  material.customProgramCacheKey = () => 'tools-section-cap';
-  return material as MeshStandardMaterial & { userData: { skipPlane: { value: number } } };
+  material.customProgramCacheKey = () => 'tools-section-cap-hatched';
+  return material as MeshStandardMaterial & { userData: { skipPlane: { value: number }; hatchColor: { value: Color } } };
 }

@@ -12,6 +12,8 @@ export interface Label {
   readonly point: Vector3;
   /** Pixel offset from the projected point (e.g. below a sampled point). */
   offsetY: number;
+  /** Drawn into screenshots when shown (default true; the live label of a measurement in progress is not). */
+  inScreenshot: boolean;
   setText(text: string): void;
   setClass(name: string, on: boolean): void;
 }
@@ -20,6 +22,8 @@ export interface LabelLayer {
   readonly element: HTMLDivElement;
   add(className: string, text: string, onPick?: () => void): Label;
   remove(label: Label): void;
+  /** Every label (screenshots draw the shown ones). */
+  list(): readonly Label[];
   /** Re-projects every label for the camera and the layer's size. */
   update(camera: Camera): void;
   dispose(): void;
@@ -68,6 +72,7 @@ export function createLabelLayer(container: HTMLElement, canvas: Element | null 
         element,
         point: new Vector3(),
         offsetY: 0,
+        inScreenshot: true,
         setText(value) {
           if (element.textContent !== value) element.textContent = value;
         },
@@ -77,6 +82,9 @@ export function createLabelLayer(container: HTMLElement, canvas: Element | null 
       };
       labels.add(label);
       return label;
+    },
+    list() {
+      return [...labels];
     },
     remove(label) {
       labels.delete(label);

@@ -1,5 +1,5 @@
 import { Plane, Vector3 } from 'three';
-import { formatAngle, formatArea, formatLength } from './format';
+import { DEFAULT_DISPLAY, formatAngle, formatArea, formatLength, type DisplayUnits } from './format';
 
 /**
  * The measurement state machines of the viewer specification (section 4, "Measurement and section
@@ -136,8 +136,8 @@ export function measureValue(kind: MeasureKind, points: readonly Vector3[]): num
   }
 }
 
-export function measureLabel(kind: MeasureKind, value: number): string {
-  return kind === 'length' ? formatLength(value) : kind === 'area' ? formatArea(value) : formatAngle(value);
+export function measureLabel(kind: MeasureKind, value: number, display: Readonly<DisplayUnits> = DEFAULT_DISPLAY): string {
+  return kind === 'length' ? formatLength(value, display) : kind === 'area' ? formatArea(value, display) : formatAngle(value, display);
 }
 
 const e1 = new Vector3();

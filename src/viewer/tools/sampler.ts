@@ -13,6 +13,10 @@ import { createPointMaterial, onHelperLayer } from './helper-materials';
 export interface Sampler {
   sampleAt(clientX: number, clientY: number): SampleEventData | null;
   clear(): boolean;
+  /** Rewrites the label after the display settings changed. */
+  relabel(): void;
+  /** Forgets the last miss (a new action starts). */
+  clearFeedback(): void;
   readonly current: SampleEventData | null;
   readonly feedback: string | null;
   dispose(): void;
@@ -28,6 +32,8 @@ export function createSampler(ctx: ToolContext): Sampler {
   dot.frustumCulled = false;
   dot.visible = false;
   dot.renderOrder = 1003;
+  // The pin is part of a screenshot, like the measurements.
+  dot.userData.annotation = true;
   ctx.helpers.add(dot);
   const label = ctx.labels.add('sample-label', '', () => api.clear());
   label.element.dataset.testid = 'sample-label';
@@ -42,13 +48,13 @@ export function createSampler(ctx: ToolContext): Sampler {
       // Models and section caps: a point on a cut face reads as well.
       const hit = ctx.surfaces.pickAtClient(clientX, clientY);
       if (!hit) {
-        feedback = 'Shift-click (or tap with Sample point on) the model to read a point’s coordinates.';
+        feedback = 'Missed the model: nothing is under the pointer.';
         ctx.changed();
         return null;
       }
       feedback = null;
       const p = hit.point;
-      const text = formatCoordinates(p.x, p.y, p.z);
+      const text = formatCoordinates(p.x, p.y, p.z, ctx.display);
       position.setXYZ(0, p.x, p.y, p.z);
       position.needsUpdate = true;
       dot.visible = true;
@@ -72,6 +78,19 @@ export function createSampler(ctx: ToolContext): Sampler {
         ctx.changed();
       }
       return had;
+    },
+    clearFeedback() {
+      if (feedback === null) return;
+      feedback = null;
+      ctx.changed();
+    },
+    relabel() {
+      if (!current) return;
+      const p = current.point;
+      current = { ...current, label: formatCoordinates(p.x, p.y, p.z, ctx.display) };
+      label.setText(current.label);
+      ctx.redraw();
+      ctx.changed();
     },
     get current() {
       return current;

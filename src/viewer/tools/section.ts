@@ -3,11 +3,10 @@ import {
   BufferAttribute,
   BufferGeometry,
   Color,
-  EdgesGeometry,
   Group,
   Layers,
-  LineBasicMaterial,
-  LineSegments,
+  LessEqualDepth,
+  MathUtils,
   Mesh,
   Object3D,
   Plane,
@@ -29,7 +28,10 @@ import { addViewerEntity } from '../../engine/world';
 import type { SectionEventData } from '../events';
 import type { Picker } from '../pick-types';
 import type { ToolContext } from './context';
-import { createCapMaterial, createFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
+import { LineMaterial } from 'three/examples/jsm/lines/LineMaterial.js';
+import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js';
+import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
+import { contrastingColor, createCapMaterial, createLineMaterial, createPlaneFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
 import { buildCap, isCappable } from './section-cap';
 import { capPart, type CapPart } from './surface-picker';
 import { SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY, SECTION_PLANE_SIZE } from '../../protocol/constants';
@@ -39,6 +41,16 @@ import { snapSectionNormal } from './section-math';
 export const CAP_REBUILD_MS = 120;
 
 export type GizmoMode = 'translate' | 'rotate';
+
+/** Tilting turns in steps of this many degrees; the free-rotation key (Shift) turns freely. */
+export const TILT_SNAP_DEGREES = 15;
+
+/** A tilt as the label shows it: whole degrees on the snap, one decimal when turning freely. */
+export function formatTilt(radians: number, free: boolean): string {
+  const degrees = MathUtils.radToDeg(radians);
+  const text = free ? degrees.toFixed(1) : Math.round(degrees).toFixed(0);
+  return `${/^-0(\.0)?$/.test(text) ? text.slice(1) : text}°`;
+}
 
 /** A new plane sits this far (m) outside the clicked surface. */
 export const SURFACE_OFFSET = 1e-4;
@@ -61,8 +73,11 @@ interface PlaneEntry {
   /** Centre of the square on the plane; its +Z axis is the plane's normal. The gizmo moves it. */
   pivot: Object3D;
   square: Mesh;
+  outline: LineSegments2;
   caps: Group;
   capMaterials: Map<number, CapMaterial>;
+  /** The cut's outline per cap colour, in the colour's contrasting colour. */
+  capLineMaterials: Map<number, LineMaterial>;
   capArea: number;
   /** The caps' outlines, for picking and snapping on the cut (surface-picker.ts). */
   capParts: CapPart[];
@@ -90,6 +105,8 @@ export interface Sections {
   flip(eid: number): void;
   setGizmoMode(mode: GizmoMode): void;
   readonly gizmoMode: GizmoMode;
+  /** Held key: tilting turns freely instead of in TILT_SNAP_DEGREES steps. Returns whether the key was of use. */
+  setFreeRotation(on: boolean): boolean;
   list(): SectionInfo[];
   readonly feedback: string | null;
   clearFeedback(): void;
@@ -129,9 +146,16 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const raycaster = new Raycaster();
   raycaster.layers.set(HELPER_LAYER);
   const squareGeometry = new PlaneGeometry(1, 1);
-  const outlineGeometry = new EdgesGeometry(squareGeometry);
-  const squareMaterial = createFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY);
-  const selectedMaterial = createFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY * 1.75);
+  // The border and a centre grip (a small cross) as screen-constant lines: the plane reads as a
+  // plane whatever its size on screen.
+  const outlineGeometry = new LineSegmentsGeometry();
+  const grip = 0.04;
+  outlineGeometry.setPositions([
+    -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0, -0.5, 0.5, 0, -0.5, -0.5, 0,
+    -grip, 0, 0, grip, 0, 0, 0, -grip, 0, 0, grip, 0,
+  ]);
+  const squareMaterial = createPlaneFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY);
+  const selectedMaterial = createPlaneFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY * 1.75);
   // The square lies in the caps' plane: pushed back in depth, so the caps show through it
   // instead of fighting it.
   for (const m of [squareMaterial, selectedMaterial]) {
@@ -139,7 +163,17 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     m.polygonOffsetFactor = 2;
     m.polygonOffsetUnits = 2;
   }
-  const outlineMaterial = exemptFromClipping(new LineBasicMaterial({ color: SECTION_PLANE_COLOR, transparent: true, opacity: 0.85 }));
+  const outlineMaterial = createLineMaterial(SECTION_PLANE_COLOR, 2);
+  outlineMaterial.depthTest = true;
+  const selectedOutlineMaterial = createLineMaterial(SECTION_PLANE_COLOR, 3);
+  selectedOutlineMaterial.depthTest = true;
+  // The tilt while dragging, at the plane's centre.
+  const tiltLabel = ctx.labels.add('section-tilt-label', '');
+  tiltLabel.inScreenshot = false;
+  tiltLabel.element.dataset.testid = 'section-tilt';
+  tiltLabel.element.style.display = 'none';
+  tiltLabel.offsetY = -28;
+  let freeRotation = false;
 
   // Connected to the canvas, not the container: TransformControls captures the pointer of every
   // press on its element while enabled, which on the container would swallow the clicks on the
@@ -147,6 +181,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const gizmo = new TransformControls(ctx.camera(), ctx.renderer.domElement);
   gizmo.setSpace('local');
   gizmo.setSize(0.9);
+  gizmo.setRotationSnap(MathUtils.degToRad(TILT_SNAP_DEGREES));
   gizmo.enabled = false;
   const gizmoHelper = gizmo.getHelper();
   gizmoHelper.name = 'Section plane gizmo';
@@ -214,6 +249,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       (child as Mesh).geometry.dispose();
       entry.caps.remove(child);
     }
+
     entry.capParts = [];
     let area = 0;
     // The picker's trees when it has them (ViewerPicker.treeOf), so a geometry gets one tree.
@@ -243,10 +279,13 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
         }
         geometry.setAttribute('normal', new BufferAttribute(normals, 3));
         geometry.computeBoundingSphere();
-        const capMesh = new Mesh(geometry, capMaterialFor(entry, mesh));
+        const capMaterial = capMaterialFor(entry, mesh);
+        const capMesh = new Mesh(geometry, capMaterial);
         capMesh.name = `Section cap of ${mesh.name || 'mesh'}`;
         capMesh.matrixAutoUpdate = false;
         entry.caps.add(capMesh);
+        const outline = cutOutline(cap.outline, cap.loopStarts, capLineMaterialFor(entry, capMaterial));
+        if (outline) entry.caps.add(outline);
         entry.capParts.push(capPart(entry.plane, mesh, cap));
       });
     }
@@ -256,6 +295,19 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     lastCap.set(entry.eid, performance.now());
     ctx.redraw();
     ctx.changed();
+  };
+
+  const capLineMaterialFor = (entry: PlaneEntry, capMaterial: CapMaterial): LineMaterial => {
+    const hex = capMaterial.color.getHex();
+    let material = entry.capLineMaterials.get(hex);
+    if (!material) {
+      material = exemptFromClipping(new LineMaterial({ color: contrastingColor(capMaterial.color).getHex(), linewidth: 2, worldUnits: false }));
+      // On the cap's plane: drawn where the cap is (ties pass); never cut (it lies on its own plane,
+      // where clipping would cut it by rounding).
+      material.depthFunc = LessEqualDepth;
+      entry.capLineMaterials.set(hex, material);
+    }
+    return material;
   };
 
   const capMaterialFor = (entry: PlaneEntry, mesh: Mesh): CapMaterial => {
@@ -332,6 +384,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     for (const entry of entries.values()) {
       entry.pivot.visible = active;
       entry.square.material = entry.eid === selected ? selectedMaterial : squareMaterial;
+      entry.outline.material = entry.eid === selected ? selectedOutlineMaterial : outlineMaterial;
     }
     const target = active ? entries.get(selected) : undefined;
     if (target) {
@@ -349,10 +402,17 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   gizmo.addEventListener('change', () => ctx.redraw());
   gizmo.addEventListener('objectChange', () => {
     const entry = entries.get(selected);
-    if (entry) writeTransform(entry);
+    if (!entry) return;
+    writeTransform(entry);
+    if (dragging && mode === 'rotate') {
+      tiltLabel.point.copy(entry.pivot.position);
+      tiltLabel.setText(`Tilt ${formatTilt((gizmo as unknown as { rotationAngle: number }).rotationAngle, freeRotation)}`);
+      tiltLabel.element.style.display = '';
+    }
   });
   gizmo.addEventListener('dragging-changed', (event) => {
     dragging = event.value === true;
+    if (!dragging) tiltLabel.element.style.display = 'none';
     const entry = entries.get(selected);
     if (!entry || event.value) return;
     placing = 0;
@@ -387,8 +447,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     const square = new Mesh(squareGeometry, squareMaterial);
     square.scale.setScalar(SECTION_PLANE_SIZE);
     square.renderOrder = 998;
-    const outline = new LineSegments(outlineGeometry, outlineMaterial);
+    const outline = new LineSegments2(outlineGeometry, outlineMaterial);
     outline.scale.setScalar(SECTION_PLANE_SIZE);
+    outline.renderOrder = 999;
     pivot.add(square, outline);
     onHelperLayer(pivot);
     ctx.helpers.add(pivot);
@@ -396,7 +457,19 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     const caps = new Group();
     caps.name = `Section caps ${eid}`;
     ctx.scene.add(caps);
-    const entry: PlaneEntry = { eid, number: ++counter, plane: new Plane(), pivot, square, caps, capMaterials: new Map(), capArea: 0, capParts: [] };
+    const entry: PlaneEntry = {
+      eid,
+      number: ++counter,
+      plane: new Plane(),
+      pivot,
+      square,
+      outline,
+      caps,
+      capMaterials: new Map(),
+      capLineMaterials: new Map(),
+      capArea: 0,
+      capParts: [],
+    };
     entries.set(eid, entry);
     // The exact normal given, at once (the caps and the 'created' event need it now; the section
     // plane system derives the same plane from the Transform in the next frame).
@@ -404,6 +477,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     writeComponent(entry);
     syncClipping();
     rebuildCaps(entry);
+    // A new plane is pushed into the model first: it starts in move mode.
+    mode = 'translate';
+    applyMode();
     placing = eid;
     selected = eid;
     onSelect(eid);
@@ -426,6 +502,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     for (const child of entry.caps.children) (child as Mesh).geometry.dispose();
     entry.caps.removeFromParent();
     for (const material of entry.capMaterials.values()) material.dispose();
+    for (const material of entry.capLineMaterials.values()) material.dispose();
     unbindObject(ctx.world, eid);
     removeTransformEntity(ctx.world, eid);
     syncClipping();
@@ -449,7 +526,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     createAt(clientX, clientY) {
       const hit = ctx.picker().pickAtClient(clientX, clientY);
       if (!hit) {
-        feedback = 'Double-click on the model to place a section plane on its surface.';
+        feedback = 'Missed the model: double-click (or double-tap) on its surface to place a section plane there.';
         ctx.changed();
         return 0;
       }
@@ -512,6 +589,14 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     get gizmoMode() {
       return mode;
     },
+    setFreeRotation(on) {
+      const useful = active && selected !== 0 && mode === 'rotate';
+      if (on && !useful) return false;
+      if (freeRotation === on) return useful;
+      freeRotation = on;
+      gizmo.setRotationSnap(on ? null : MathUtils.degToRad(TILT_SNAP_DEGREES));
+      return true;
+    },
     list() {
       return [...entries.values()].map((e) => ({
         id: e.eid,
@@ -525,7 +610,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       return feedback;
     },
     clearFeedback() {
+      if (feedback === null) return;
       feedback = null;
+      ctx.changed();
     },
     dispose() {
       removeStep();
@@ -539,7 +626,30 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       squareMaterial.dispose();
       selectedMaterial.dispose();
       outlineMaterial.dispose();
+      selectedOutlineMaterial.dispose();
+      ctx.labels.remove(tiltLabel);
       ctx.renderer.clippingPlanes = [];
     },
   };
+}
+
+/** The cut's closed loops as screen-constant line segments (null when there is no loop). */
+function cutOutline(outline: Float32Array, loopStarts: Uint32Array, material: LineMaterial): LineSegments2 | null {
+  const positions: number[] = [];
+  for (let l = 0; l + 1 < loopStarts.length; l++) {
+    const start = loopStarts[l];
+    const end = loopStarts[l + 1];
+    for (let i = start; i < end; i++) {
+      const j = i + 1 < end ? i + 1 : start;
+      positions.push(outline[i * 3], outline[i * 3 + 1], outline[i * 3 + 2], outline[j * 3], outline[j * 3 + 1], outline[j * 3 + 2]);
+    }
+  }
+  if (positions.length === 0) return null;
+  const geometry = new LineSegmentsGeometry();
+  geometry.setPositions(positions);
+  const lines = new LineSegments2(geometry, material);
+  lines.name = 'Section cut outline';
+  lines.matrixAutoUpdate = false;
+  lines.renderOrder = 1;
+  return lines;
 }

@@ -47,6 +47,8 @@ export function bindToolKeys(keyboard: Keyboard, parts: ToolParts, setSampling: 
     }),
     keyboard.bind('tool-undo-point', () => (measurements.kind ? measurements.undo() : false)),
     keyboard.bind('tool-delete', () => deleteSelected()),
+    // Held Shift while tilting a plane: free rotation (the release always goes back to steps).
+    keyboard.bind('section-free-rotate', (press) => sections.setFreeRotation(press.pressed)),
   ];
   return () => {
     for (const off of offs) off();

@@ -24,6 +24,13 @@ export function toolPointerHandlers(
   const { manager, measurements, sections, sampler } = parts;
   let grabbed: 'section' | 'measurement' | null = null;
 
+  /** A new action starts: the last refusal or miss goes (the action sets its own if it fails too). */
+  const clearFeedback = () => {
+    measurements.clearFeedback();
+    sections.clearFeedback();
+    sampler.clearFeedback();
+  };
+
   const pickAndEmit = (clientX: number, clientY: number) => {
     // Section caps too: a click on a cut face is a hit on the cut node (the picker alone would pass
     // through the cap to whatever lies behind it).
@@ -53,7 +60,7 @@ export function toolPointerHandlers(
       grabbed = null;
     },
     click(x, y) {
-      sections.clearFeedback();
+      clearFeedback();
       const target = clickTarget(false, parts.sampling, manager.active);
       if (target === 'sampler') {
         options.setSampling(samplingStaysArmed(sampler.sampleAt(x, y) !== null));
@@ -75,9 +82,11 @@ export function toolPointerHandlers(
       pickAndEmit(x, y);
     },
     shiftClick(x, y) {
+      clearFeedback();
       sampler.sampleAt(x, y);
     },
     doubleClick(x, y) {
+      if (manager.active === 'section-tool') clearFeedback();
       if (manager.active === 'section-tool') {
         sections.createAt(x, y);
         return;

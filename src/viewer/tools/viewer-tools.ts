@@ -5,8 +5,10 @@ import type { Keyboard } from '../input/keyboard';
 import { attachPointerInput, type CameraInput } from '../input/pointer';
 import type { Picker } from '../pick-types';
 import { createToolContext } from './context';
-import { createLabelLayer } from './labels';
+import { mergeDisplay, type DisplayUnits } from './format';
+import { createLabelLayer, type LabelLayer } from './labels';
 import type { MeasureKind } from './measure-machine';
+import { createMagnifier } from './magnifier';
 import { createMeasurements, type Measurements } from './measurements';
 import { createSampler, type Sampler } from './sampler';
 import { createSections, type Sections } from './section';
@@ -29,6 +31,14 @@ export interface ViewerTools {
    * samples a point, whatever tool is active, then the toggle turns itself off.
    */
   setSampling(on: boolean): void;
+  /**
+   * How values are shown: unit ('m', 'cm', 'mm', 'ft-in'), precision and the up axis of displayed
+   * coordinates ('y' as stored, or 'z'). Stored values stay metres, Y up. Throws on a bad field;
+   * returns the settings in effect. Every label is rewritten.
+   */
+  setDisplay(patch: Partial<DisplayUnits>): DisplayUnits;
+  /** The labels pinned to world points (measurement values, the sampled point): screenshots draw them. */
+  readonly labels: LabelLayer;
   /** What the UI shows; the same object is sent as the 'tools' event after every change. */
   getSnapshot(): ToolsSnapshot;
   readonly measurements: Measurements;
@@ -93,16 +103,34 @@ export function createTools(options: ToolsOptions): ViewerTools {
       'angle-measure-tool': measureTool('angle'),
     },
     (tool, previous) => {
+      // A new tool starts clean: the last refusal or miss goes.
+      sections.clearFeedback();
+      sampler.clearFeedback();
       options.events.emit('tool', { tool, previous });
       changed();
     },
   );
 
-  const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false };
+  // Touch wording when the screen has no hover and a coarse pointer, then after each press by its kind.
+  const coarse = typeof window !== 'undefined' && !!window.matchMedia?.('(hover: none) and (pointer: coarse)').matches;
+  const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false, touch: coarse, display: ctx.display };
+  const onPointerKind = (event: PointerEvent) => {
+    const touch = event.pointerType === 'touch' || (event.pointerType === 'pen' && coarse);
+    if (touch === parts.touch) return;
+    parts.touch = touch;
+    changed();
+  };
+  options.container.addEventListener('pointerdown', onPointerKind, { capture: true, passive: true });
+  // A loupe above a finger that places a point (a measurement tool, or Sample point).
+  const magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
   const setSampling = (on: boolean) => {
     if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
     if (parts.sampling === on) return;
     parts.sampling = on;
+    if (on) {
+      measurements.clearFeedback();
+      sections.clearFeedback();
+    }
     changed();
   };
   const deleteSelected = (): boolean => {
@@ -137,6 +165,15 @@ export function createTools(options: ToolsOptions): ViewerTools {
     toggle: (name) => manager.toggle(name),
     deleteSelected,
     setSampling,
+    setDisplay(patch) {
+      const next = mergeDisplay(ctx.display, patch ?? {});
+      Object.assign(ctx.display, next);
+      measurements.relabel();
+      sampler.relabel();
+      changed();
+      return { ...ctx.display };
+    },
+    labels,
     getSnapshot() {
       return (snapshot ??= toolsSnapshot(parts));
     },
@@ -145,6 +182,8 @@ export function createTools(options: ToolsOptions): ViewerTools {
     sampler,
     dispose() {
       pointer.dispose();
+      options.container.removeEventListener('pointerdown', onPointerKind, { capture: true });
+      magnifier.dispose();
       unbindKeys();
       resizeObserver.disconnect();
       manager.deactivate();

@@ -14,6 +14,7 @@ import {
   pauseAnimation,
   playAnimation,
   resumeAnimation,
+  seekAnimation,
   setAnimationSpeed,
   stopAnimation,
 } from '../../../src/viewer/animation';
@@ -573,5 +574,31 @@ describe('a model without animations', () => {
     const objects: Object3D[] = [];
     record.root.traverse((o) => objects.push(o));
     expect(objects.length).toBe(record.entities.length);
+  });
+});
+
+describe('seekAnimation', () => {
+  it('shows a stopped animation paused at the scrubbed time, and keeps a running one running from there', async () => {
+    const { world, record, glb, events } = await load(BOX);
+    const translation = channel(glb, 0, 1);
+    const eid = nodeEid(record, translation.node);
+    seekAnimation(world, record, 0, 0.6);
+    step(world, 0.01);
+    expectClose(position(eid), translation.at(0.6));
+    expect(events.at(-1)).toMatchObject({ eventType: 'pause', isPlaying: false });
+    expect(AnimationState.playing[record.eid]).toBe(0);
+    steps(world, 0.25, 3);
+    expectClose(position(eid), translation.at(0.6));
+    seekAnimation(world, record, 0, 99);
+    step(world, 0.01);
+    expectClose(position(eid), translation.at(findAnimation(record, 0).clip.duration));
+
+    playAnimation(world, record, 0);
+    steps(world, 0.25, 1);
+    seekAnimation(world, record, 0, 0.2);
+    expect(AnimationState.playing[record.eid]).toBe(1);
+    step(world, 0.25);
+    expectClose(position(eid), translation.at(0.45));
+    expect(() => seekAnimation(world, record, 0, Number.NaN)).toThrow('seconds');
   });
 });

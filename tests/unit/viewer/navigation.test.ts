@@ -138,6 +138,38 @@ describe('modes', () => {
     expect(nav.controls.polarAngle).toBeCloseTo(polar, 4);
   });
 
+  it('Plan and the top view are square to the axes, framed on the scene, whatever the spin before', async () => {
+    const { nav } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    await nav.controls.rotate(0.6 + Math.PI * 4, 0.2, false);
+    settle(nav);
+    nav.setMode('Plan');
+    settle(nav);
+    const screenRight = new Vector3().setFromMatrixColumn(nav.camera.matrixWorld, 0);
+    expect(screenRight.x).toBeGreaterThan(0.9999);
+    expect(viewDirection(nav).y).toBeLessThan(-0.999);
+    // Framed: the whole 4 x 2 box from above, target at its centre.
+    expect(nav.controls.getTarget(new Vector3(), true).length()).toBeLessThan(1e-3);
+    nav.setMode('Orbit');
+    await nav.lookAlong('+x', false);
+    await nav.lookAlong('+y', false);
+    settle(nav);
+    expect(new Vector3().setFromMatrixColumn(nav.camera.matrixWorld, 0).x).toBeGreaterThan(0.9999);
+    // Fit keeps the direction; Home returns to the saved view.
+    nav.saveHome();
+    const home = nav.controls.getPosition(new Vector3(), true);
+    await nav.controls.rotate(1, -0.5, false);
+    settle(nav);
+    const direction = viewDirection(nav);
+    await nav.fit([model()], false, { keepDirection: true });
+    settle(nav);
+    expect(viewDirection(nav).dot(direction)).toBeGreaterThan(0.9999);
+    await nav.home(false);
+    settle(nav);
+    expect(nav.controls.getPosition(new Vector3(), true).distanceTo(home)).toBeLessThan(1e-6);
+  });
+
   it('fit in Plan keeps looking straight down', async () => {
     const { nav } = setup();
     nav.setMode('Plan');
@@ -217,15 +249,21 @@ describe('camera config', () => {
 
 describe('distance limits', () => {
   it('minimum 1, maximum 300 in Orbit and 5000 otherwise', () => {
-    expect(distanceLimits('Orbit', 5)).toEqual({ min: CAMERA_MIN_DISTANCE, max: CAMERA_MAX_DISTANCE_ORBIT });
-    expect(distanceLimits('Plan', 5)).toEqual({ min: CAMERA_MIN_DISTANCE, max: CAMERA_MAX_DISTANCE });
-    expect(distanceLimits('Orbit', 0)).toEqual({ min: 1, max: 300 });
+    // Zoom-out stops a few model sizes away (8 radii), within the specification's maxima.
+    expect(distanceLimits('Orbit', 5)).toEqual({ min: CAMERA_MIN_DISTANCE, max: 40 });
+    expect(distanceLimits('Plan', 5)).toEqual({ min: CAMERA_MIN_DISTANCE, max: 40 });
+    expect(distanceLimits('Orbit', 0.3).max).toBeCloseTo(2.4);
+    expect(distanceLimits('Orbit', 30).max).toBe(240);
+    expect(distanceLimits('Plan', 300).max).toBe(2400);
+    expect(distanceLimits('Orbit', 0)).toEqual({ min: 1, max: CAMERA_MAX_DISTANCE_ORBIT });
+    expect(distanceLimits('Plan', 0)).toEqual({ min: 1, max: CAMERA_MAX_DISTANCE });
     expect(distanceLimits('FirstPerson', 5)).toEqual({ min: FIRST_PERSON_DISTANCE, max: FIRST_PERSON_DISTANCE });
   });
 
   it('widen for scenes too small or too large for them', () => {
     expect(distanceLimits('Orbit', 0.05).min).toBeCloseTo(0.01);
     expect(distanceLimits('Orbit', 1).min).toBe(1);
+    expect(distanceLimits('Orbit', 0.1).max).toBeGreaterThanOrEqual(4 * distanceLimits('Orbit', 0.1).min);
     expect(distanceLimits('Orbit', 37.5).max).toBe(300);
     expect(distanceLimits('Orbit', 100).max).toBe(800);
     expect(distanceLimits('Plan', 1000).max).toBe(8000);
@@ -234,16 +272,18 @@ describe('distance limits', () => {
   it('are applied to the controls per mode', async () => {
     const { nav } = setup();
     await nav.fit([model()]);
-    expect([nav.controls.minDistance, nav.controls.maxDistance]).toEqual([1, 300]);
+    const radius = Math.sqrt(6); // the 4 x 2 x 2 box
+    expect(nav.controls.minDistance).toBe(1);
+    expect(nav.controls.maxDistance).toBeCloseTo(radius * 8, 6);
     nav.setMode('Plan');
-    expect([nav.controls.minDistance, nav.controls.maxDistance]).toEqual([1, 5000]);
+    expect(nav.controls.maxDistance).toBeCloseTo(radius * 8, 6);
     nav.setMode('FirstPerson');
     expect(nav.controls.minDistance).toBe(FIRST_PERSON_DISTANCE);
     nav.setMode('Orbit');
-    expect(nav.controls.maxDistance).toBe(300);
-    // A dolly past the limit stops at it.
+    expect(nav.controls.maxDistance).toBeCloseTo(radius * 8, 6);
+    // A dolly past the limit stops at it: a few model sizes, not 300 m.
     await nav.controls.dollyTo(1000, false);
-    expect(nav.controls.distance).toBe(300);
+    expect(nav.controls.distance).toBeCloseTo(radius * 8, 6);
   });
 });
 

@@ -17,6 +17,7 @@ import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js';
 import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
 import { HELPER_LAYER } from '../../../protocol/constants';
 import { createFillMaterial, createLineMaterial, createPointMaterial, onHelperLayer } from '../helper-materials';
+import type { DisplayUnits } from '../format';
 import type { Label, LabelLayer } from '../labels';
 import { measureLabel, measureValue, type MeasureKind } from '../measure-machine';
 import { planeBasis } from '../section-cap';
@@ -154,6 +155,8 @@ export function createDrawing(kind: MeasureKind, hasPlane: boolean, labels: Labe
     group.add(fill);
   }
   onHelperLayer(group);
+  // Measurements are part of a screenshot (screenshot.ts keeps annotations, leaves other helpers out).
+  group.userData.annotation = true;
   const label = labels.add(`measure-label ${kind}`, '', onPick);
   return { group, line, dots, fill, arc, label, scratch: [], flat: [] };
 }
@@ -162,7 +165,7 @@ export function createDrawing(kind: MeasureKind, hasPlane: boolean, labels: Labe
  * Draws a measurement from its points, in place where the sizes are unchanged; updates the label's
  * text and point. Returns the measured value (metres, m² or degrees).
  */
-export function drawMeasurement(drawing: MeasurementDrawing, kind: MeasureKind, points: readonly Vector3[], plane: Plane | null): number {
+export function drawMeasurement(drawing: MeasurementDrawing, kind: MeasureKind, points: readonly Vector3[], plane: Plane | null, display: Readonly<DisplayUnits>): number {
   const positions = flatPositions(points, kind === 'area', drawing.scratch);
   if (!writePolyline(drawing.line.geometry, positions, positions.length)) {
     const lineGeometry = new LineGeometry();
@@ -194,7 +197,7 @@ export function drawMeasurement(drawing: MeasurementDrawing, kind: MeasureKind, 
     }
   }
   const value = measureValue(kind, points);
-  drawing.label.setText(measureLabel(kind, value));
+  drawing.label.setText(measureLabel(kind, value, display));
   labelPoint(kind, points, drawing.label.point);
   return value;
 }
@@ -268,7 +271,7 @@ export interface DraftDrawing {
   dispose(): void;
 }
 
-export function createDraftDrawing(labels: LabelLayer): DraftDrawing {
+export function createDraftDrawing(labels: LabelLayer, display: Readonly<DisplayUnits>): DraftDrawing {
   const group = onHelperLayer(new Group());
   group.name = 'Measurement in progress';
   const lineMaterial = createLineMaterial(DRAFT_COLOR, LINE_WIDTH);
@@ -285,6 +288,7 @@ export function createDraftDrawing(labels: LabelLayer): DraftDrawing {
   band.layers.set(HELPER_LAYER);
   group.add(band);
   const label = labels.add('measure-label draft', '');
+  label.inScreenshot = false;
   label.element.style.display = 'none';
   const bandStart = bandGeometry.attributes.instanceStart as InterleavedBufferAttribute;
   const bandArray = bandStart.data.array as Float32Array;
@@ -345,8 +349,8 @@ export function createDraftDrawing(labels: LabelLayer): DraftDrawing {
       band.visible = true;
       // The live value: the length so far, or the angle once the corner is set.
       let text = '';
-      if (kind === 'length') text = measureLabel('length', last.distanceTo(hover));
-      else if (kind === 'angle' && points.length === 2) text = measureLabel('angle', measureValue('angle', [points[0], points[1], hover]));
+      if (kind === 'length') text = measureLabel('length', last.distanceTo(hover), display);
+      else if (kind === 'angle' && points.length === 2) text = measureLabel('angle', measureValue('angle', [points[0], points[1], hover]), display);
       if (text) {
         label.setText(text);
         if (kind === 'length') label.point.copy(last).add(hover).multiplyScalar(0.5);

@@ -6,6 +6,7 @@ import { bindObject, unbindObject } from '../../../engine/registry';
 import { addViewerEntity, type ViewerWorld } from '../../../engine/world';
 import type { MeasurementEventData } from '../../events';
 import type { ToolContext } from '../context';
+import type { DisplayUnits } from '../format';
 import { measureLabel, type MeasureKind } from '../measure-machine';
 import { createDrawing, disposeDrawing, drawMeasurement, type MeasurementDrawing } from './drawing';
 
@@ -27,6 +28,8 @@ export interface MeasurementEntry {
   readonly points: Vector3[];
   value: number;
   readonly drawing: MeasurementDrawing;
+  /** The tools' display settings (shared, changed in place): the label's unit and precision. */
+  readonly display: Readonly<DisplayUnits>;
 }
 
 /** A new measurement entity with its points and drawing (drawn at once). */
@@ -43,7 +46,7 @@ export function spawnMeasurement(ctx: ToolContext, kind: MeasureKind, points: re
   drawing.label.element.dataset.measurement = String(eid);
   ctx.helpers.add(drawing.group);
   bindObject(world, eid, drawing.group);
-  const entry: MeasurementEntry = { eid, kind, plane: plane ? plane.clone() : null, points: [], value: 0, drawing };
+  const entry: MeasurementEntry = { eid, kind, plane: plane ? plane.clone() : null, points: [], value: 0, drawing, display: ctx.display };
   followMeasurement(world, entry);
   return entry;
 }
@@ -54,7 +57,7 @@ export function followMeasurement(world: ViewerWorld, entry: MeasurementEntry): 
   const points = entry.points;
   for (let i = 0; i < n; i++) getMeasurementPoint(world, entry.eid, i, (points[i] ??= new Vector3()));
   points.length = n;
-  entry.value = drawMeasurement(entry.drawing, entry.kind, points, entry.plane);
+  entry.value = drawMeasurement(entry.drawing, entry.kind, points, entry.plane, entry.display);
   Measurement.value[entry.eid] = entry.value;
   Measurement.changed[entry.eid] = 0;
   world.render.needsRender = true;
@@ -74,7 +77,7 @@ export function measurementEvent(entry: MeasurementEntry, action: MeasurementEve
     id: entry.eid,
     kind: entry.kind,
     value: entry.value,
-    label: measureLabel(entry.kind, entry.value),
+    label: measureLabel(entry.kind, entry.value, entry.display),
     points: entry.points.map((p) => ({ x: p.x, y: p.y, z: p.z })),
   };
 }

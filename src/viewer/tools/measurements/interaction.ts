@@ -19,6 +19,7 @@ import {
 } from '../measure-machine';
 import type { SnapMarker } from '../snap-marker';
 import { createPickedPoint, HIT_PLANE, pickSnapped, snapPlaneFor } from '../snap';
+import { formatComponents } from '../format';
 import { COLOR, createDraftDrawing, SELECTED_COLOR, setDrawingColour } from './drawing';
 import { despawnMeasurement, followMeasurement, measurementEvent, spawnMeasurement, type MeasurementEntry } from './entities';
 
@@ -31,11 +32,17 @@ export interface MeasurementInfo {
   kind: MeasureKind;
   value: number;
   label: string;
+  /** A length's X / Y / Z components as displayed ('ΔX 2.00 · ΔY 0.00 · ΔZ 0.00 m'); null for areas and angles. */
+  components: string | null;
 }
 
 export interface Measurements {
   /** The measurement tool's kind while one is active. */
   readonly kind: MeasureKind | null;
+  /** Rewrites every label after the display settings changed. */
+  relabel(): void;
+  /** Forgets the last refusal (a new action starts). */
+  clearFeedback(): void;
   begin(kind: MeasureKind): void;
   end(): void;
   inProgress(): boolean;
@@ -91,7 +98,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
   let feedback: string | null = null;
   let selected = 0;
   const entries = new Map<number, MeasurementEntry>();
-  const draftDrawing = createDraftDrawing(ctx.labels);
+  const draftDrawing = createDraftDrawing(ctx.labels, ctx.display);
   ctx.helpers.add(draftDrawing.group);
   const hoverPoint = new Vector3();
   let hoverValid = false;
@@ -200,6 +207,15 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     get kind() {
       return kind;
     },
+    clearFeedback() {
+      setFeedback(null);
+    },
+    relabel() {
+      for (const entry of entries.values()) Measurement.changed[entry.eid] = 1;
+      updateBand();
+      ctx.redraw();
+      ctx.changed();
+    },
     begin(next) {
       if (draft) cancelDraft(draft);
       kind = next;
@@ -229,7 +245,7 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     click(clientX, clientY) {
       if (!draft) return;
       if (!pickAt(clientX, clientY, snapPlaneFor(draft))) {
-        setFeedback('Click on the model: nothing is under the pointer.');
+        setFeedback('Missed the model: nothing is under the pointer.');
         return;
       }
       const result = addPoint(draft, picked.point, picked.normal);
@@ -372,7 +388,13 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     },
     remove,
     list() {
-      return [...entries.values()].map((e) => ({ id: e.eid, kind: e.kind, value: e.value, label: measureLabel(e.kind, e.value) }));
+      return [...entries.values()].map((e) => ({
+        id: e.eid,
+        kind: e.kind,
+        value: e.value,
+        label: measureLabel(e.kind, e.value, ctx.display),
+        components: e.kind === 'length' && e.points.length === 2 ? formatComponents(e.points[0], e.points[1], ctx.display) : null,
+      }));
     },
     points(eid) {
       if (!entries.has(eid)) throw new Error(`There is no measurement ${eid}.`);

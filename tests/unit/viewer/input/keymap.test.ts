@@ -15,7 +15,7 @@ describe('key map', () => {
   it('has every shortcut of both specifications, once per context', () => {
     const actions = KEY_MAP.map((b) => b.action);
     expect(new Set(actions).size).toBe(actions.length);
-    for (const a of ['undo', 'redo', 'save', 'translate-mode', 'rotate-mode', 'scale-mode', 'copy', 'delete', 'tool-cancel', 'tool-finish', 'tool-undo-point', 'tool-delete', 'walk-forward', 'help', 'comment-cancel'] as const) {
+    for (const a of ['undo', 'redo', 'save', 'translate-mode', 'rotate-mode', 'scale-mode', 'copy', 'delete', 'tool-cancel', 'tool-finish', 'tool-undo-point', 'tool-delete', 'walk-forward', 'help', 'comment-cancel', 'orbit-left', 'orbit-up', 'zoom-in', 'zoom-out', 'section-free-rotate'] as const) {
       expect(actions).toContain(a);
     }
     // No two bindings of one context share a key.
@@ -23,6 +23,13 @@ describe('key map', () => {
       const keys = KEY_MAP.filter((b) => b.context === context).flatMap((b) => b.keys);
       expect(new Set(keys).size, context).toBe(keys.length);
     }
+  });
+
+  it('offers an arrow to walking first, then to the keyboard orbit', () => {
+    const arrow = { key: 'ArrowLeft', code: 'ArrowLeft', ctrlKey: false, metaKey: false, shiftKey: false, altKey: false };
+    expect(bindingsFor(arrow).map((b) => b.action)).toEqual(['walk-left', 'orbit-left']);
+    const plus = { key: '+', code: 'Equal', ctrlKey: false, metaKey: false, shiftKey: true, altKey: false };
+    expect(bindingsFor(plus).map((b) => b.action)).toEqual(['zoom-in']);
   });
 
   it('parses keys: Mod and Shift, key names and physical codes', () => {

@@ -1,6 +1,6 @@
 import { Color, MeshBasicMaterial, ShaderChunk, type WebGLProgramParametersWithUniforms, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
-import { createCapMaterial, createFillMaterial, createLineMaterial, createPointMaterial, exemptFromClipping } from '../../../../src/viewer/tools/helper-materials';
+import { contrastingColor, createCapMaterial, createFillMaterial, createLineMaterial, createPlaneFillMaterial, createPointMaterial, exemptFromClipping, PLANE_INTERIOR_SHARE } from '../../../../src/viewer/tools/helper-materials';
 
 const shader = (fragment: string) =>
   ({ uniforms: {}, vertexShader: '', fragmentShader: fragment }) as unknown as WebGLProgramParametersWithUniforms;
@@ -54,5 +54,28 @@ describe('helper materials', () => {
     expect((s as unknown as { uniforms: { capSkipPlane: { value: number } } }).uniforms.capSkipPlane.value).toBe(2);
     // three's chunk that is replaced still exists under that name.
     expect(ShaderChunk.clipping_planes_fragment).toContain('clippingPlanes');
+  });
+});
+
+describe('section plane and cap materials', () => {
+  it('a plane fill keeps the full opacity for its border band and a share of it inside', () => {
+    const fill = createPlaneFillMaterial(0xffd400, 0.2);
+    expect(fill.uniforms.opacity.value).toBe(0.2);
+    expect(fill.uniforms.interior.value).toBe(PLANE_INTERIOR_SHARE);
+    expect(PLANE_INTERIOR_SHARE).toBeLessThan(0.5);
+    expect(fill.fragmentShader).toContain('edge < band ? opacity : opacity * interior');
+    expect(fill.clipping).toBe(false);
+  });
+
+  it('caps are hatched in a colour that stands out against theirs', () => {
+    expect(contrastingColor(new Color(1, 1, 1)).r).toBeLessThan(0.1);
+    expect(contrastingColor(new Color(0.02, 0.02, 0.05)).r).toBeGreaterThan(0.9);
+    const cap = createCapMaterial(new Color(0.9, 0.9, 0.9));
+    const s = shader(`uniform int x;\n#include <color_fragment>\n#include <clipping_planes_fragment>\n`);
+    cap.onBeforeCompile(s, renderer);
+    expect(s.fragmentShader).toContain('capHatchColor');
+    expect(s.fragmentShader).toContain('gl_FragCoord.x + gl_FragCoord.y');
+    expect(s.fragmentShader).toContain('i == capSkipPlane');
+    expect((s.uniforms as Record<string, { value: Color }>).capHatchColor.value.r).toBeLessThan(0.1);
   });
 });

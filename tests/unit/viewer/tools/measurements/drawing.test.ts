@@ -1,4 +1,5 @@
 import { Plane, Vector3, type BufferAttribute } from 'three';
+import { DEFAULT_DISPLAY } from '../../../../../src/viewer/tools/format';
 import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
 import { describe, expect, it } from 'vitest';
 import type { Label, LabelLayer } from '../../../../../src/viewer/tools/labels';
@@ -9,9 +10,10 @@ function labels(): LabelLayer {
     element: {} as HTMLDivElement,
     add(): Label {
       const element = { textContent: '', style: {}, dataset: {}, classList: { toggle: () => undefined } } as unknown as HTMLDivElement;
-      return { element, point: new Vector3(), offsetY: 0, setText: (t) => void (element.textContent = t), setClass: () => undefined };
+      return { element, point: new Vector3(), offsetY: 0, inScreenshot: true, setText: (t) => void (element.textContent = t), setClass: () => undefined };
     },
     remove: () => undefined,
+    list: () => [],
     update: () => undefined,
     dispose: () => undefined,
   };
@@ -49,12 +51,12 @@ describe('measurement drawing', () => {
     const plane = new Plane(new Vector3(0, 0, 1), 0);
     const drawing = createDrawing('area', true, labels(), () => undefined);
     const points = [new Vector3(0, 0, 0), new Vector3(2, 0, 0), new Vector3(2, 3, 0)];
-    expect(drawMeasurement(drawing, 'area', points, plane)).toBeCloseTo(3, 9);
+    expect(drawMeasurement(drawing, 'area', points, plane, DEFAULT_DISPLAY)).toBeCloseTo(3, 9);
     expect(drawing.label.element.textContent).toBe('3.00 m²');
     const fill = drawing.fill!.geometry;
     const dots = drawing.dots.geometry.attributes.position as BufferAttribute;
     points[2].set(2, 6, 0);
-    expect(drawMeasurement(drawing, 'area', points, plane)).toBeCloseTo(6, 9);
+    expect(drawMeasurement(drawing, 'area', points, plane, DEFAULT_DISPLAY)).toBeCloseTo(6, 9);
     expect(drawing.fill!.geometry).toBe(fill);
     expect(drawing.dots.geometry.attributes.position).toBe(dots);
   });

@@ -14,13 +14,14 @@ function context() {
     element: {} as HTMLDivElement,
     add(): Label {
       const element = { textContent: '', style: {}, dataset: {} as Record<string, string> } as unknown as HTMLDivElement;
-      return { element, point: new Vector3(), offsetY: 0, setText: (t) => void (element.textContent = t), setClass: () => undefined };
+      return { element, point: new Vector3(), offsetY: 0, inScreenshot: true, setText: (t) => void (element.textContent = t), setClass: () => undefined };
     },
     remove: (label) => void removed.push(label),
+    list: () => [],
     update: () => undefined,
     dispose: () => undefined,
   };
-  const ctx = { world: createViewerWorld(), helpers: new Group(), labels } as unknown as ToolContext;
+  const ctx = { world: createViewerWorld(), helpers: new Group(), labels, display: { unit: 'm', precision: 2, upAxis: 'y' } } as unknown as ToolContext;
   return { ctx, removed };
 }
 

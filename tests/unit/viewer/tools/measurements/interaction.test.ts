@@ -26,11 +26,13 @@ function setup() {
         element,
         point: new Vector3(),
         offsetY: 0,
+        inScreenshot: true,
         setText: (value) => void (element.textContent = value),
         setClass: () => undefined,
       };
     },
     remove: () => undefined,
+    list: () => [],
     update: () => undefined,
     dispose: () => undefined,
   };
@@ -58,6 +60,7 @@ function setup() {
     renderer: { getPixelRatio: () => 1 },
     helpers: new Group(),
     labels,
+    display: { unit: 'm', precision: 2, upAxis: 'y' },
     events: { emit: (type: string, data: unknown) => events.push({ type, data }) },
     surfaces,
     camera: () => {
