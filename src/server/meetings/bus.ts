@@ -44,12 +44,13 @@ export interface RedisBusOptions {
  */
 export async function createRedisBus(options: RedisBusOptions): Promise<MeetingBus> {
   const onError = options.onError ?? ((error: Error) => console.error(`meetings: Redis: ${error.message}`));
+  // The first connection fails at once with its reason; a connection lost later is retried.
+  let connected = false;
   const publisher = createClient({
     url: options.url,
-    socket: { connectTimeout: 5000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5000) },
+    socket: { connectTimeout: 5000, reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(100 * 2 ** retries, 5000) : cause) },
   });
   const subscriber = publisher.duplicate();
-  let connected = false;
   for (const client of [publisher, subscriber]) {
     client.on('error', (error: Error) => {
       if (connected) onError(error);
