@@ -4,6 +4,7 @@ import { createEmbedController, prefetchCover, type EmbedController } from './em
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, createEmbedState, progressFraction, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { AnimationPanel } from './AnimationPanel';
+import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
 import { ViewControls } from './ViewControls';
@@ -79,6 +80,13 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
           />
           <ToolsPanel tools={controllerRef.current.viewer.tools} snap={snap.viewer.tools as ToolsSnapshot} />
           <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />
+          <MeetingPanel
+            meeting={snap.meeting as EmbedState['meeting']}
+            api={controllerRef.current.meeting}
+            joinAsMember={() => controllerRef.current?.joinAsMember() ?? false}
+            joinAsGuest={(first, last) => controllerRef.current?.joinAsGuest(first, last) ?? Promise.resolve()}
+            leave={() => controllerRef.current?.leaveMeeting()}
+          />
         </>
       )}
       {snap.notices.length > 0 && snap.phase !== 'failed' && (

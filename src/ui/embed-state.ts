@@ -1,4 +1,5 @@
 import { proxy } from 'valtio';
+import type { MeetingSnapshot } from '../meeting/meeting';
 import type { AnimationRow } from '../viewer/animation-control';
 import type { NavigationEventData } from '../viewer/events';
 import type { ToolsSnapshot } from '../viewer/tools';
@@ -28,6 +29,15 @@ export interface EmbedState {
   notices: Notice[];
   /** The viewer as the panels show it, kept current from the viewer's events (src/ui/viewer-bridge.ts); null before it exists. */
   viewer: ViewerUiState | null;
+  /** The meeting as the participants panel shows it (src/ui/meeting-bridge.ts); null when not joined. */
+  meeting: MeetingUiState | null;
+}
+
+/** What the participants panel shows: the meeting's snapshot and recent join/leave notices. */
+export interface MeetingUiState {
+  snapshot: MeetingSnapshot;
+  /** 'Ada Lovelace joined', 'Alan Turing left', errors: shown a few seconds each. */
+  notices: Notice[];
 }
 
 /** What the panels show of the viewer. */
@@ -48,6 +58,7 @@ export function createEmbedState(): EmbedState {
     thumbnailUrl: null,
     notices: [],
     viewer: null,
+    meeting: null,
   });
 }
 
