@@ -365,17 +365,20 @@ export class MeetingHub {
     return room;
   }
 
+  /** Sends one frame to every local client of a room but `except`: encoded to UTF-8 once, not per socket. */
   private toLocals(room: Room, frame: string, except?: string): void {
-    for (const [id, conn] of room.local) if (id !== except) this.send(conn, frame);
+    if (room.local.size === 0 || (room.local.size === 1 && except !== undefined && room.local.has(except))) return;
+    const bytes = Buffer.from(frame);
+    for (const [id, conn] of room.local) if (id !== except) this.send(conn, bytes);
   }
 
-  private send(conn: Connection, frame: string): void {
+  private send(conn: Connection, frame: string | Buffer): void {
     if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return;
     if (conn.ws.bufferedAmount > this.limits.maxBufferedBytes) {
       this.closeConnection(conn, MEETING_CLOSE.SLOW, `The connection is too slow: more than ${this.limits.maxBufferedBytes} bytes were waiting to be sent`, true);
       return;
     }
-    conn.ws.send(frame);
+    conn.ws.send(frame, { binary: false });
   }
 
   private publish(room: string, envelope: Envelope): void {
