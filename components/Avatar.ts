@@ -24,4 +24,10 @@ export const Avatar = {
   moving: new Uint8Array(MAX_ENTITIES),
   /** 1 once the first update placed it (the first is a jump, not a glide from the origin). */
   placed: new Uint8Array(MAX_ENTITIES),
+  /** 1 when the meeting shows it (avatars enabled, nobody followed, the person does not follow). */
+  shown: new Uint8Array(MAX_ENTITIES),
+  /** 1 when its pointer cursor is shown (the person points at the model). */
+  cursorShown: new Uint8Array(MAX_ENTITIES),
+  /** 1 while it is too close to this viewer's camera to be drawn (it would fill the view). */
+  near: new Uint8Array(MAX_ENTITIES),
 };

@@ -1,9 +1,15 @@
 import { query } from 'bitecs';
 import { Avatar, Transform } from '../components';
 import { markTransformDirty } from '../src/engine/hierarchy';
+import { setVisible } from '../src/engine/object-flags';
 import type { ViewerWorld } from '../src/engine/world';
 import { AVATAR_CURSOR_SMOOTHING, AVATAR_POSITION_SMOOTHING } from '../src/protocol/meeting';
 
+/**
+ * An avatar closer than this (metres) to this viewer's camera is not drawn: people who open a scene
+ * start at the same framed view, and an avatar around one's own camera would fill the picture.
+ */
+export const AVATAR_NEAR_HIDE_DISTANCE = 1.2;
 /** Closer than this (metres) to its target, a value snaps to it and the avatar rests. */
 const REST = 1e-4;
 /** The smoothing factors are per frame at this rate; other frame rates get the same glide in time. */
@@ -23,8 +29,16 @@ export function avatarSmoothingSystem(world: ViewerWorld): ViewerWorld {
   const c = 1 - Math.pow(1 - AVATAR_CURSOR_SMOOTHING, frames);
   const P = Transform.position;
   const R = Transform.rotation;
+  const camera = world.render.camera;
   for (let i = 0; i < avatars.length; i++) {
     const e = avatars[i];
+    // Shown when the meeting shows it, once placed, and not around this viewer's camera.
+    const o3 = e * 3;
+    const near = camera !== null && Math.hypot(P[o3] - camera.position.x, P[o3 + 1] - camera.position.y, P[o3 + 2] - camera.position.z) < AVATAR_NEAR_HIDE_DISTANCE ? 1 : 0;
+    Avatar.near[e] = near;
+    const visible = Avatar.shown[e] === 1 && Avatar.placed[e] === 1 && near === 0;
+    setVisible(world, e, visible);
+    if (Avatar.cursor[e] !== 0) setVisible(world, Avatar.cursor[e], Avatar.shown[e] === 1 && Avatar.placed[e] === 1 && Avatar.cursorShown[e] === 1);
     if (Avatar.moving[e] === 0) continue;
     const o = e * 3;
     let still = true;

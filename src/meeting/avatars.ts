@@ -17,7 +17,7 @@ import {
 } from 'three';
 import { Avatar, Transform, Visibility } from '../../components';
 import { addTransform, removeTransformEntity, markTransformDirty } from '../engine/hierarchy';
-import { flagObject, setVisible } from '../engine/object-flags';
+import { flagObject } from '../engine/object-flags';
 import { bindObject, unbindObject } from '../engine/registry';
 import { detachFromThreeMatrixUpdates } from '../engine/sync';
 import { addViewerEntity, type ViewerWorld } from '../engine/world';
@@ -154,6 +154,9 @@ export function spawnAvatar(world: ViewerWorld, client: MeetingClient): AvatarEn
   Avatar.cursor[eid] = cursor;
   Avatar.moving[eid] = 0;
   Avatar.placed[eid] = 0;
+  Avatar.shown[eid] = 0;
+  Avatar.cursorShown[eid] = 0;
+  Avatar.near[eid] = 0;
   for (let k = 0; k < 3; k++) {
     Avatar.targetPosition[eid * 3 + k] = 0;
     Avatar.targetLook[eid * 3 + k] = 0;
@@ -184,7 +187,7 @@ export function setAvatarTarget(world: ViewerWorld, entry: AvatarEntry, position
   }
   if (cursor) {
     const q = entry.cursor * 3;
-    const wasHidden = Visibility.visible[entry.cursor] === 0;
+    const wasHidden = Avatar.cursorShown[e] === 0;
     for (let k = 0; k < 3; k++) {
       Avatar.targetCursor[o + k] = cursor[k];
       if (wasHidden) Transform.position[q + k] = cursor[k];
@@ -194,11 +197,14 @@ export function setAvatarTarget(world: ViewerWorld, entry: AvatarEntry, position
   showAvatar(world, entry, shown, cursor !== null && cursor !== undefined);
 }
 
-/** Shows or hides an avatar (and its cursor: shown only with the avatar and while it has a point). */
-export function showAvatar(world: ViewerWorld, entry: AvatarEntry, shown: boolean, cursorShown = Visibility.visible[entry.cursor] === 1): void {
-  const placed = Avatar.placed[entry.eid] === 1;
-  setVisible(world, entry.eid, shown && placed);
-  setVisible(world, entry.cursor, shown && placed && cursorShown);
+/**
+ * Shows or hides an avatar (and its cursor: shown only with the avatar and while it has a point);
+ * the avatar smoothing system applies it, and also hides an avatar around this viewer's camera.
+ */
+export function showAvatar(world: ViewerWorld, entry: AvatarEntry, shown: boolean, cursorShown = Avatar.cursorShown[entry.eid] === 1): void {
+  Avatar.shown[entry.eid] = shown ? 1 : 0;
+  Avatar.cursorShown[entry.eid] = cursorShown ? 1 : 0;
+  world.render.needsRender = true;
 }
 
 export function despawnAvatar(world: ViewerWorld, entry: AvatarEntry): void {

@@ -1,5 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Meeting } from '../meeting/meeting';
+import type { Call } from '../meeting/rtc';
+import { CallControls } from './CallPanel';
 import type { MeetingUiState } from './embed-state';
 
 export interface MeetingPanelProps {
@@ -7,6 +9,8 @@ export interface MeetingPanelProps {
   meeting: MeetingUiState | null;
   /** The meeting to act on (follow); null when not joined. */
   api: Meeting | null;
+  /** The meeting's audio and video; null when not joined. */
+  call: Call | null;
   /** Joining: as the signed-in person (true when that was possible), or as a guest. */
   joinAsMember: () => boolean;
   joinAsGuest: (firstName: string, lastName: string) => Promise<void>;
@@ -26,7 +30,7 @@ const STATUS_TEXT = {
  * oneself), the connection's state and why it dropped, join and leave notices, and a Follow button
  * per person. Not in a meeting: a Join button (signed-in visitors) or a name form (guests).
  */
-export function MeetingPanel({ meeting, api, joinAsMember, joinAsGuest, leave }: MeetingPanelProps) {
+export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, leave }: MeetingPanelProps) {
   const [open, setOpen] = useState(true);
   const [guest, setGuest] = useState(false);
   const [first, setFirst] = useState('');
@@ -137,6 +141,7 @@ export function MeetingPanel({ meeting, api, joinAsMember, joinAsGuest, leave }:
           ))}
         </ul>
       )}
+      {call && meeting.call && snapshot.status === 'connected' && <CallControls call={call} snap={meeting.call} />}
       {notices.length > 0 && (
         <ul className="meeting-notices" aria-live="polite" data-testid="meeting-notices">
           {notices.map((n) => (

@@ -7,6 +7,7 @@ import { parseEmbedOptions } from './embed-options';
 import { bindViewerState } from './viewer-bridge';
 import { guestToken, joinMeeting, memberAccess } from './meeting-bridge';
 import type { Meeting } from '../meeting/meeting';
+import type { Call } from '../meeting/rtc';
 import type { ClientConfig } from '../protocol/config';
 import type { SceneDoc } from '../protocol/scene';
 import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
@@ -18,6 +19,8 @@ export interface EmbedController {
   readonly viewer: Viewer | null;
   /** The scene's meeting once joined (null before and after leaving). */
   readonly meeting: Meeting | null;
+  /** The meeting's audio and video (null when not in a meeting). */
+  readonly call: Call | null;
   /** Joins the meeting as a guest (public scenes; visitors who are not signed in). */
   joinAsGuest(firstName: string, lastName: string): Promise<void>;
   /** Joins as the signed-in person (false when there is no token to join with). */
@@ -46,7 +49,7 @@ export function createEmbedController(
   let unbindViewer: (() => void) | null = null;
   let started = false;
   let loaded: { config: ClientConfig; scene: SceneDoc } | null = null;
-  let meeting: { meeting: Meeting; leave: () => void } | null = null;
+  let meeting: { meeting: Meeting; call: Call; leave: () => void } | null = null;
   const abort = new AbortController();
   const debug: Debug = { viewer: null, state };
   exposeDebugHandle(debug);
@@ -126,6 +129,9 @@ export function createEmbedController(
     },
     get meeting() {
       return meeting?.meeting ?? null;
+    },
+    get call() {
+      return meeting?.call ?? null;
     },
     async joinAsGuest(firstName, lastName) {
       if (!viewer || !loaded) throw new Error('The scene is not loaded yet.');

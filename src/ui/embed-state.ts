@@ -1,5 +1,6 @@
 import { proxy } from 'valtio';
 import type { MeetingSnapshot } from '../meeting/meeting';
+import type { CallSnapshot } from '../meeting/rtc';
 import type { AnimationRow } from '../viewer/animation-control';
 import type { NavigationEventData } from '../viewer/events';
 import type { ToolsSnapshot } from '../viewer/tools';
@@ -38,6 +39,8 @@ export interface MeetingUiState {
   snapshot: MeetingSnapshot;
   /** 'Ada Lovelace joined', 'Alan Turing left', errors: shown a few seconds each. */
   notices: Notice[];
+  /** Audio and video of the meeting (src/meeting/rtc.ts). */
+  call: CallSnapshot | null;
 }
 
 /** What the panels show of the viewer. */

@@ -3,6 +3,7 @@ import { meetingUrl } from '../protocol/meeting';
 import type { ClientConfig } from '../protocol/config';
 import { getToken, hasTokenGenerator, readStoredToken } from '../api/token';
 import { createMeeting, type Meeting } from '../meeting/meeting';
+import { createCall, type Call } from '../meeting/rtc';
 import type { Viewer } from '../viewer/viewer';
 import type { EmbedState } from './embed-state';
 
@@ -23,7 +24,7 @@ export function joinMeeting(
   config: ClientConfig,
   scene: SceneDoc,
   access: { kind: 'member'; token: () => Promise<string> } | { kind: 'guest'; token: string },
-): { meeting: Meeting; leave: () => void } {
+): { meeting: Meeting; call: Call; leave: () => void } {
   const endpoint = access.kind === 'member' ? config.endpoints.meetings : config.endpoints.publicMeetings;
   const url = meetingUrl(endpoint, scene._id, window.location.href);
   const ui = resolveUiConfig(scene.viewerConfig);
@@ -31,7 +32,7 @@ export function joinMeeting(
   const off = viewer.events.on('meeting', (event) => {
     if (event.kind === 'state') {
       if (state.meeting) state.meeting.snapshot = event.snapshot;
-      else state.meeting = { snapshot: event.snapshot, notices: [] };
+      else state.meeting = { snapshot: event.snapshot, notices: [], call: null };
       return;
     }
     const text = event.kind === 'error' ? event.message : event.kind === 'joined' ? `${event.name} joined` : `${event.name} left`;
@@ -52,10 +53,21 @@ export function joinMeeting(
     token: access.kind === 'member' ? access.token : () => Promise.resolve(access.token),
     avatarsEnabled: ui.rtcAvatarsEnabled,
   });
-  state.meeting = { snapshot: meeting.snapshot(), notices: [] };
+  // Audio and video (a peer-to-peer mesh), per uiConfig.rtcVideoEnabled; joined by the person's click.
+  const call = createCall(meeting, {
+    videoEnabled: ui.rtcVideoEnabled,
+    participants: () => new Set(meeting.snapshot().participants.map((p) => p.id)),
+  });
+  state.meeting = { snapshot: meeting.snapshot(), notices: [], call: call.snapshot() };
+  const offCall = call.onChange(() => {
+    if (state.meeting) state.meeting.call = call.snapshot();
+  });
   return {
     meeting,
+    call,
     leave: () => {
+      offCall();
+      call.dispose();
       off();
       for (const timer of timers) window.clearTimeout(timer);
       meeting.dispose();

@@ -140,6 +140,8 @@ test('three people meet: participants, avatars, follow mode with projection and 
     await grace.page.getByTestId('tool-length').click();
     await expect(grace.page.getByTestId('meeting-following')).toHaveCount(0);
     expect(await grace.page.evaluate(() => (window as any).__viewer.viewer.tools.sections.list().length)).toBe(0);
+    // Grace's camera is where Ada's is (an avatar around one's camera is not drawn): she steps back.
+    await moveCamera(grace.page, [-3, 3, -6], [0, 0.5, 0]);
     await expect.poll(async () => (await avatarOf(grace.page, 'Ada Lovelace'))?.visible, { timeout: 10_000 }).toBe(true);
     await expect.poll(async () => (await avatarOf(alan.page, 'Grace Hopper'))?.visible ?? null, { timeout: 10_000 }).not.toBe(false);
 

@@ -4,7 +4,9 @@ import { Avatar, Transform } from '../../../components';
 import { spawnTransformEntity } from '../../../src/engine/hierarchy';
 import { createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
 import { PIPELINE } from '../../../systems';
-import { avatarSmoothingSystem } from '../../../systems/avatarSmoothingSystem';
+import { PerspectiveCamera } from 'three';
+import { Visibility } from '../../../components';
+import { AVATAR_NEAR_HIDE_DISTANCE, avatarSmoothingSystem } from '../../../systems/avatarSmoothingSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
 function avatar(world: ViewerWorld): number {
@@ -83,5 +85,25 @@ describe('avatarSmoothingSystem', () => {
     Transform.dirty[e] = 0;
     run(world, 1, 60);
     expect(Transform.dirty[e]).toBe(0);
+  });
+
+  it('shows a placed, shown avatar unless it is around this viewer\'s camera', () => {
+    const world = createViewerWorld();
+    const camera = new PerspectiveCamera();
+    world.render.camera = camera;
+    const e = avatar(world);
+    Avatar.shown[e] = 1;
+    Avatar.moving[e] = 0;
+    Transform.position.set([0, 0, 0], e * 3);
+    camera.position.set(0, 0, AVATAR_NEAR_HIDE_DISTANCE + 1);
+    run(world, 1 / 60, 60);
+    expect(Visibility.visible[e]).toBe(1);
+    camera.position.set(0, 0, AVATAR_NEAR_HIDE_DISTANCE / 2);
+    run(world, 1 / 60, 60);
+    expect(Visibility.visible[e]).toBe(0);
+    camera.position.set(0, 0, 10);
+    Avatar.shown[e] = 0;
+    run(world, 1 / 60, 60);
+    expect(Visibility.visible[e]).toBe(0);
   });
 });
