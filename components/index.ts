@@ -9,3 +9,4 @@ export { ShadowFollow } from './ShadowFollow';
 export { WaterSurface } from './WaterSurface';
 export { Measurement, MeasurementKind } from './Measurement';
 export { SectionPlane } from './SectionPlane';
+export { Avatar } from './Avatar';

@@ -1,5 +1,6 @@
 import type { ViewerWorld } from '../src/engine/world';
 import { animationMixerSystem } from './animationMixerSystem';
+import { avatarSmoothingSystem } from './avatarSmoothingSystem';
 import { helperSystem } from './helperSystem';
 import { inputSystem } from './inputSystem';
 import { messageSystem } from './messageSystem';
@@ -20,18 +21,18 @@ export type System = (world: ViewerWorld) => ViewerWorld;
  * (src/engine/frame-loop.ts) runs this array and nothing else: per-frame work of viewer parts that
  * are not entities runs as steps of the input, helpers and overlays slots.
  *
- * The animation mixer runs before the transform system (DESIGN.md lists it after): the mixer
- * writes node transforms, and running it first lets the transform system propagate them in the
- * same frame instead of one frame late.
+ * The animation mixer and the avatar smoothing run before the transform system (DESIGN.md lists
+ * them after): they write node transforms, and running them first lets the transform system
+ * propagate them in the same frame instead of one frame late.
  */
 export const PIPELINE: readonly System[] = [
   inputSystem, //               coalesced pointer work: one hover pick, one handle drag per frame
   messageSystem, //             queued host-page and meeting messages, in arrival order
   navigationSystem, //          camera controls: orbit, first-person, plan; world.camera.moved
   animationMixerSystem, //      mixers advance; animated node transforms copied into Transform
+  avatarSmoothingSystem, //     avatars glide to their people's poses (position 0.025, cursor 0.1)
   transformSystem, //           local -> world matrices, parents before children, dirty only
   sectionPlaneSystem, //        section planes' normal and constant from their world matrix
-  // avatar smoothing          (meetings issue: position 0.025, cursor 0.1)
   // instance compaction       (instanced asset groups issue: packs slots after 100 marked removals)
   shadowFollowSystem, //        the sun's shadow box follows the view (camera moved > 10 units)
   shadowBudgetSystem, //        at most 12 shadow maps (point light 6), by importance to the view

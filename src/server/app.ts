@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import authPlugin from './auth/plugin.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/tokens.ts';
 import { clientConfig, type ServerConfig } from './config.ts';
+import { attachMeetings, type MeetingsOptions } from './meetings/index.ts';
 import authRoutes from './routes/auth.ts';
 import cdnRoutes, { IMMUTABLE } from './routes/cdn.ts';
 import { HttpError, sendError } from './routes/http.ts';
@@ -173,6 +174,8 @@ export interface AppOptions {
   verifyToken?: TokenVerifier;
   /** Overrides of HTTP_TIMEOUTS (tests use short ones). */
   timeouts?: Partial<HttpTimeouts>;
+  /** Meeting server options (tests: short intervals, a bus of their own). */
+  meetings?: Omit<MeetingsOptions, 'verifyToken'>;
 }
 
 export async function createApp(config: ServerConfig, store: Store, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -299,7 +302,12 @@ export async function createApp(config: ServerConfig, store: Store, options: App
 
   // ----- Identity: request.user on every request -----
 
-  await app.register(authPlugin, { verify: options.verifyToken ?? (await createTokenVerifier(config)) });
+  const verifyToken = options.verifyToken ?? (await createTokenVerifier(config));
+  await app.register(authPlugin, { verify: verifyToken });
+
+  // ----- Meetings: WebSocket upgrades on the meetings endpoints (src/server/meetings) -----
+
+  await attachMeetings(app, config, store, { verifyToken, ...options.meetings });
 
   // ----- REST (DESIGN.md 4.4), sign-in, CDNs -----
 

@@ -46,7 +46,7 @@ export const CONFIG_DEFAULTS = {
   /** '' = same origin: account and model REST live under /v1 on this server. */
   ACCOUNT_URL: '',
   MEETINGS_URL: '/meetings',
-  PUBLIC_MEETINGS_URL: '/meetings',
+  PUBLIC_MEETINGS_URL: '/public-meetings',
   MODEL_SERVICE_URL: '',
   MODEL_DERIVATIVE_URL: '',
   MODEL_DERIVATIVE_CDN_URL: '/cdn/derivatives',
@@ -103,6 +103,11 @@ export interface ServerConfig {
   databaseUrl?: string;
   /** SQLite's fsync policy (SQLITE_SYNCHRONOUS): 'NORMAL' (default) or 'FULL'; see db/sqlite.ts. */
   sqliteSynchronous: 'NORMAL' | 'FULL';
+  /** Redis (REDIS_URL) links the meeting servers of several processes; undefined = this process only. */
+  redisUrl?: string;
+  /** Page origins that may open meeting sockets (MEETING_ORIGINS, comma-separated; '*' = any);
+   *  undefined = this server's own origin only (src/server/meetings). */
+  meetingOrigins?: string[];
 }
 
 /** True when tokens come from the embedded development identity provider (no IDP_DOMAIN). */
@@ -215,6 +220,26 @@ const VARIABLES = {
       },
       { message: 'must be a PostgreSQL URL, e.g. postgres://user:password@host:5432/database' },
     ),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return ['redis:', 'rediss:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: 'must be a Redis URL, e.g. redis://localhost:6379' },
+    ),
+  MEETING_ORIGINS: z
+    .string()
+    .trim()
+    .transform((value) => value.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter((origin) => origin !== ''))
+    .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
+      message: "must be '*' or origins such as https://host.example.com, separated by commas",
+    }),
   SQLITE_SYNCHRONOUS: z.preprocess(
     (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
     z.enum(['NORMAL', 'FULL'], { message: 'must be NORMAL or FULL' }),
@@ -222,7 +247,7 @@ const VARIABLES = {
 } as const;
 
 /** Values never echoed in an error message. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL']);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL']);
 
 type VariableName = keyof typeof VARIABLES;
 const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[];
@@ -360,6 +385,8 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
   const publicUrl = values.PUBLIC_URL;
   if (publicUrl !== undefined) config.publicUrl = publicUrl;
   if (values.DATABASE_URL !== undefined) config.databaseUrl = values.DATABASE_URL;
+  if (values.REDIS_URL !== undefined) config.redisUrl = values.REDIS_URL;
+  if (values.MEETING_ORIGINS !== undefined) config.meetingOrigins = values.MEETING_ORIGINS;
   return config;
 }
 

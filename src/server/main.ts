@@ -3,6 +3,7 @@ import { createApp } from './app.ts';
 import { ConfigError, identityNotice, loadServerConfig, publicOrigin } from './config.ts';
 import { DEMO_SCENE_ID, ensureDemoScene } from './demo.ts';
 import { WAREHOUSE_SCENE_ID, ensureWarehouseScene } from './demo-warehouse.ts';
+import { redactUrl } from './meetings/bus.ts';
 import { openStore } from './store.ts';
 
 /**
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   console.log(`Home:   ${origin}/`);
   console.log(`Viewer: ${origin}/embed/${DEMO_SCENE_ID}`);
   console.log(`Warehouse: ${origin}/embed/${WAREHOUSE_SCENE_ID}`);
+  console.log(`Meetings: ${config.endpoints.meetings}/{sceneId} (${config.redisUrl ? `shared with other processes through Redis ${redactUrl(config.redisUrl)}` : 'this process only; REDIS_URL links processes'})`);
   console.log(`Data:   ${config.dataDir} (${store.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${store.location})`);
   const identity = identityNotice(config);
   if (identity) console.log(identity);

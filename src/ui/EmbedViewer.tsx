@@ -4,11 +4,14 @@ import { createEmbedController, prefetchCover, type EmbedController } from './em
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, clearNotices, createEmbedState, progressFraction, progressText, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { AnimationPanel } from './AnimationPanel';
+import { CallTiles } from './CallPanel';
+import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
 import { ViewControls } from './ViewControls';
 import { refreshAnimations } from './viewer-bridge';
 import type { ToolsSnapshot } from '../viewer/tools';
+import type { CallSnapshot } from '../meeting/rtc';
 
 const DEFAULT_LOGO = '/assets/images/logo.svg';
 const PRODUCT_URL = 'https://parametricos.com';
@@ -128,6 +131,17 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
             onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
           />
           <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />
+          <MeetingPanel
+            meeting={snap.meeting as EmbedState['meeting']}
+            api={controllerRef.current.meeting}
+            call={controllerRef.current.call}
+            joinAsMember={() => controllerRef.current?.joinAsMember() ?? false}
+            joinAsGuest={(first, last) => controllerRef.current?.joinAsGuest(first, last) ?? Promise.resolve()}
+            leave={() => controllerRef.current?.leaveMeeting()}
+          />
+          {snap.meeting?.call && controllerRef.current.call && (
+            <CallTiles call={controllerRef.current.call} snap={snap.meeting.call as CallSnapshot} participants={snap.meeting.snapshot.participants} />
+          )}
         </>
       )}
       {snap.notices.length > 0 && snap.phase !== 'failed' && (

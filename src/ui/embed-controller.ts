@@ -6,6 +6,11 @@ import type { QualityTier } from '../viewer/quality';
 import { createViewer, type Viewer } from '../viewer/viewer';
 import { parseEmbedOptions } from './embed-options';
 import { bindViewerState } from './viewer-bridge';
+import { guestToken, joinMeeting, memberAccess } from './meeting-bridge';
+import type { Meeting } from '../meeting/meeting';
+import type { Call } from '../meeting/rtc';
+import type { ClientConfig } from '../protocol/config';
+import type { SceneDoc } from '../protocol/scene';
 import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 
 export interface EmbedController {
@@ -13,6 +18,15 @@ export interface EmbedController {
   start(): void;
   /** The viewer once started (null before start and after dispose). */
   readonly viewer: Viewer | null;
+  /** The scene's meeting once joined (null before and after leaving). */
+  readonly meeting: Meeting | null;
+  /** The meeting's audio and video (null when not in a meeting). */
+  readonly call: Call | null;
+  /** Joins the meeting as a guest (public scenes; visitors who are not signed in). */
+  joinAsGuest(firstName: string, lastName: string): Promise<void>;
+  /** Joins as the signed-in person (false when there is no token to join with). */
+  joinAsMember(): boolean;
+  leaveMeeting(): void;
   dispose(): void;
 }
 
@@ -35,6 +49,8 @@ export function createEmbedController(
   let viewer: Viewer | null = null;
   let unbindViewer: (() => void) | null = null;
   let started = false;
+  let loaded: { config: ClientConfig; scene: SceneDoc } | null = null;
+  let meeting: { meeting: Meeting; call: Call; leave: () => void } | null = null;
   const abort = new AbortController();
   const debug: Debug = { viewer: null, state };
   exposeDebugHandle(debug);
@@ -111,6 +127,10 @@ export function createEmbedController(
       viewerApi = createViewerApi({ viewer, api: hostApi, container: elements.container, canvas: elements.canvas });
       hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
+      loaded = { config, scene };
+      // A signed-in visitor joins the scene's meeting at once; others may join as guests.
+      const access = memberAccess();
+      if (access) meeting = joinMeeting(viewer, state, config, scene, access);
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
     }
@@ -127,7 +147,34 @@ export function createEmbedController(
     get viewer() {
       return viewer;
     },
+    get meeting() {
+      return meeting?.meeting ?? null;
+    },
+    get call() {
+      return meeting?.call ?? null;
+    },
+    async joinAsGuest(firstName, lastName) {
+      if (!viewer || !loaded) throw new Error('The scene is not loaded yet.');
+      meeting?.leave();
+      meeting = null;
+      const token = await guestToken(loaded.config, sceneId, firstName, lastName);
+      if (!viewer || abort.signal.aborted) return;
+      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, { kind: 'guest', token });
+    },
+    joinAsMember() {
+      const access = memberAccess();
+      if (!viewer || !loaded || !access) return false;
+      meeting?.leave();
+      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, access);
+      return true;
+    },
+    leaveMeeting() {
+      meeting?.leave();
+      meeting = null;
+    },
     dispose() {
+      meeting?.leave();
+      meeting = null;
       abort.abort();
       viewerApi?.dispose();
       viewerApi = null;

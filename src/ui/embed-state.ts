@@ -1,4 +1,6 @@
 import { proxy } from 'valtio';
+import type { MeetingSnapshot } from '../meeting/meeting';
+import type { CallSnapshot } from '../meeting/rtc';
 import type { AnimationRow } from '../viewer/animation-control';
 import type { NavigationEventData } from '../viewer/events';
 import type { ToolsSnapshot } from '../viewer/tools';
@@ -32,6 +34,17 @@ export interface EmbedState {
   screenshotAnnotations: boolean;
   /** The viewer as the panels show it, kept current from the viewer's events (src/ui/viewer-bridge.ts); null before it exists. */
   viewer: ViewerUiState | null;
+  /** The meeting as the participants panel shows it (src/ui/meeting-bridge.ts); null when not joined. */
+  meeting: MeetingUiState | null;
+}
+
+/** What the participants panel shows: the meeting's snapshot and recent join/leave notices. */
+export interface MeetingUiState {
+  snapshot: MeetingSnapshot;
+  /** 'Ada Lovelace joined', 'Alan Turing left', errors: shown a few seconds each. */
+  notices: Notice[];
+  /** Audio and video of the meeting (src/meeting/rtc.ts). */
+  call: CallSnapshot | null;
 }
 
 /** What the panels show of the viewer. */
@@ -53,6 +66,7 @@ export function createEmbedState(): EmbedState {
     notices: [],
     screenshotAnnotations: true,
     viewer: null,
+    meeting: null,
   });
 }
 

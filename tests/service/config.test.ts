@@ -21,7 +21,7 @@ describe('loadServerConfig', () => {
     expect(config.endpoints).toEqual({
       account: '',
       meetings: '/meetings',
-      publicMeetings: '/meetings',
+      publicMeetings: '/public-meetings',
       modelService: '',
       modelDerivative: '',
       modelDerivativeCdn: '/cdn/derivatives',

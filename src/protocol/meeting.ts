@@ -1,0 +1,212 @@
+import { z } from 'zod';
+
+/**
+ * The meeting WebSocket (viewer specification sections 4, 7 and 9; editor specification sections
+ * 4, 7 and 9; DESIGN.md 4.2 and 4.6): JSON text frames `{ type, ... }`, the constants of both
+ * specifications, and the close codes the server uses. Browser and server import this one module.
+ */
+
+// ----- Timing and limits (viewer specification section 9, editor specification section 9) -----
+
+/** On close the client reconnects after this. */
+export const MEETING_RECONNECT_DELAY_MS = 2500;
+/** After repeated failed attempts the delay grows (with jitter) up to this. */
+export const MEETING_RECONNECT_MAX_DELAY_MS = 30_000;
+/** After authentication the client sends STATE_REQUEST and PING each this often. */
+export const MEETING_HEARTBEAT_INTERVAL_MS = 5000;
+/** The server drops a client silent for this many heartbeat intervals and announces USER_LEFT. */
+export const MEETING_SILENT_INTERVALS = 3;
+/** An unauthenticated socket is closed after this. */
+export const MEETING_AUTH_TIMEOUT_MS = 5000;
+/** A frame larger than this is refused: the socket is closed with 1009. */
+export const MEETING_MAX_FRAME_BYTES = 64 * 1024;
+/** Messages a socket may send per second on average, and in a burst. */
+export const MEETING_RATE_PER_S = 60;
+export const MEETING_RATE_BURST = 120;
+/** Bytes that may wait in a socket's send buffer; a client that falls further behind is closed. */
+export const MEETING_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/** The avatar update: at most every 50 ms, only when the camera moved more than 0.1, forced every 5000 ms. */
+export const AVATAR_UPDATE_INTERVAL_MS = 50;
+export const AVATAR_FORCED_UPDATE_MS = 5000;
+export const AVATAR_POSITION_THRESHOLD = 0.1;
+/** Avatar smoothing factors (per 1/60 s frame; applied frame-rate independently). */
+export const AVATAR_POSITION_SMOOTHING = 0.025;
+export const AVATAR_CURSOR_SMOOTHING = 0.1;
+
+/** Close codes: the standard ones where they fit, ours in 4000-4999, each with a reason text. */
+export const MEETING_CLOSE = {
+  /** The server is shutting down; the client reconnects. */
+  GOING_AWAY: 1001,
+  /** A frame that is not a JSON text frame of this protocol before authentication. */
+  PROTOCOL: 1002,
+  /** Too many messages per second. */
+  RATE_LIMIT: 1008,
+  /** A frame over MEETING_MAX_FRAME_BYTES (sent by the ws library itself). */
+  TOO_BIG: 1009,
+  /** The client reads too slowly: its send buffer passed MEETING_MAX_BUFFERED_BYTES. */
+  SLOW: 1013,
+  /** No AUTH_REQUEST within MEETING_AUTH_TIMEOUT_MS. */
+  AUTH_TIMEOUT: 4001,
+  /** The token was refused (the reason says why). */
+  AUTH_FAILED: 4003,
+  /** No such meeting (scene), or the person may not join it. */
+  FORBIDDEN: 4004,
+  /** Silent for MEETING_SILENT_INTERVALS heartbeat intervals. */
+  SILENT: 4008,
+} as const;
+
+/** Close codes after which reconnecting cannot help (the client stops and says why). */
+export const MEETING_FINAL_CLOSE_CODES: readonly number[] = [MEETING_CLOSE.AUTH_FAILED, MEETING_CLOSE.FORBIDDEN, MEETING_CLOSE.TOO_BIG];
+
+// ----- Payloads -----
+
+/** A meeting client (viewer specification section 3): one connection of a person. */
+export const MeetingClient = z.object({
+  /** Unique per connection (a person in two tabs is two clients). */
+  _id: z.string().min(1).max(100),
+  /** The person (the token's subject); 'guest-...' for guests. */
+  userId: z.string().max(200).optional(),
+  profile: z.object({ firstName: z.string().max(100), lastName: z.string().max(100) }),
+});
+export type MeetingClient = z.infer<typeof MeetingClient>;
+
+/** 'First Last', and ' (you)' for the current user (viewer specification section 3). */
+export function displayName(client: MeetingClient, selfId?: string | null): string {
+  const name = `${client.profile.firstName} ${client.profile.lastName}`.trim() || 'Anonymous';
+  return client._id === selfId ? `${name} (you)` : name;
+}
+
+/** WebRTC signaling for a peer-to-peer mesh (DESIGN.md 4.2): addressed to one client. */
+export const RtcSignal = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('join') }),
+  z.object({ kind: z.literal('leave') }),
+  z.object({ kind: z.literal('offer'), sdp: z.string().max(60_000) }),
+  z.object({ kind: z.literal('answer'), sdp: z.string().max(60_000) }),
+  z.object({
+    kind: z.literal('ice'),
+    candidate: z.object({
+      candidate: z.string().max(2000),
+      sdpMid: z.string().max(100).nullable().optional(),
+      sdpMLineIndex: z.number().int().min(0).max(1000).nullable().optional(),
+    }),
+  }),
+]);
+export type RtcSignal = z.infer<typeof RtcSignal>;
+
+/** RTC_REQUEST content: a signal to one client (`to`), or join/leave announced to all (no `to`). */
+export const RtcRequestContent = z.object({ to: z.string().min(1).max(100).optional(), signal: RtcSignal });
+export type RtcRequestContent = z.infer<typeof RtcRequestContent>;
+/** RTC_RESPONSE / USER_JOINED_RTC content: the signal and who sent it (set by the server). */
+export const RtcRelayContent = z.object({ from: z.string().min(1).max(100), signal: RtcSignal });
+export type RtcRelayContent = z.infer<typeof RtcRelayContent>;
+
+const Name = z.string().min(1).max(100).regex(/^[A-Za-z_$][\w$.-]*$/, 'must be an identifier');
+
+/** A remote function call on a registered object (viewer specification section 7). */
+export const Rfc = z.object({
+  type: z.literal('RFC'),
+  object: Name,
+  function: Name,
+  args: z.array(z.unknown()).max(32),
+});
+export type Rfc = z.infer<typeof Rfc>;
+
+// ----- Client -> server -----
+
+export const ClientMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('AUTH_REQUEST'), token: z.string().min(1).max(16_000) }),
+  z.object({ type: z.literal('STATE_REQUEST') }),
+  z.object({ type: z.literal('PING') }),
+  z.object({ type: z.literal('RTC_REQUEST'), content: RtcRequestContent }),
+  Rfc,
+]);
+export type ClientMessage = z.infer<typeof ClientMessage>;
+
+// ----- Server -> client -----
+
+export const ServerMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('AUTH_RESPONSE'), client: MeetingClient }),
+  z.object({ type: z.literal('STATE'), clients: z.array(MeetingClient) }),
+  z.object({ type: z.literal('USER_JOINED'), client: MeetingClient }),
+  z.object({ type: z.literal('USER_LEFT'), client: MeetingClient }),
+  Rfc,
+  z.object({ type: z.literal('RTC_RESPONSE'), content: RtcRelayContent }),
+  z.object({ type: z.literal('USER_JOINED_RTC'), content: RtcRelayContent }),
+  /** A message the server refused without closing (malformed, unknown addressee): the reason. */
+  z.object({ type: z.literal('ERROR'), error: z.string() }),
+]);
+export type ServerMessage = z.infer<typeof ServerMessage>;
+
+/** The first issue of a zod error as one sentence. */
+function describe(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid';
+  const path = issue.path.length ? issue.path.join('.') : 'message';
+  return `${path}: ${issue.message}`;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+function parseFrame<T>(schema: z.ZodType<T>, text: string, who: string): Parsed<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `${who} is not JSON: ${(error as Error).message}` };
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const type = typeof json === 'object' && json !== null && 'type' in json ? String((json as { type: unknown }).type).slice(0, 40) : undefined;
+    return { ok: false, error: `${who}${type ? ` (${type})` : ''} is invalid: ${describe(result.error)}` };
+  }
+  return { ok: true, value: result.data };
+}
+
+/** A client's frame, checked (the server's side). */
+export function parseClientMessage(text: string): Parsed<ClientMessage> {
+  return parseFrame(ClientMessage, text, 'The message');
+}
+
+/** A server's frame, checked (the browser's side). */
+export function parseServerMessage(text: string): Parsed<ServerMessage> {
+  return parseFrame(ServerMessage, text, "The server's message");
+}
+
+/** The meeting of a scene: `{endpoint}/{sceneId}` (DESIGN.md 4.6), as a ws(s) URL against `base`. */
+export function meetingUrl(endpoint: string, sceneId: string, base: string): string {
+  const url = new URL(`${endpoint.replace(/\/+$/, '')}/${encodeURIComponent(sceneId)}`, base);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  return url.toString();
+}
+
+// ----- Registered objects and functions of the RFCs -----
+
+/** The avatars object: handleTransformUpdate(client id, camera position, camera target, cursor?). */
+export const AVATARS_OBJECT = 'avatars';
+/** The follow object: handleStartFollowRfc(client id, followed id) / handleStopFollowRfc(client id). */
+export const FOLLOW_OBJECT = 'follow';
+/** The followed person's view for followers: handleViewState(client id, view). */
+export const VIEW_OBJECT = 'view';
+
+export const Vec3 = z.tuple([z.number().finite(), z.number().finite(), z.number().finite()]);
+export type Vec3 = z.infer<typeof Vec3>;
+
+/** handleTransformUpdate's arguments after the client id. */
+export const TransformUpdateArgs = z.tuple([z.string(), Vec3, Vec3]).rest(z.unknown());
+/** An optional fourth argument: the pointer's point in the scene, or null when off the model. */
+export const CursorArg = Vec3.nullable();
+
+/** What a follower needs besides the camera: projection, zoom and the section planes. */
+export const ViewState = z.object({
+  projection: z.enum(['Perspective', 'Orthographic']),
+  /** The orthographic camera's zoom (1 for perspective). */
+  zoom: z.number().finite().positive(),
+  fov: z.number().finite().positive().max(179),
+  /** Section planes: kept side where normal . p + constant >= 0. */
+  sections: z
+    .array(z.object({ normal: Vec3, constant: z.number().finite() }))
+    .max(64),
+});
+export type ViewState = z.infer<typeof ViewState>;

@@ -1,0 +1,455 @@
+import { randomBytes } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import {
+  MEETING_AUTH_TIMEOUT_MS,
+  MEETING_CLOSE,
+  MEETING_HEARTBEAT_INTERVAL_MS,
+  MEETING_MAX_BUFFERED_BYTES,
+  MEETING_RATE_BURST,
+  MEETING_RATE_PER_S,
+  MEETING_SILENT_INTERVALS,
+  parseClientMessage,
+  type ClientMessage,
+  type MeetingClient,
+  type RtcRequestContent,
+} from '../../protocol/meeting.ts';
+import type { MeetingBus } from './bus.ts';
+
+/**
+ * The meetings of one server process (DESIGN.md 4.2): sockets, their authentication, the rooms
+ * (one per scene), relaying, and the limits. Other processes are heard through the bus: each
+ * process announces its own clients (join, leave, and every heartbeat interval the whole list),
+ * so a meeting spans processes and a process that dies takes its clients out within
+ * MEETING_SILENT_INTERVALS intervals.
+ */
+
+export interface HubLimits {
+  authTimeoutMs: number;
+  /** The client's heartbeat interval; silent for `silentIntervals` of them -> dropped. */
+  heartbeatMs: number;
+  silentIntervals: number;
+  ratePerS: number;
+  rateBurst: number;
+  maxBufferedBytes: number;
+}
+
+export const DEFAULT_HUB_LIMITS: HubLimits = {
+  authTimeoutMs: MEETING_AUTH_TIMEOUT_MS,
+  heartbeatMs: MEETING_HEARTBEAT_INTERVAL_MS,
+  silentIntervals: MEETING_SILENT_INTERVALS,
+  ratePerS: MEETING_RATE_PER_S,
+  rateBurst: MEETING_RATE_BURST,
+  maxBufferedBytes: MEETING_MAX_BUFFERED_BYTES,
+};
+
+/** Who may join: decided by the caller from the token and the scene (auth, permissions). */
+export type Authenticate = (token: string, room: string, endpoint: 'meetings' | 'public') => Promise<
+  { ok: true; userId: string; firstName: string; lastName: string } | { ok: false; code: number; reason: string }
+>;
+
+interface Connection {
+  ws: WebSocket;
+  room: string;
+  endpoint: 'meetings' | 'public';
+  client: MeetingClient | null;
+  authenticating: boolean;
+  lastSeen: number;
+  tokens: number;
+  refilled: number;
+  authTimer: NodeJS.Timeout | null;
+  closed: boolean;
+}
+
+interface RemoteClient {
+  client: MeetingClient;
+  process: string;
+}
+
+interface Room {
+  id: string;
+  local: Map<string, Connection>;
+  remote: Map<string, RemoteClient>;
+  /** process id -> when it last announced its clients. */
+  processes: Map<string, number>;
+}
+
+/** What processes say to each other on a meeting's channel. */
+type Envelope =
+  | { p: string; k: 'join' | 'leave'; client: MeetingClient }
+  | { p: string; k: 'here'; clients: MeetingClient[] }
+  | { p: string; k: 'hello' }
+  | { p: string; k: 'rfc'; from: string; f: string }
+  | { p: string; k: 'rtc'; to: string; f: string }
+  | { p: string; k: 'all'; from: string; f: string };
+
+/** WebSocket close reasons are at most 123 bytes. */
+function reasonText(text: string): string {
+  const bytes = Buffer.from(text);
+  return bytes.length <= 123 ? text : bytes.subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') + '...';
+}
+
+export interface HubStats {
+  rooms: number;
+  sockets: number;
+  clients: number;
+  relayed: number;
+}
+
+export class MeetingHub {
+  readonly processId = randomBytes(6).toString('base64url');
+  private readonly rooms = new Map<string, Room>();
+  private readonly sockets = new Set<Connection>();
+  private readonly limits: HubLimits;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private readonly announceTimer: NodeJS.Timeout;
+  private relayed = 0;
+  private closing = false;
+
+  constructor(
+    private readonly bus: MeetingBus,
+    private readonly authenticate: Authenticate,
+    limits: Partial<HubLimits> = {},
+    private readonly log: (level: 'warn' | 'error', message: string) => void = () => {},
+  ) {
+    this.limits = { ...DEFAULT_HUB_LIMITS, ...limits };
+    const sweepEvery = Math.max(50, Math.min(1000, this.limits.heartbeatMs / 2));
+    this.sweepTimer = setInterval(() => this.sweep(), sweepEvery);
+    this.sweepTimer.unref();
+    this.announceTimer = setInterval(() => this.announce(), this.limits.heartbeatMs);
+    this.announceTimer.unref();
+  }
+
+  stats(): HubStats {
+    let clients = 0;
+    for (const room of this.rooms.values()) clients += room.local.size;
+    return { rooms: this.rooms.size, sockets: this.sockets.size, clients, relayed: this.relayed };
+  }
+
+  /** A socket of `room` after the upgrade (path and Origin already checked). */
+  accept(ws: WebSocket, room: string, endpoint: 'meetings' | 'public'): void {
+    if (this.closing) {
+      ws.close(MEETING_CLOSE.GOING_AWAY, 'The server is shutting down');
+      return;
+    }
+    const conn: Connection = {
+      ws,
+      room,
+      endpoint,
+      client: null,
+      authenticating: false,
+      lastSeen: Date.now(),
+      tokens: this.limits.rateBurst,
+      refilled: Date.now(),
+      authTimer: null,
+      closed: false,
+    };
+    this.sockets.add(conn);
+    conn.authTimer = setTimeout(() => {
+      if (!conn.client) this.closeConnection(conn, MEETING_CLOSE.AUTH_TIMEOUT, `No AUTH_REQUEST within ${Math.round(this.limits.authTimeoutMs / 1000)} s`);
+    }, this.limits.authTimeoutMs);
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) {
+        this.closeConnection(conn, MEETING_CLOSE.PROTOCOL, 'Binary frames are not accepted: send JSON text frames');
+        return;
+      }
+      this.onMessage(conn, data.toString());
+    });
+    ws.on('close', () => this.onClosed(conn));
+    ws.on('error', (error) => {
+      // ws closes the socket itself (1009 for an oversized frame, 1002 for a bad frame); note why.
+      if ((error as { code?: string }).code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.log('warn', `meetings: socket error: ${error.message}`);
+    });
+  }
+
+  private onMessage(conn: Connection, text: string): void {
+    if (conn.closed) return;
+    const now = Date.now();
+    conn.lastSeen = now;
+    // Token bucket: MEETING_RATE_PER_S on average, MEETING_RATE_BURST at once.
+    conn.tokens = Math.min(this.limits.rateBurst, conn.tokens + ((now - conn.refilled) / 1000) * this.limits.ratePerS);
+    conn.refilled = now;
+    if (conn.tokens < 1) {
+      this.closeConnection(conn, MEETING_CLOSE.RATE_LIMIT, `Too many messages: at most ${this.limits.ratePerS} per second (bursts of ${this.limits.rateBurst})`);
+      return;
+    }
+    conn.tokens -= 1;
+
+    const parsed = parseClientMessage(text);
+    if (!conn.client) {
+      if (conn.authenticating) return; // the client sent more before the answer: ignored until then
+      if (!parsed.ok) {
+        this.closeConnection(conn, MEETING_CLOSE.PROTOCOL, parsed.error);
+        return;
+      }
+      if (parsed.value.type !== 'AUTH_REQUEST') {
+        this.closeConnection(conn, MEETING_CLOSE.PROTOCOL, `Send AUTH_REQUEST first (got ${parsed.value.type})`);
+        return;
+      }
+      void this.onAuth(conn, parsed.value.token);
+      return;
+    }
+    if (!parsed.ok) {
+      this.send(conn, JSON.stringify({ type: 'ERROR', error: parsed.error }));
+      return;
+    }
+    this.handle(conn, conn.client, parsed.value);
+  }
+
+  private async onAuth(conn: Connection, token: string): Promise<void> {
+    conn.authenticating = true;
+    let result: Awaited<ReturnType<Authenticate>>;
+    try {
+      result = await this.authenticate(token, conn.room, conn.endpoint);
+    } catch (error) {
+      this.log('error', `meetings: authentication failed: ${(error as Error).message}`);
+      result = { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: 'The server cannot check tokens right now; try again later' };
+    }
+    conn.authenticating = false;
+    if (conn.closed) return;
+    if (!result.ok) {
+      this.closeConnection(conn, result.code, result.reason);
+      return;
+    }
+    if (conn.authTimer) clearTimeout(conn.authTimer);
+    conn.authTimer = null;
+    const client: MeetingClient = {
+      _id: randomBytes(9).toString('base64url'),
+      userId: result.userId,
+      profile: { firstName: result.firstName, lastName: result.lastName },
+    };
+    conn.client = client;
+    const room = this.room(conn.room);
+    const first = room.local.size === 0;
+    room.local.set(client._id, conn);
+    this.send(conn, JSON.stringify({ type: 'AUTH_RESPONSE', client }));
+    this.send(conn, this.stateFrame(room));
+    this.toLocals(room, JSON.stringify({ type: 'USER_JOINED', client }), client._id);
+    if (first) {
+      try {
+        await this.bus.subscribe(room.id, (message) => this.onBus(room.id, message));
+      } catch (error) {
+        this.log('error', `meetings: cannot hear other servers of meeting ${room.id}: ${(error as Error).message}`);
+      }
+      this.publish(room.id, { p: this.processId, k: 'hello' });
+    }
+    this.publish(room.id, { p: this.processId, k: 'join', client });
+  }
+
+  private handle(conn: Connection, client: MeetingClient, message: ClientMessage): void {
+    const room = this.rooms.get(conn.room);
+    if (!room) return;
+    switch (message.type) {
+      case 'AUTH_REQUEST':
+        this.send(conn, JSON.stringify({ type: 'ERROR', error: 'Already authenticated' }));
+        return;
+      case 'STATE_REQUEST':
+        this.send(conn, this.stateFrame(room));
+        return;
+      case 'PING':
+        return; // lastSeen is all a ping is for
+      case 'RFC': {
+        // No impersonation: the first argument is always the sender's client id.
+        const args = message.args.length > 0 ? message.args.slice() : [client._id];
+        args[0] = client._id;
+        const frame = JSON.stringify({ type: 'RFC', object: message.object, function: message.function, args });
+        this.relayed++;
+        this.toLocals(room, frame, client._id);
+        this.publish(room.id, { p: this.processId, k: 'rfc', from: client._id, f: frame });
+        return;
+      }
+      case 'RTC_REQUEST':
+        this.relayRtc(conn, room, client, message.content);
+        return;
+    }
+  }
+
+  private relayRtc(conn: Connection, room: Room, client: MeetingClient, content: RtcRequestContent): void {
+    const { to, signal } = content;
+    if (to === undefined) {
+      if (signal.kind !== 'join' && signal.kind !== 'leave') {
+        this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: a '${signal.kind}' signal needs content.to (a client id)` }));
+        return;
+      }
+      const type = signal.kind === 'join' ? 'USER_JOINED_RTC' : 'RTC_RESPONSE';
+      const frame = JSON.stringify({ type, content: { from: client._id, signal } });
+      this.toLocals(room, frame, client._id);
+      this.publish(room.id, { p: this.processId, k: 'all', from: client._id, f: frame });
+      return;
+    }
+    const frame = JSON.stringify({ type: 'RTC_RESPONSE', content: { from: client._id, signal } });
+    const local = room.local.get(to);
+    if (local) {
+      this.send(local, frame);
+    } else if (room.remote.has(to)) {
+      this.publish(room.id, { p: this.processId, k: 'rtc', to, f: frame });
+    } else {
+      this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: no client '${to}' in this meeting` }));
+    }
+  }
+
+  private onBus(roomId: string, text: string): void {
+    const room = this.rooms.get(roomId);
+    if (!room) return;
+    let message: Envelope;
+    try {
+      message = JSON.parse(text) as Envelope;
+    } catch {
+      this.log('warn', `meetings: a malformed message on the channel of ${roomId} was ignored`);
+      return;
+    }
+    if (message.p === this.processId) return;
+    room.processes.set(message.p, Date.now());
+    switch (message.k) {
+      case 'hello':
+        this.publish(roomId, { p: this.processId, k: 'here', clients: this.localClients(room) });
+        return;
+      case 'join':
+        this.addRemote(room, message.client, message.p);
+        return;
+      case 'here': {
+        // The whole list of that process (its messages arrive in order): add the new, drop the gone.
+        const listed = new Set<string>();
+        for (const client of message.clients) {
+          listed.add(client._id);
+          this.addRemote(room, client, message.p);
+        }
+        for (const [id, remote] of room.remote) if (remote.process === message.p && !listed.has(id)) this.removeRemote(room, id);
+        return;
+      }
+      case 'leave':
+        this.removeRemote(room, message.client._id);
+        return;
+      case 'rfc':
+      case 'all':
+        this.toLocals(room, message.f, message.from);
+        return;
+      case 'rtc': {
+        const local = room.local.get(message.to);
+        if (local) this.send(local, message.f);
+        return;
+      }
+    }
+  }
+
+  private addRemote(room: Room, client: MeetingClient, process: string): void {
+    if (room.remote.has(client._id) || room.local.has(client._id)) return;
+    room.remote.set(client._id, { client, process });
+    this.toLocals(room, JSON.stringify({ type: 'USER_JOINED', client }));
+  }
+
+  private removeRemote(room: Room, id: string): void {
+    const remote = room.remote.get(id);
+    if (!remote) return;
+    room.remote.delete(id);
+    this.toLocals(room, JSON.stringify({ type: 'USER_LEFT', client: remote.client }));
+  }
+
+  private localClients(room: Room): MeetingClient[] {
+    const clients: MeetingClient[] = [];
+    for (const conn of room.local.values()) if (conn.client) clients.push(conn.client);
+    return clients;
+  }
+
+  private stateFrame(room: Room): string {
+    const clients = this.localClients(room);
+    for (const remote of room.remote.values()) clients.push(remote.client);
+    return JSON.stringify({ type: 'STATE', clients });
+  }
+
+  private room(id: string): Room {
+    let room = this.rooms.get(id);
+    if (!room) {
+      room = { id, local: new Map(), remote: new Map(), processes: new Map() };
+      this.rooms.set(id, room);
+    }
+    return room;
+  }
+
+  /** Sends one frame to every local client of a room but `except`: encoded to UTF-8 once, not per socket. */
+  private toLocals(room: Room, frame: string, except?: string): void {
+    if (room.local.size === 0 || (room.local.size === 1 && except !== undefined && room.local.has(except))) return;
+    const bytes = Buffer.from(frame);
+    for (const [id, conn] of room.local) if (id !== except) this.send(conn, bytes);
+  }
+
+  private send(conn: Connection, frame: string | Buffer): void {
+    if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return;
+    if (conn.ws.bufferedAmount > this.limits.maxBufferedBytes) {
+      this.closeConnection(conn, MEETING_CLOSE.SLOW, `The connection is too slow: more than ${this.limits.maxBufferedBytes} bytes were waiting to be sent`, true);
+      return;
+    }
+    conn.ws.send(frame, { binary: false });
+  }
+
+  private publish(room: string, envelope: Envelope): void {
+    if (this.bus.kind === 'local') return;
+    this.bus.publish(room, JSON.stringify(envelope));
+  }
+
+  /** Closes with a code and reason; `hard` also cuts the TCP connection at once (a full buffer). */
+  private closeConnection(conn: Connection, code: number, reason: string, hard = false): void {
+    if (conn.closed) return;
+    conn.ws.close(code, reasonText(reason));
+    if (hard) conn.ws.terminate();
+    else {
+      // A client that never answers the close frame is cut off.
+      const timer = setTimeout(() => conn.ws.terminate(), 2000);
+      timer.unref();
+    }
+    this.onClosed(conn);
+  }
+
+  private onClosed(conn: Connection): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    if (conn.authTimer) clearTimeout(conn.authTimer);
+    this.sockets.delete(conn);
+    const client = conn.client;
+    if (!client) return;
+    const room = this.rooms.get(conn.room);
+    if (!room || room.local.get(client._id) !== conn) return;
+    room.local.delete(client._id);
+    this.toLocals(room, JSON.stringify({ type: 'USER_LEFT', client }));
+    this.publish(room.id, { p: this.processId, k: 'leave', client });
+    if (room.local.size === 0) {
+      this.rooms.delete(room.id);
+      this.bus.unsubscribe(room.id).catch((error: Error) => this.log('warn', `meetings: unsubscribing from ${room.id} failed: ${error.message}`));
+    }
+  }
+
+  /** Drops silent clients, and the clients of processes that stopped announcing theirs. */
+  private sweep(): void {
+    const now = Date.now();
+    const silentAfter = this.limits.heartbeatMs * this.limits.silentIntervals;
+    for (const conn of this.sockets) {
+      if (conn.client && now - conn.lastSeen > silentAfter) {
+        this.closeConnection(conn, MEETING_CLOSE.SILENT, `No message for ${Math.round(silentAfter / 1000)} s (${this.limits.silentIntervals} ping intervals)`, true);
+      }
+    }
+    for (const room of this.rooms.values()) {
+      for (const [process, seen] of room.processes) {
+        if (now - seen <= silentAfter) continue;
+        room.processes.delete(process);
+        for (const [id, remote] of room.remote) if (remote.process === process) this.removeRemote(room, id);
+      }
+    }
+  }
+
+  /** Every heartbeat interval: this process's clients of each meeting, for the other processes. */
+  private announce(): void {
+    if (this.bus.kind === 'local') return;
+    for (const room of this.rooms.values()) {
+      this.publish(room.id, { p: this.processId, k: 'here', clients: this.localClients(room) });
+    }
+  }
+
+  /** Closes every socket (1001, going away) and stops the timers. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweepTimer);
+    clearInterval(this.announceTimer);
+    for (const conn of [...this.sockets]) this.closeConnection(conn, MEETING_CLOSE.GOING_AWAY, 'The server is shutting down', false);
+    for (const conn of this.sockets) conn.ws.terminate();
+    await this.bus.close();
+  }
+}

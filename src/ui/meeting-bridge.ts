@@ -1,0 +1,106 @@
+import { resolveUiConfig, type SceneDoc } from '../protocol/scene';
+import { meetingUrl } from '../protocol/meeting';
+import type { ClientConfig } from '../protocol/config';
+import { getToken, hasTokenGenerator, readStoredToken } from '../api/token';
+import { createMeeting, type Meeting } from '../meeting/meeting';
+import { createCall, type Call } from '../meeting/rtc';
+import type { Viewer } from '../viewer/viewer';
+import type { EmbedState } from './embed-state';
+
+/** How long a join/leave notice stays in the participants panel. */
+export const MEETING_NOTICE_MS = 6000;
+
+let nextNotice = 1;
+
+/**
+ * Joins the scene's meeting and keeps the one UI store current from the viewer's 'meeting' events.
+ * A signed-in visitor (a token generator set by the host, or the token the sign-in stored) joins on
+ * the meetings endpoint; a guest with a guest token on the public-meetings endpoint. Returns the
+ * meeting and the function that leaves it.
+ */
+export function joinMeeting(
+  viewer: Viewer,
+  state: EmbedState,
+  config: ClientConfig,
+  scene: SceneDoc,
+  access: { kind: 'member'; token: () => Promise<string> } | { kind: 'guest'; token: string },
+): { meeting: Meeting; call: Call; leave: () => void } {
+  const endpoint = access.kind === 'member' ? config.endpoints.meetings : config.endpoints.publicMeetings;
+  const url = meetingUrl(endpoint, scene._id, window.location.href);
+  const ui = resolveUiConfig(scene.viewerConfig);
+  const timers = new Set<number>();
+  const off = viewer.events.on('meeting', (event) => {
+    if (event.kind === 'state') {
+      if (state.meeting) state.meeting.snapshot = event.snapshot;
+      else state.meeting = { snapshot: event.snapshot, notices: [], call: null };
+      return;
+    }
+    const text = event.kind === 'error' ? event.message : event.kind === 'joined' ? `${event.name} joined` : `${event.name} left`;
+    if (!state.meeting) return;
+    const id = nextNotice++;
+    state.meeting.notices.push({ id, text });
+    if (event.kind === 'error') console.error(`Meeting: ${text}`);
+    const timer = window.setTimeout(() => {
+      timers.delete(timer);
+      const list = state.meeting?.notices;
+      const i = list?.findIndex((n) => n.id === id) ?? -1;
+      if (list && i >= 0) list.splice(i, 1);
+    }, MEETING_NOTICE_MS);
+    timers.add(timer);
+  });
+  const meeting = createMeeting(viewer, {
+    url,
+    token: access.kind === 'member' ? access.token : () => Promise.resolve(access.token),
+    avatarsEnabled: ui.rtcAvatarsEnabled,
+  });
+  // Audio and video (a peer-to-peer mesh), per uiConfig.rtcVideoEnabled; joined by the person's click.
+  const call = createCall(meeting, {
+    videoEnabled: ui.rtcVideoEnabled,
+    participants: () => new Set(meeting.snapshot().participants.map((p) => p.id)),
+  });
+  state.meeting = { snapshot: meeting.snapshot(), notices: [], call: call.snapshot() };
+  const offCall = call.onChange(() => {
+    if (state.meeting) state.meeting.call = call.snapshot();
+  });
+  return {
+    meeting,
+    call,
+    leave: () => {
+      offCall();
+      call.dispose();
+      off();
+      for (const timer of timers) window.clearTimeout(timer);
+      meeting.dispose();
+      state.meeting = null;
+    },
+  };
+}
+
+/** The member access of this page, if any: a host's token generator, or the stored sign-in token. */
+export function memberAccess(): { kind: 'member'; token: () => Promise<string> } | null {
+  if (hasTokenGenerator()) return { kind: 'member', token: () => getToken() };
+  if (readStoredToken()) {
+    return {
+      kind: 'member',
+      token: async () => {
+        const token = readStoredToken();
+        if (!token) throw new Error('Your sign-in expired: sign in again to rejoin the meeting.');
+        return token;
+      },
+    };
+  }
+  return null;
+}
+
+/** A guest token for a public scene's meeting (POST /v1/meetings/{sceneId}/guests). */
+export async function guestToken(config: ClientConfig, sceneId: string, firstName: string, lastName: string): Promise<string> {
+  const base = config.endpoints.account || '';
+  const response = await fetch(`${base}/v1/meetings/${encodeURIComponent(sceneId)}/guests`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ firstName, lastName }),
+  });
+  const body = (await response.json().catch(() => ({}))) as { token?: string; error?: string };
+  if (!response.ok || !body.token) throw new Error(body.error ?? `Joining as a guest failed (${response.status}).`);
+  return body.token;
+}

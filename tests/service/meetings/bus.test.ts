@@ -1,0 +1,111 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signTestToken } from '../../../src/server/auth/tokens.ts';
+import { createRedisBus, redactUrl } from '../../../src/server/meetings/bus.ts';
+import { tempDir } from '../helpers.ts';
+import { redisSkipReason, startRedis, type TestRedis } from '../redis.ts';
+import { startServerProcess, type ServerProcess } from './processes.ts';
+import { TestClient } from './ws-client.ts';
+
+/**
+ * One meeting across two server processes linked by a real redis-server (DESIGN.md section 5):
+ * presence, relay, RTC addressing, and a process that dies takes its clients out.
+ */
+
+const skip = redisSkipReason();
+if (skip) console.warn(`skipping the Redis meeting tests: ${skip}`);
+
+describe.skipIf(skip !== undefined)('meetings across processes (Redis)', () => {
+  let redis: TestRedis;
+  let root: string;
+  let one: ServerProcess;
+  let two: ServerProcess;
+  const tokens: string[] = [];
+  const clients: TestClient[] = [];
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    root = await tempDir('meet-redis-');
+    const dataDir = join(root, 'data');
+    await mkdir(join(root, 'dist'), { recursive: true });
+    const env = { DATA_DIR: dataDir, DIST_DIR: join(root, 'dist'), REDIS_URL: redis.url };
+    // One after the other: the first creates the demo scenes in the shared DATA_DIR.
+    one = await startServerProcess(env);
+    two = await startServerProcess(env);
+    for (const [first, last] of [['Ada', 'Lovelace'], ['Alan', 'Turing'], ['Grace', 'Hopper']]) tokens.push((await signTestToken(dataDir, { firstName: first, lastName: last })).token);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const c of clients) c.ws.terminate();
+    await one?.stop();
+    await two?.stop();
+    await redis?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  const connect = (server: ServerProcess) => {
+    const c = new TestClient(`${server.url.replace('http', 'ws')}/meetings/demo`);
+    clients.push(c);
+    return c;
+  };
+
+  it('prints that meetings go through Redis', () => {
+    expect(one.output().stdout).toMatch(/Meetings: \/meetings\/\{sceneId\} \(shared with other processes through Redis redis:\/\/127\.0\.0\.1/);
+  });
+
+  it('shares presence, RFC and RTC signals between clients of two processes', async () => {
+    const a = connect(one);
+    const aId = await a.join(tokens[0]);
+    const b = connect(two);
+    const bId = await b.join(tokens[1]);
+    // a (process one) hears b (process two) join; b's STATE lists a once the processes spoke.
+    await a.next('USER_JOINED', (m) => m.client._id === bId);
+    const bKnowsA = await Promise.race([b.next('USER_JOINED', (m) => m.client._id === aId), b.next('STATE', (m) => m.clients.some((c) => c._id === aId))]);
+    expect(bKnowsA).toBeTruthy();
+    b.send({ type: 'STATE_REQUEST' });
+    const state = await b.next('STATE', (m) => m.clients.length === 2, 3000);
+    expect(state.clients.map((c) => c.profile.firstName).sort()).toEqual(['Ada', 'Alan']);
+
+    // RFC across processes, args[0] forced to the sender.
+    b.send({ type: 'RFC', object: 'avatars', function: 'handleTransformUpdate', args: ['forged', [1, 2, 3], [4, 5, 6]] });
+    const rfc = await a.next('RFC');
+    expect(rfc.args).toEqual([bId, [1, 2, 3], [4, 5, 6]]);
+
+    // RTC addressed across processes.
+    a.send({ type: 'RTC_REQUEST', content: { to: bId, signal: { kind: 'offer', sdp: 'v=0' } } });
+    const offer = await b.next('RTC_RESPONSE');
+    expect(offer.content).toEqual({ from: aId, signal: { kind: 'offer', sdp: 'v=0' } });
+
+    // Leaving on process two is announced on process one.
+    b.close();
+    await a.next('USER_LEFT', (m) => m.client._id === bId);
+    a.close();
+  });
+
+  it('announces USER_LEFT for the clients of a process that died', async () => {
+    const a = connect(one);
+    await a.join(tokens[0]);
+    const c = connect(two);
+    const cId = await c.join(tokens[2]);
+    await a.next('USER_JOINED', (m) => m.client._id === cId);
+    two.child.kill('SIGKILL');
+    // a keeps pinging as the client does; process two's clients go silent with it.
+    const ping = setInterval(() => a.send({ type: 'PING' }), 2000);
+    try {
+      // Process two announced nothing for 3 intervals of 5 s: its clients are out within 15 s plus a sweep.
+      const left = await a.next('USER_LEFT', (m) => m.client._id === cId, 20_000);
+      expect(left.client.profile.firstName).toBe('Grace');
+      expect(a.closed).toBeNull();
+    } finally {
+      clearInterval(ping);
+    }
+  }, 30_000);
+});
+
+describe('redis bus', () => {
+  it('says where it could not connect, without the password', async () => {
+    await expect(createRedisBus({ url: 'redis://user:secret@127.0.0.1:1' })).rejects.toThrow(/cannot connect to Redis at redis:\/\/user:\*\*\*@127\.0\.0\.1:1/);
+    expect(redactUrl('redis://:pw@h:6379/0')).toBe('redis://:***@h:6379/0');
+  });
+});
