@@ -712,7 +712,7 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       const data = {
         position: [hit.point.x, hit.point.y, hit.point.z],
         normal: [hit.normal.x, hit.normal.y, hit.normal.z],
-        distance: 0,
+        distance: world.render.camera ? world.render.camera.position.distanceTo(v1.set(hit.point.x, hit.point.y, hit.point.z)) : 0,
         modelId: hit.modelId,
         nodeId: hit.nodeId,
         nodeName: hit.nodeName,

@@ -156,6 +156,7 @@ export function htmlReference(): string {
 <meta charset="UTF-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1" />
 <title>Host-page API reference · Parametricos viewer</title>
+<link rel="icon" href="/assets/images/logo.svg" type="image/svg+xml" />
 <link rel="stylesheet" href="/api/reference.css" />
 </head>
 <body>

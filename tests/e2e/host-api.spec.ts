@@ -324,6 +324,21 @@ test('a host page of another origin calls every function and sees its effect', a
   expect(raycast.position).toHaveLength(3);
   expect((await hostEvents(page, 'selection')).at(-1).data.modelId).toBe(modelId);
 
+  // ---- a section plane made with the tool: the section event and the list
+  await ok(page, 'activateTool', { tool: 'section-tool' });
+  // A double-click on a surface places the plane.
+  await page.mouse.dblclick(box.x + 400, box.y + 250);
+  await expect.poll(async () => (await hostEvents(page, 'section')).map((e) => e.data.action)).toContain('created');
+  const planes = await ok(page, 'listSectionPlanes');
+  expect(planes).toHaveLength(1);
+  expect(planes[0].normal).toHaveLength(3);
+  await ok(page, 'activateTool', { tool: null });
+
+  // The load was followed from the start (the client listened before the scene was shown).
+  const progress = await hostEvents(page, 'loadprogress');
+  expect(progress.length).toBeGreaterThan(0);
+  expect(progress.at(-1).data.modelsDone).toBe(progress.at(-1).data.modelsTotal);
+
   const called = await page.evaluate(() => [...(window as any).called]);
   expect(HOST_FUNCTION_NAMES.filter((name) => !called.includes(name))).toEqual([]);
   expect((page as unknown as { __errors: string[] }).__errors).toEqual([]);
