@@ -1,23 +1,34 @@
 import type { Material, Mesh, Object3D } from 'three';
-import { Color, Vector2 } from 'three';
-import { Shadows, Transform, Visibility } from '../../components';
+import { query } from 'bitecs';
+import { Color, Matrix4, Quaternion, Vector2, Vector3 } from 'three';
+import { Light, Shadows, Transform, Visibility } from '../../components';
 import { materialById, modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
 import type { ModelRecord } from '../engine/world';
 import { ERR_EDITOR_NOT_IMPLEMENTED } from '../protocol/editor';
 import type { MaterialProperties, Mutation, NodeProperties } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
+import { defaultSceneObject, SceneObjectChange, shadowMapsOf, shadowMapWarning, type SceneObject, type SceneObjectType } from '../protocol/scene-objects';
+import { shadowCost } from '../../systems/shadowBudgetSystem';
 import { Emitter } from '../viewer/events';
+import { sceneObjectsOf, type SceneObjects } from '../viewer/scene-objects';
+import { attachObjectHelpers } from './helpers';
+import { SetObjectCommand, type ObjectApplier } from './object-commands';
 import type { Viewer } from '../viewer/viewer';
-import { SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
+import { MultiCommand, SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
 import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type NodeGizmo } from './gizmo';
 import { History, type HistoryStep } from './history';
-import { materialMutation, MutationQueues, nodeMutation, type QueueSnapshot } from './mutation-queue';
+import { materialMutation, MutationQueues, newUuid, nodeMutation, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
-import { createSaver, type QueueStore, type SaveState, type Saver } from './saver';
+import { createSaver, OBJECTS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 
-/** What is selected: a node of a model (nodeId null when the hit has no registered node). */
+/**
+ * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
+ * scene object (a light, camera or group: objectId set, modelId '').
+ */
 export interface Selection {
   modelId: string;
+  /** The scene object's uuid, or null for a model node. */
+  objectId: string | null;
   nodeId: string | null;
   name: string;
   /** The node's material (the first of its meshes), by id, when it has one. */
@@ -64,6 +75,16 @@ export interface Editor {
   readonly history: History;
   readonly queues: MutationQueues;
   readonly saver: Saver;
+  /** The scene's lights, cameras and groups. */
+  readonly objects: SceneObjects;
+  /** Adds a light, camera or group (one undoable step) and selects it; returns its uuid. */
+  addObject(type: SceneObjectType, fields?: Partial<SceneObject>): string;
+  /** Changes fields of a scene object (one undoable step, merged within 500 ms). */
+  setObject(uuid: string, fields: Partial<Omit<SceneObject, 'uuid' | 'type'>>, name?: string): void;
+  /** Removes a scene object and everything under it (one undoable step). */
+  removeObject(uuid: string): void;
+  readObject(uuid: string): SceneObject | null;
+  selectObject(uuid: string | null): void;
   undo(): void;
   redo(): void;
   save(): Promise<void>;
@@ -130,6 +151,45 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
   };
 
+  const objects = sceneObjectsOf(world, viewer.context.scene);
+  const offHelpers = attachObjectHelpers(world, viewer.context.scene, objects);
+
+  /** Shadow maps every casting light other than `except` needs (the sun, model lights, scene objects). */
+  const otherShadowMaps = (exceptEid: number): number => {
+    let total = 0;
+    for (const eid of query(world, [Light])) {
+      if (eid === exceptEid || Light.wantsShadow[eid] === 0) continue;
+      const object = world.objects[eid];
+      if (object && !object.visible) continue;
+      total += shadowCost(Light.type[eid]);
+    }
+    return total;
+  };
+
+  const objectApplier: ObjectApplier = {
+    applyObject(uuid, data) {
+      // The shadow-map check: warned before the change that would pass 12, naming the light.
+      if (data && shadowMapsOf(data) > 0) {
+        const warning = shadowMapWarning(otherShadowMaps(objects.get(uuid)?.eid ?? 0), data);
+        if (warning) events.emit('notice', { text: warning });
+      }
+      if (data) objects.put(data);
+      else {
+        if (selection?.objectId === uuid) editor.select(null);
+        objects.remove(uuid);
+      }
+      const change: SceneObjectChange = data
+        ? { key: `object/${uuid}`, uuid: newUuid(), createdAt: Date.now(), type: 'putObject', objectId: uuid, object: data }
+        : { key: `object/${uuid}`, uuid: newUuid(), createdAt: Date.now(), type: 'removeObject', objectId: uuid };
+      queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
+      if (selection?.objectId === uuid && data) {
+        selection = { ...selection, name: data.name };
+        events.emit('selection', selection);
+      }
+      events.emit('scene', undefined);
+    },
+  };
+
   // The queue is kept with any edits left from an earlier visit until the person answers the offer.
   const store: QueueStore | undefined = options.store && {
     write: (snapshot) => options.store!.write(restorable ? mergeSnapshots(restorable.queues, snapshot) : snapshot),
@@ -138,6 +198,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   const saver = createSaver({
     queues,
     modelService: options.modelService,
+    sceneId: options.sceneId,
     getToken: options.getToken,
     enabled: () => enabled,
     fetch: options.fetch,
@@ -158,6 +219,17 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     shift: () => viewer.keys.shift,
     enabled: () => enabled,
     onDragEnd(eid, before, after) {
+      const objectId = objects.uuidOf(eid);
+      if (objectId) {
+        const data = objects.get(objectId)!.data;
+        const trs = (matrix: number[]) => {
+          dm.fromArray(matrix).decompose(dp, dq, ds);
+          return { position: dp.toArray() as [number, number, number], quaternion: dq.toArray() as [number, number, number, number], scale: ds.toArray() as [number, number, number] };
+        };
+        const verb = gizmo.mode === 'translate' ? 'Move' : gizmo.mode === 'rotate' ? 'Rotate' : 'Scale';
+        history.execute(new SetObjectCommand(objectApplier, objectId, { ...data, ...trs(before) }, { ...data, ...trs(after) }, { name: `${verb} ${data.name}`, updatable: false }));
+        return;
+      }
       const record = [...world.models.values()].find((r) => r.nodeIds.has(eid));
       const nodeId = record ? nodeIdOf(record, eid) : null;
       if (!record || !nodeId) return;
@@ -209,7 +281,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const record = recordOf(modelId);
       const eid = nodeId ? nodeEid(record, nodeId) : 0;
       const object = eid ? world.objects[eid] : undefined;
-      selection = { modelId, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
+      selection = { modelId, objectId: null, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
       // The gizmo only for objects with a nodeId.
       gizmo.attach(object ? eid : 0);
       events.emit('selection', selection);
@@ -226,6 +298,52 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     history,
     queues,
     saver,
+    objects,
+    addObject(type, fields = {}) {
+      if (!enabled) throw new Error('The editor is disabled: enable it to add objects.');
+      const uuid = newUuid();
+      const count = objects.list().filter((o) => o.type === type).length;
+      const base = defaultSceneObject(type, uuid);
+      const data: SceneObject = { ...base, name: count ? `${base.name} ${count + 1}` : base.name, ...fields, uuid, type };
+      history.execute(new SetObjectCommand(objectApplier, uuid, null, data));
+      editor.selectObject(uuid);
+      return uuid;
+    },
+    setObject(uuid, fields, name) {
+      if (!enabled) return;
+      const before = objects.get(uuid)?.data;
+      if (!before) throw new Error(`The scene has no object '${uuid}'.`);
+      const after = { ...before, ...fields, uuid, type: before.type } as SceneObject;
+      history.execute(new SetObjectCommand(objectApplier, uuid, before, after, { name }));
+    },
+    removeObject(uuid) {
+      if (!enabled) return;
+      const data = objects.get(uuid)?.data;
+      if (!data) return;
+      // The object and its descendants, deepest first; undo puts them back parents first.
+      const order: SceneObject[] = [];
+      const visit = (id: string) => {
+        for (const child of objects.children(id)) visit(child);
+        order.push(objects.get(id)!.data);
+      };
+      visit(uuid);
+      const commands = order.map((o) => new SetObjectCommand(objectApplier, o.uuid, o, null));
+      history.execute(commands.length === 1 ? commands[0] : new MultiCommand(commands, `Remove ${data.name}`));
+    },
+    readObject(uuid) {
+      return objects.get(uuid)?.data ?? null;
+    },
+    selectObject(uuid) {
+      const entry = uuid ? objects.get(uuid) : undefined;
+      if (!entry) {
+        editor.select(null);
+        return;
+      }
+      selection = { modelId: '', objectId: entry.data.uuid, nodeId: null, name: entry.data.name, materialId: null };
+      // An ambient light has no place: no gizmo.
+      gizmo.attach(entry.data.type === 'AmbientLight' ? 0 : entry.eid);
+      events.emit('selection', selection);
+    },
     undo() {
       if (enabled) history.undo();
     },
@@ -274,6 +392,10 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return out as MaterialProperties;
     },
     deleteSelection() {
+      if (enabled && selection?.objectId) {
+        editor.removeObject(selection.objectId);
+        return;
+      }
       if (!enabled || !selection?.nodeId) return;
       const { modelId, nodeId, name } = selection;
       editor.setNode(modelId, nodeId, { visible: false }, `Hide ${name}`);
@@ -291,6 +413,14 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const left = restorable.queues;
       restorable = null;
       for (const [modelId, list] of Object.entries(left)) {
+        if (modelId === OBJECTS_QUEUE) {
+          for (const change of list as unknown as SceneObjectChange[]) {
+            if (change.type === 'putObject') objects.put(change.object);
+            else objects.remove(change.objectId);
+            queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
+          }
+          continue;
+        }
         if (!modelById(world, modelId)) {
           events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
           continue;
@@ -306,6 +436,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     dispose() {
       for (const off of offs) off();
+      offHelpers();
       saver.dispose();
       gizmo.dispose();
       events.clear();
@@ -342,13 +473,18 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return true;
     }),
     viewer.keys.bind('delete', () => {
-      if (!enabled || !selection?.nodeId) return false;
+      if (!enabled || (!selection?.nodeId && !selection?.objectId)) return false;
       editor.deleteSelection();
       return true;
     }),
   );
   return editor;
 }
+
+const dm = new Matrix4();
+const dp = new Vector3();
+const dq = new Quaternion();
+const ds = new Vector3();
 
 /** The earlier visit's queues first, then the current ones. */
 function mergeSnapshots(a: QueueSnapshot, b: QueueSnapshot): QueueSnapshot {

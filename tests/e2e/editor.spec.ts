@@ -131,6 +131,89 @@ test('material edits within 500 ms merge into one step; undo and redo go across 
   await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
 });
 
+test('lights, cameras and groups: added from the toolbar, edited, parented, removed, undone, saved, and seen in the viewer', async ({ page }) => {
+  test.skip(!copyId, 'needs the copy of the first test');
+  await signIn(page, 'Ada', 'Lovelace', `/edit/${copyId}`);
+  await editorReady(page);
+  const steps = () => page.getByTestId('history').locator('li.done').count();
+  const start = await steps();
+
+  // Add a spot light: it is selected, its panel shows the specification's defaults.
+  await page.getByTestId('add-object').click();
+  await page.getByTestId('add-SpotLight').click();
+  const panel = page.getByTestId('object-panel');
+  await expect(panel).toBeVisible();
+  await expect(panel.getByLabel('Intensity')).toHaveValue('25');
+  await expect(panel.getByLabel('Angle (rad)')).toHaveValue('0.5');
+  await expect(panel.getByLabel('Penumbra')).toHaveValue('0.1');
+  await expect(panel.getByLabel('Decay')).toHaveValue('2');
+  await expect(page.getByRole('treeitem', { selected: true })).toContainText('Spot light');
+  // Its helper is drawn in the editor.
+  expect(await page.evaluate(() => { let n = 0; (window as any).__viewer.viewer.context.scene.traverse((o: any) => { if (o.userData.helperOf) n++; }); return n; })).toBe(1);
+
+  // Edit: intensity 40 and a new name; then a group, and the light put under it.
+  await panel.getByLabel('Intensity').fill('40');
+  await panel.getByLabel('Intensity').press('Enter');
+  await panel.getByLabel('Name').fill('Key light');
+  await panel.getByLabel('Name').press('Enter');
+  await page.getByTestId('add-object').click();
+  await page.getByTestId('add-Group').click();
+  await page.locator('[data-testid=outliner] li button.name', { hasText: 'Key light' }).click();
+  await page.getByTestId('object-panel').getByLabel('Parent').selectOption({ label: 'Group' });
+  await expect(page.locator('[data-testid=outliner] li', { hasText: 'Key light' })).toHaveAttribute('style', /padding-left: 30px/);
+  expect(await steps()).toBe(start + 5);
+
+  // Undo the parenting and redo it.
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Control+z');
+  await expect(page.locator('[data-testid=outliner] li', { hasText: 'Key light' })).toHaveAttribute('style', /padding-left: 18px/);
+  await page.keyboard.press('Control+Shift+z');
+  await expect(page.locator('[data-testid=outliner] li', { hasText: 'Key light' })).toHaveAttribute('style', /padding-left: 30px/);
+
+  // Two point lights with shadows: the second passes 12 maps (sun 1 + spot 1 + 6 + 6) and is named.
+  for (const name of ['Lamp A', 'Lamp B']) {
+    await page.getByTestId('add-object').click();
+    await page.getByTestId('add-PointLight').click();
+    await page.getByTestId('object-panel').getByLabel('Name').fill(name);
+    await page.getByTestId('object-panel').getByLabel('Name').press('Enter');
+    await page.getByTestId('object-panel').getByLabel('Casts shadows').check();
+  }
+  await expect(page.getByTestId('editor-notices')).toContainText("'Lamp B' would make 14 shadow maps, more than the 12 allowed");
+  // Delete removes the selected scene object; undo puts it back; delete again.
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Delete');
+  await expect(page.locator('[data-testid=outliner] li', { hasText: 'Lamp B' })).toHaveCount(0);
+  await page.keyboard.press('Control+z');
+  await expect(page.locator('[data-testid=outliner] li', { hasText: 'Lamp B' })).toHaveCount(1);
+  await page.locator('[data-testid=outliner] li button.name', { hasText: 'Lamp B' }).click();
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Delete');
+  await expect(page.locator('[data-testid=outliner] li', { hasText: 'Lamp B' })).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath('editor-lights.png') });
+
+  await page.getByTestId('save').click();
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+  const scene = await (await page.request.get(`/v1/scenes/${copyId}`)).json();
+  const saved = scene.viewerConfig.objects.map((o: any) => [o.name, o.type, o.intensity ?? null, o.parent ? 'parented' : 'root']);
+  expect(saved).toEqual([
+    ['Key light', 'SpotLight', 40, 'parented'],
+    ['Group', 'Group', null, 'root'],
+    ['Lamp A', 'PointLight', 10, 'root'],
+  ]);
+
+  // The viewer shows the saved light (and no helpers).
+  await page.goto(`/embed/${encodeURIComponent(copyId)}`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  const seen = await page.evaluate(() => {
+    const scene = (window as any).__viewer.viewer.context.scene;
+    const light = scene.getObjectByName('Key light');
+    let helpers = 0;
+    scene.traverse((o: any) => { if (o.userData.helperOf) helpers++; });
+    return { type: light?.type, intensity: light?.intensity, helpers };
+  });
+  expect(seen).toEqual({ type: 'SpotLight', intensity: 40, helpers: 0 });
+});
+
 test('a second signed-in person may view the copy but not change it (403)', async ({ page, request }) => {
   test.skip(!copyId, 'needs the copy of the first test');
   await signIn(page, 'Grace', 'Hopper', `/edit/${copyId}`);

@@ -4,7 +4,8 @@ import { useSnapshot } from 'valtio';
 import type { ViewerWorld } from '../../engine/world';
 import { formatKey } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
-import { filterRows, outlineRows } from './outline';
+import { filterRows, objectRows, outlineRows } from './outline';
+import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
 
 /** Rows the outliner draws at most (the search narrows a large scene). */
 const MAX_ROWS = 400;
@@ -45,9 +46,7 @@ export function Toolbar({ state }: { state: EditorUiState }) {
         </button>
       </div>
       <div className="group">
-        <button type="button" disabled title="Adding lights, cameras and groups is not built yet">
-          Add…
-        </button>
+        <AddMenu state={state} disabled={!on} />
       </div>
       <label className="editor-enabled">
         <input type="checkbox" checked={snap.enabled} disabled={!editor} onChange={(e) => (e.target.checked ? editor?.enable() : editor?.disable())} /> Editing
@@ -56,11 +55,42 @@ export function Toolbar({ state }: { state: EditorUiState }) {
   );
 }
 
+/** The toolbar's "Add…" menu: a light, camera or group, added at its default place and selected. */
+function AddMenu({ state, disabled }: { state: EditorUiState; disabled: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="add-menu">
+      <button type="button" disabled={disabled} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="add-object">
+        Add…
+      </button>
+      {open && !disabled && (
+        <ul role="menu" className="menu" onMouseLeave={() => setOpen(false)}>
+          {SCENE_OBJECT_TYPES.map((type) => (
+            <li key={type} role="none">
+              <button
+                type="button"
+                role="menuitem"
+                data-testid={`add-${type}`}
+                onClick={() => {
+                  setOpen(false);
+                  state.editor?.addObject(type);
+                }}
+              >
+                {LABELS[type]}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function Outliner({ state, world }: { state: EditorUiState; world: ViewerWorld }) {
   const snap = useSnapshot(state);
   const [search, setSearch] = useState('');
   // Re-read when names or visibility change (sceneVersion) or the selection moves.
-  const rows = useMemo(() => outlineRows(world), [world, snap.sceneVersion]);
+  const rows = useMemo(() => [...objectRows(state.editor?.objects.list() ?? []), ...outlineRows(world)], [world, snap.sceneVersion, state.editor]);
   const shown = filterRows(rows, search);
   const editor = state.editor;
   return (
@@ -69,15 +99,34 @@ export function Outliner({ state, world }: { state: EditorUiState; world: Viewer
       <input type="search" placeholder="Search by name" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search nodes by name" />
       <ul role="tree" data-testid="outliner">
         {shown.slice(0, MAX_ROWS).map((row) => {
-          const selected = snap.selection?.modelId === row.modelId && snap.selection?.nodeId === row.nodeId && row.nodeId !== null;
+          const selected = row.objectId
+            ? snap.selection?.objectId === row.objectId
+            : snap.selection?.modelId === row.modelId && snap.selection?.nodeId === row.nodeId && row.nodeId !== null;
           return (
             <li key={row.key} role="treeitem" aria-selected={selected} className={`${row.kind}${selected ? ' selected' : ''}${row.visible ? '' : ' hidden'}`} style={{ paddingLeft: 6 + row.depth * 12 }}>
-              <button type="button" className="name" onClick={() => row.nodeId && editor?.select(row.modelId, row.nodeId)} disabled={!row.nodeId}>
+              <button
+                type="button"
+                className="name"
+                onClick={() => (row.objectId ? editor?.selectObject(row.objectId) : row.nodeId && editor?.select(row.modelId, row.nodeId))}
+                disabled={!row.nodeId && !row.objectId}
+              >
                 <span className="kind" aria-hidden="true">
                   {KIND_ICON[row.kind]}
                 </span>
                 {row.name}
               </button>
+              {row.objectId && (
+                <button
+                  type="button"
+                  className="eye"
+                  aria-label={`${row.visible ? 'Hide' : 'Show'} ${row.name}`}
+                  aria-pressed={!row.visible}
+                  disabled={!snap.enabled}
+                  onClick={() => editor?.setObject(row.objectId!, { visible: !row.visible }, `${row.visible ? 'Hide' : 'Show'} ${row.name}`)}
+                >
+                  {row.visible ? '●' : '○'}
+                </button>
+              )}
               {row.nodeId && (
                 <button
                   type="button"
@@ -99,7 +148,7 @@ export function Outliner({ state, world }: { state: EditorUiState; world: Viewer
   );
 }
 
-const KIND_ICON = { model: '▣', group: '◇', mesh: '△', light: '☀', camera: '⌖' } as const;
+const KIND_ICON = { model: '▣', group: '◇', mesh: '△', light: '☀', camera: '⌖', objects: '✦' } as const;
 
 const m4 = new Matrix4();
 const pos = new Vector3();
@@ -143,6 +192,7 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
   // Re-read after every history change or scene change.
   void snap.history.steps.length;
   void snap.sceneVersion;
+  if (editor && selection?.objectId) return <ObjectPanel state={state} uuid={selection.objectId} />;
   if (!editor || !selection) {
     return (
       <section className="editor-panel properties" aria-label="Properties">
@@ -235,6 +285,141 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
           ))}
         </div>
       )}
+    </section>
+  );
+}
+
+/** Number fields of scene objects: [field, label, min, max, step]. */
+const OBJECT_NUMBERS: [keyof SceneObject, string, number, number, number][] = [
+  ['intensity', 'Intensity', 0, 100, 0.1],
+  ['distance', 'Distance (0: unlimited)', 0, 1000, 0.1],
+  ['decay', 'Decay', 0, 4, 0.1],
+  ['angle', 'Angle (rad)', 0.01, Math.PI / 2, 0.01],
+  ['penumbra', 'Penumbra', 0, 1, 0.01],
+  ['width', 'Width', 0, 100, 0.1],
+  ['height', 'Height', 0, 100, 0.1],
+  ['fov', 'Field of view (°)', 1, 179, 1],
+  ['near', 'Near', 0.001, 100, 0.01],
+  ['far', 'Far', 1, 100000, 1],
+];
+
+/** The properties of a light, camera or group: name, parent, transform, visibility, shadows and its own fields. */
+function ObjectPanel({ state, uuid }: { state: EditorUiState; uuid: string }) {
+  const snap = useSnapshot(state);
+  const editor = state.editor!;
+  const data = editor.readObject(uuid);
+  if (!data) return null;
+  const euler0 = new Euler().setFromQuaternion(new Quaternion().fromArray(data.quaternion));
+  const rotation = [euler0.x, euler0.y, euler0.z].map((r) => MathUtils.radToDeg(r));
+  const set = (fields: Partial<SceneObject>, label: string) => editor.setObject(uuid, fields, `${label} of ${data.name}`);
+  const setVec = (part: 'position' | 'rotation' | 'scale', axis: number, value: number) => {
+    if (!Number.isFinite(value)) return;
+    if (part === 'rotation') {
+      const r = [...rotation];
+      r[axis] = value;
+      const q = new Quaternion().setFromEuler(new Euler(...(r.map((d) => MathUtils.degToRad(d)) as [number, number, number])));
+      set({ quaternion: q.toArray() as [number, number, number, number] }, 'Rotation');
+    } else {
+      const v = [...data[part]] as [number, number, number];
+      v[axis] = value;
+      set({ [part]: v }, part === 'position' ? 'Position' : 'Scale');
+    }
+  };
+  const vectors = { position: data.position, rotation, scale: data.scale };
+  // Parents: groups (and other objects) that are not this one or under it.
+  const descendants = new Set<string>([uuid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const o of editor.objects.list()) if (o.parent && descendants.has(o.parent) && !descendants.has(o.uuid)) descendants.add(o.uuid), (grew = true);
+  }
+  const parents = editor.objects.list().filter((o) => !descendants.has(o.uuid));
+  const record = data as Record<string, unknown>;
+  return (
+    <section className="editor-panel properties" aria-label="Properties" data-testid="object-panel" key={`${uuid}/${snap.history.steps.length}/${snap.sceneVersion}`}>
+      <h2>Properties</h2>
+      <label className="row">
+        Name
+        <input
+          type="text"
+          defaultValue={data.name}
+          aria-label="Name"
+          onBlur={(e) => e.target.value !== data.name && set({ name: e.target.value }, 'Name')}
+          onKeyDown={(e) => e.key === 'Enter' && (e.target as HTMLInputElement).blur()}
+        />
+      </label>
+      <div className="ids">
+        {LABELS[data.type]} · {uuid}
+      </div>
+      <label className="row">
+        Parent
+        <select aria-label="Parent" value={data.parent ?? ''} onChange={(e) => set({ parent: e.target.value || null }, 'Parent')}>
+          <option value="">(scene)</option>
+          {parents.map((o) => (
+            <option key={o.uuid} value={o.uuid}>
+              {o.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      {data.type !== 'AmbientLight' &&
+        (['position', 'rotation', 'scale'] as const).map((part) => (
+          <div className="row vec" key={part}>
+            <span>{part === 'position' ? 'Position (m)' : part === 'rotation' ? 'Rotation (°)' : 'Scale'}</span>
+            {[0, 1, 2].map((axis) => {
+              const shown = Number(vectors[part][axis].toFixed(part === 'rotation' ? 2 : 4));
+              return (
+                <input
+                  key={axis}
+                  type="number"
+                  step={part === 'rotation' ? 1 : 0.01}
+                  aria-label={`${part} ${'XYZ'[axis]}`}
+                  defaultValue={shown}
+                  onBlur={(e) => Number(e.target.value) !== shown && setVec(part, axis, Number(e.target.value))}
+                  onKeyDown={(e) => e.key === 'Enter' && (e.target as HTMLInputElement).blur()}
+                />
+              );
+            })}
+          </div>
+        ))}
+      <label className="row check">
+        <input type="checkbox" checked={data.visible} onChange={(e) => set({ visible: e.target.checked }, 'Visible')} />
+        Visible
+      </label>
+      {data.castShadow !== undefined && (
+        <label className="row check">
+          <input type="checkbox" aria-label="Casts shadows" checked={data.castShadow} onChange={(e) => set({ castShadow: e.target.checked }, 'Shadows')} />
+          Casts shadows
+        </label>
+      )}
+      {(['color', 'groundColor'] as const)
+        .filter((c) => data[c] !== undefined)
+        .map((c) => (
+          <label className="row" key={c}>
+            {c === 'color' ? (data.type === 'HemisphereLight' ? 'Sky colour' : 'Colour') : 'Ground colour'}
+            <input type="color" aria-label={c} value={`#${data[c]!.toString(16).padStart(6, '0')}`} onChange={(e) => set({ [c]: parseInt(e.target.value.slice(1), 16) }, c === 'color' ? 'Colour' : 'Ground colour')} />
+          </label>
+        ))}
+      {OBJECT_NUMBERS.filter(([field]) => typeof record[field] === 'number').map(([field, label, min, max, step]) => (
+        <label className="row" key={field}>
+          {label}
+          <input
+            type="number"
+            min={min}
+            max={max}
+            step={step}
+            aria-label={label}
+            defaultValue={Number(record[field])}
+            onBlur={(e) => {
+              const value = Number(e.target.value);
+              if (Number.isFinite(value) && value !== record[field] && value >= min && value <= max) set({ [field]: value }, label);
+            }}
+            onKeyDown={(e) => e.key === 'Enter' && (e.target as HTMLInputElement).blur()}
+          />
+        </label>
+      ))}
+      <button type="button" className="danger" onClick={() => editor.removeObject(uuid)} data-testid="remove-object">
+        Remove {data.name}
+      </button>
     </section>
   );
 }
