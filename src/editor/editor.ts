@@ -7,9 +7,15 @@ import type { ModelRecord } from '../engine/world';
 import { ERR_EDITOR_NOT_IMPLEMENTED } from '../protocol/editor';
 import type { MaterialProperties, Mutation, NodeProperties } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
+import { fetchEnvironmentCatalog } from '../scene/environments';
+import type { EnvironmentCatalog } from '../protocol/environment';
+import { viewFocus } from '../engine/lights';
 import { defaultSceneObject, SceneObjectChange, shadowMapsOf, shadowMapWarning, type SceneObject, type SceneObjectType } from '../protocol/scene-objects';
 import { shadowCost } from '../../systems/shadowBudgetSystem';
+import { SceneSettings, type SceneSettingsInput, type SceneSettingsValues } from '../protocol/scene-settings';
 import { Emitter } from '../viewer/events';
+import { applySceneSettings, readSceneSettings } from '../viewer/scene-settings';
+import { SetSettingsCommand, type SettingsApplier } from './settings-command';
 import { sceneObjectsOf, type SceneObjects } from '../viewer/scene-objects';
 import { attachObjectHelpers } from './helpers';
 import { SetObjectCommand, type ObjectApplier } from './object-commands';
@@ -19,7 +25,7 @@ import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type N
 import { History, type HistoryStep } from './history';
 import { materialMutation, MutationQueues, newUuid, nodeMutation, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
-import { createSaver, OBJECTS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
+import { createSaver, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 
 /**
  * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
@@ -47,6 +53,8 @@ export interface EditorEventMap extends Record<string, unknown> {
   /** The scene changed (names, visibility): the outliner re-reads. */
   scene: undefined;
   gizmo: { mode: GizmoMode; space: GizmoSpace };
+  /** The scene settings after a change was applied. */
+  settings: SceneSettingsValues;
 }
 
 export interface EditorOptions {
@@ -59,6 +67,8 @@ export interface EditorOptions {
   restorable?: StoredQueue | null;
   fetch?: typeof fetch;
   clock?: () => number;
+  /** The scene's saved settings (viewerConfig.scene): a settings change saves them with the changed fields. */
+  sceneSettings?: Record<string, unknown>;
 }
 
 export interface Editor {
@@ -84,6 +94,14 @@ export interface Editor {
   /** Removes a scene object and everything under it (one undoable step). */
   removeObject(uuid: string): void;
   readObject(uuid: string): SceneObject | null;
+  /** Changes scene settings (only the fields given) as one undoable step, merged within 500 ms; saved with the scene. */
+  setSettings(fields: SceneSettingsInput, name?: string): void;
+  /** The complete scene settings now. */
+  readSettings(): SceneSettingsValues;
+  /** The environment catalogue (for the scene settings panel). */
+  environments(): Promise<EnvironmentCatalog>;
+  /** The view now, as an initial camera (position and orbit target). */
+  currentView(): { position: { x: number; y: number; z: number }; target: { x: number; y: number; z: number } };
   selectObject(uuid: string | null): void;
   undo(): void;
   redo(): void;
@@ -187,6 +205,29 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         events.emit('selection', selection);
       }
       events.emit('scene', undefined);
+    },
+  };
+
+  // The scene's saved settings; a change saves them with the changed fields (PATCH viewer-config).
+  let savedSettings: Record<string, unknown> = { ...(options.sceneSettings ?? {}) };
+  const settingsApplier: SettingsApplier = {
+    applySettings(fields) {
+      const parsed = SceneSettings.safeParse(fields);
+      if (!parsed.success) {
+        events.emit('notice', { text: `The scene settings were not changed: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+        return;
+      }
+      const keys = Object.keys(parsed.data) as (keyof SceneSettingsValues)[];
+      const save = () => {
+        // What was applied (a rule may have kept a field: an environment background without an environment).
+        const now = readSceneSettings(viewer) as Record<string, unknown>;
+        for (const key of keys) savedSettings[key] = now[key];
+        queues.add(SETTINGS_QUEUE, { key: 'settings', uuid: newUuid(), createdAt: Date.now(), type: 'setSettings', properties: { ...savedSettings } } as unknown as Mutation);
+        events.emit('settings', readSceneSettings(viewer));
+      };
+      applySceneSettings(viewer, fields, { onWarning: (text) => events.emit('notice', { text }) }).then(save, (error) => {
+        events.emit('notice', { text: `The scene settings could not be applied: ${(error as Error).message}` });
+      });
     },
   };
 
@@ -330,6 +371,24 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const commands = order.map((o) => new SetObjectCommand(objectApplier, o.uuid, o, null));
       history.execute(commands.length === 1 ? commands[0] : new MultiCommand(commands, `Remove ${data.name}`));
     },
+    setSettings(fields, name) {
+      if (!enabled) return;
+      const now = readSceneSettings(viewer) as Record<string, unknown>;
+      const before: Record<string, unknown> = {};
+      for (const key of Object.keys(fields)) before[key] = now[key];
+      history.execute(new SetSettingsCommand(settingsApplier, before as SceneSettingsInput, fields, name));
+    },
+    readSettings() {
+      return readSceneSettings(viewer);
+    },
+    environments() {
+      return fetchEnvironmentCatalog();
+    },
+    currentView() {
+      const camera = viewer.navigation.camera;
+      const target = viewFocus(world, new Vector3());
+      return { position: { x: camera.position.x, y: camera.position.y, z: camera.position.z }, target: { x: target.x, y: target.y, z: target.z } };
+    },
     readObject(uuid) {
       return objects.get(uuid)?.data ?? null;
     },
@@ -413,6 +472,13 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const left = restorable.queues;
       restorable = null;
       for (const [modelId, list] of Object.entries(left)) {
+        if (modelId === SETTINGS_QUEUE) {
+          const last = list[list.length - 1] as unknown as { properties: Record<string, unknown> };
+          savedSettings = { ...last.properties };
+          void applySceneSettings(viewer, last.properties, { onWarning: (text) => events.emit('notice', { text }) }).then((values) => events.emit('settings', values));
+          queues.add(SETTINGS_QUEUE, last as unknown as Mutation);
+          continue;
+        }
         if (modelId === OBJECTS_QUEUE) {
           for (const change of list as unknown as SceneObjectChange[]) {
             if (change.type === 'putObject') objects.put(change.object);

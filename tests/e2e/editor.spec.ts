@@ -214,6 +214,40 @@ test('lights, cameras and groups: added from the toolbar, edited, parented, remo
   expect(seen).toEqual({ type: 'SpotLight', intensity: 40, helpers: 0 });
 });
 
+test('scene settings: background, fog, exposure and the initial camera changed, undone, saved and seen in the viewer', async ({ page }) => {
+  test.skip(!copyId, 'needs the copy of the first test');
+  await signIn(page, 'Ada', 'Lovelace', `/edit/${copyId}`);
+  await editorReady(page);
+  const panel = page.getByTestId('scene-panel');
+  await expect(panel).toBeVisible();
+  // "environment" cannot be chosen without an environment.
+  await expect(panel.getByLabel('Background type').locator('option[value=environment]')).toBeDisabled();
+  await panel.getByLabel('Background type').selectOption('gradient');
+  await expect(panel.getByLabel('Bottom colour')).toBeVisible();
+  await panel.getByLabel('Fog', { exact: true }).check();
+  await expect(panel.getByLabel('Density')).toBeVisible();
+  await panel.getByLabel('Exposure (2^x)').fill('1');
+  const read = () => page.evaluate(() => { const s = (window as any).__editor.readSettings(); return { bg: s.backgroundType, fog: s.fogEnabled, exposure: s.toneMappingExposure, real: (window as any).__viewer.viewer.context.renderer.toneMappingExposure, fogObject: !!(window as any).__viewer.viewer.context.scene.fog }; });
+  await expect.poll(read).toEqual({ bg: 'gradient', fog: true, exposure: 1, real: 2, fogObject: true });
+  // Undo the exposure: back to 2^0.
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Control+z');
+  await expect.poll(read).toEqual({ bg: 'gradient', fog: true, exposure: 0, real: 1, fogObject: true });
+  await page.getByTestId('initial-camera').click();
+  await expect(panel).not.toContainText('frames the models');
+  await page.screenshot({ path: test.info().outputPath('editor-scene-settings.png') });
+  await page.getByTestId('save').click();
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+  const scene = await (await page.request.get(`/v1/scenes/${copyId}`)).json();
+  expect(scene.viewerConfig.scene).toMatchObject({ backgroundType: 'gradient', fogEnabled: true, toneMappingExposure: 0 });
+  expect(scene.viewerConfig.scene.initialCameraPosition).toBeTruthy();
+  // The lights saved before are still there: the settings save does not touch them.
+  expect(scene.viewerConfig.objects.length).toBe(3);
+  await page.goto(`/embed/${encodeURIComponent(copyId)}`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  expect(await page.evaluate(() => !!(window as any).__viewer.viewer.context.scene.fog)).toBe(true);
+});
+
 test('a second signed-in person may view the copy but not change it (403)', async ({ page, request }) => {
   test.skip(!copyId, 'needs the copy of the first test');
   await signIn(page, 'Grace', 'Hopper', `/edit/${copyId}`);
