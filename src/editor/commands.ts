@@ -9,6 +9,8 @@ import type { Command, CommandJSON } from './history';
 export interface EditApplier {
   applyNode(modelId: string, nodeId: string, properties: NodeProperties): void;
   applyMaterial(modelId: string, materialId: string, properties: MaterialProperties): void;
+  /** Makes a material (a createMaterial mutation) unless the model has it already. */
+  createMaterial?(modelId: string, materialId: string, name: string, properties: MaterialProperties): void;
 }
 
 const attributeOf = (properties: object) => Object.keys(properties).sort().join(',');
@@ -81,6 +83,41 @@ export class SetMaterialCommand implements Command {
   }
 }
 
+/**
+ * Creates a material (createMaterial). There is no mutation that deletes one, so an undo leaves the
+ * material in the model, unused (the step that assigned it is undone with it); a redo finds it
+ * there and does not create it twice.
+ */
+export class CreateMaterialCommand implements Command {
+  readonly type = 'CreateMaterial';
+  readonly updatable = false;
+  readonly target: string;
+  readonly attribute = 'create';
+  readonly name: string;
+  constructor(
+    private readonly applier: EditApplier,
+    readonly modelId: string,
+    readonly materialId: string,
+    readonly materialName: string,
+    readonly properties: MaterialProperties,
+  ) {
+    this.target = `${modelId}#${materialId}`;
+    this.name = `Create material ${materialName}`;
+  }
+  execute(): void {
+    this.applier.createMaterial?.(this.modelId, this.materialId, this.materialName, this.properties);
+  }
+  undo(): void {
+    // Nothing to take back: an unused material changes nothing that is drawn.
+  }
+  update(): void {
+    throw new Error('Creating a material does not merge.');
+  }
+  toJSON(): CommandJSON {
+    return { type: this.type, target: this.target, attribute: this.attribute, name: this.name, modelId: this.modelId, materialId: this.materialId, materialName: this.materialName, properties: this.properties };
+  }
+}
+
 /** Several commands as one step: executed in order, undone in reverse. Never merges. */
 export class MultiCommand implements Command {
   readonly type = 'Multi';
@@ -114,6 +151,8 @@ export function reviveCommand(applier: EditApplier, json: CommandJSON, exists: (
   if (json.type === 'SetNode') return new SetNodeCommand(applier, json.modelId as string, json.nodeId as string, json.before as NodeProperties, json.after as NodeProperties, options);
   if (json.type === 'SetMaterial')
     return new SetMaterialCommand(applier, json.modelId as string, json.materialId as string, json.before as MaterialProperties, json.after as MaterialProperties, options);
+  if (json.type === 'CreateMaterial')
+    return new CreateMaterialCommand(applier, json.modelId as string, json.materialId as string, json.materialName as string, json.properties as MaterialProperties);
   if (json.type === 'Multi') {
     const parts = (json.commands as CommandJSON[]).map((c) => reviveCommand(applier, c, exists));
     if (parts.some((c) => c === null)) return null;

@@ -1,11 +1,11 @@
 import type { Material, Mesh, Object3D } from 'three';
 import { query } from 'bitecs';
-import { Color, Matrix4, Quaternion, Vector2, Vector3 } from 'three';
+import { Color, Matrix4, Quaternion, Texture, Vector2, Vector3 } from 'three';
 import { Light, Shadows, Transform, Visibility } from '../../components';
 import { materialById, modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
 import type { ModelRecord } from '../engine/world';
 import { ERR_EDITOR_NOT_IMPLEMENTED } from '../protocol/editor';
-import type { MaterialProperties, Mutation, NodeProperties } from '../protocol/mutation';
+import { MaterialProperties as MaterialPropertiesSchema, TEXTURE_MAP_PROPERTIES, type MaterialProperties, type Mutation, type NodeProperties, type TextureMap } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
 import { fetchEnvironmentCatalog } from '../scene/environments';
 import type { EnvironmentCatalog } from '../protocol/environment';
@@ -20,10 +20,10 @@ import { sceneObjectsOf, type SceneObjects } from '../viewer/scene-objects';
 import { attachObjectHelpers } from './helpers';
 import { SetObjectCommand, type ObjectApplier } from './object-commands';
 import type { Viewer } from '../viewer/viewer';
-import { MultiCommand, SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
+import { CreateMaterialCommand, MultiCommand, SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
 import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type NodeGizmo } from './gizmo';
 import { History, type HistoryStep } from './history';
-import { materialMutation, MutationQueues, newUuid, nodeMutation, type QueueSnapshot } from './mutation-queue';
+import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
 import { createSaver, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 
@@ -109,6 +109,15 @@ export interface Editor {
   /** Changes listed properties of a node as one undoable step (merged within 500 ms). */
   setNode(modelId: string, nodeId: string, properties: NodeProperties, name?: string): void;
   setMaterial(modelId: string, materialId: string, properties: MaterialProperties, name?: string): void;
+  /**
+   * Creates a material in a model (createMaterial; by default a copy of `from`'s listed values) and,
+   * with `nodeId`, assigns it to that node: one undoable step. Returns the new materialId.
+   */
+  createMaterial(modelId: string, options: { name: string; from?: string; properties?: MaterialProperties; nodeId?: string }): string;
+  /** The model's materials (id and name), for the material picker. */
+  listMaterials(modelId: string): { materialId: string; name: string }[];
+  /** The model's textures by id (for texture maps). */
+  listTextures(modelId: string): string[];
   /** The node's current values of the given properties. */
   readNode(modelId: string, nodeId: string, keys: (keyof NodeProperties)[]): NodeProperties;
   readMaterial(modelId: string, materialId: string, keys: string[]): MaterialProperties;
@@ -158,13 +167,23 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!mutation) return;
       const { modelId: _m, ...wire } = mutation;
       apply(modelId, wire as Mutation);
-      if (properties.name !== undefined || properties.visible !== undefined) events.emit('scene', undefined);
+      if (properties.material !== undefined && selection?.modelId === modelId && selection.nodeId === nodeId) {
+        selection = { ...selection, materialId: properties.material };
+        events.emit('selection', selection);
+      }
+      if (properties.name !== undefined || properties.visible !== undefined || properties.material !== undefined) events.emit('scene', undefined);
     },
     applyMaterial(modelId, materialId, properties) {
       const mutation = materialMutation(modelId, materialId, properties as Record<string, unknown>);
       if (!mutation) return;
       const { modelId: _m, ...wire } = mutation;
       apply(modelId, wire as Mutation);
+      events.emit('scene', undefined);
+    },
+    createMaterial(modelId, materialId, name, properties) {
+      if (materialById(recordOf(modelId), materialId)) return;
+      const listed = pickListed('material', properties as Record<string, unknown>);
+      apply(modelId, { key: `material/${materialId}/create`, uuid: newUuid(), createdAt: Date.now(), type: 'createMaterial', materialId, name, properties: listed as MaterialProperties });
       events.emit('scene', undefined);
     },
   };
@@ -423,6 +442,32 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
       history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
     },
+    createMaterial(modelId, { name, from, properties = {}, nodeId }) {
+      if (!enabled) throw new Error('The editor is disabled: enable it to create materials.');
+      const record = recordOf(modelId);
+      const materialId = `m-${newUuid().slice(0, 12)}`;
+      const copied: Record<string, unknown> = from ? { ...editor.readMaterial(modelId, from, [...MATERIAL_VALUE_KEYS]) } : {};
+      // A map whose texture the model does not name cannot be carried by a mutation: the copy goes without it.
+      for (const key of TEXTURE_MAP_PROPERTIES) {
+        const map = copied[key] as TextureMap | undefined;
+        if (map === null || (map && map.textureId === undefined)) delete copied[key];
+      }
+      const create = new CreateMaterialCommand(applier, modelId, materialId, name, { ...copied, ...properties, name });
+      if (!nodeId) {
+        history.execute(create);
+        return materialId;
+      }
+      const before = editor.readNode(modelId, nodeId, ['material']);
+      const assign = new SetNodeCommand(applier, modelId, nodeId, before, { material: materialId }, { name: `Assign ${name}`, updatable: false });
+      history.execute(new MultiCommand([create, assign], `New material ${name} on ${world.objects[nodeEid(record, nodeId)]?.name || nodeId}`));
+      return materialId;
+    },
+    listMaterials(modelId) {
+      return [...recordOf(modelId).materials.entries()].map(([materialId, material]) => ({ materialId, name: material.name || materialId }));
+    },
+    listTextures(modelId) {
+      return [...recordOf(modelId).textures.keys()];
+    },
     readNode(modelId, nodeId, keys) {
       const record = recordOf(modelId);
       const eid = nodeEid(record, nodeId);
@@ -435,15 +480,24 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         else if (key === 'name') out.name = object.name;
         else if (key === 'castShadow') out.castShadow = Shadows.cast[eid] === 1;
         else if (key === 'receiveShadow') out.receiveShadow = Shadows.receive[eid] === 1;
+        else if (key === 'material') {
+          const materialId = materialOfNode(record, object);
+          if (materialId) out.material = materialId;
+        }
       }
       return out;
     },
     readMaterial(modelId, materialId, keys) {
       const material = materialById(recordOf(modelId), materialId) as unknown as Record<string, unknown> | undefined;
       if (!material) throw new Error(`The model has no material '${materialId}'.`);
+      const record = recordOf(modelId);
       const out: Record<string, unknown> = {};
       for (const key of keys) {
         const value = material[key];
+        if (TEXTURE_MAPS.has(key)) {
+          out[key] = value instanceof Texture ? textureInfoOf(record, value) : null;
+          continue;
+        }
         if (value instanceof Color) out[key] = value.getHex();
         else if (value instanceof Vector2) out[key] = [value.x, value.y];
         else if (typeof value === 'number' || typeof value === 'string') out[key] = value;
@@ -545,6 +599,25 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     }),
   );
   return editor;
+}
+
+const TEXTURE_MAPS = new Set<string>(TEXTURE_MAP_PROPERTIES);
+/** The material values createMaterial copies (maps by their texture ids). */
+const MATERIAL_VALUE_KEYS = Object.keys(MaterialPropertiesSchema.shape).filter((k) => k !== 'name');
+
+/** A texture map's value as a mutation carries it: the texture's id in the model and its texture info. */
+function textureInfoOf(record: ModelRecord, texture: Texture): TextureMap {
+  let textureId: string | undefined;
+  for (const [id, t] of record.textures) if (t === texture) textureId = id;
+  return {
+    ...(textureId !== undefined ? { textureId } : {}),
+    wrapS: texture.wrapS,
+    wrapT: texture.wrapT,
+    magFilter: texture.magFilter,
+    minFilter: texture.minFilter,
+    scale: [texture.repeat.x, texture.repeat.y],
+    rotation: texture.rotation,
+  } as TextureMap;
 }
 
 const dm = new Matrix4();
