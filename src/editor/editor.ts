@@ -495,6 +495,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       for (const key of keys) {
         const value = material[key];
         if (TEXTURE_MAPS.has(key)) {
+          // Only the maps this kind of material has.
+          if (value === undefined) continue;
           out[key] = value instanceof Texture ? textureInfoOf(record, value) : null;
           continue;
         }

@@ -248,6 +248,47 @@ test('scene settings: background, fog, exposure and the initial camera changed, 
   expect(await page.evaluate(() => !!(window as any).__viewer.viewer.context.scene.fog)).toBe(true);
 });
 
+test('a new material for one node: created and assigned as one step, undone and redone, saved and seen in the viewer', async ({ page }) => {
+  test.skip(!copyId, 'needs the copy of the first test');
+  await signIn(page, 'Ada', 'Lovelace', `/edit/${copyId}`);
+  await editorReady(page);
+  await page.locator('[data-testid=outliner] li.mesh button.name').first().click();
+  const panel = page.getByTestId('material-panel');
+  await expect(panel).toBeVisible();
+  const node = await page.evaluate(() => { const s = (window as any).__editor.selection; return { name: s.name, nodeId: s.nodeId, materialId: s.materialId }; });
+  const steps = await page.getByTestId('history').locator('li.done').count();
+  await page.getByTestId('new-material').click();
+  await expect(page.getByTestId('history').locator('li.done')).toHaveCount(steps + 1);
+  const created = await page.evaluate(() => (window as any).__editor.selection.materialId);
+  expect(created).not.toBe(node.materialId);
+  await expect(panel.getByLabel('Material of the node')).toHaveValue(created);
+  await panel.getByLabel('Material color').fill('#ff00ff');
+  // Undo the colour and the new material: the node has its old material again; redo both.
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Control+z');
+  await expect.poll(() => page.evaluate(() => (window as any).__editor.selection.materialId)).toBe(node.materialId);
+  await page.keyboard.press('Control+Shift+z');
+  await page.keyboard.press('Control+Shift+z');
+  await expect.poll(() => page.evaluate(() => (window as any).__editor.selection.materialId)).toBe(created);
+  await page.getByTestId('save').click();
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+  await page.goto(`/embed/${encodeURIComponent(copyId)}`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  const seen = await page.evaluate((name) => {
+    const viewer = (window as any).__viewer.viewer;
+    for (const record of viewer.world.models.values()) {
+      const object = record.root.getObjectByName(name);
+      if (!object) continue;
+      let hex = -1;
+      object.traverse((o: any) => { if (o.isMesh && hex < 0) hex = o.material.color.getHex(); });
+      return hex;
+    }
+    return null;
+  }, node.name);
+  expect(seen).toBe(0xff00ff);
+});
+
 test('a second signed-in person may view the copy but not change it (403)', async ({ page, request }) => {
   test.skip(!copyId, 'needs the copy of the first test');
   await signIn(page, 'Grace', 'Hopper', `/edit/${copyId}`);

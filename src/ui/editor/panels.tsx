@@ -6,6 +6,7 @@ import { formatKey } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
 import { filterRows, objectRows, outlineRows } from './outline';
 import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
+import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation';
 
 /** Rows the outliner draws at most (the search narrows a large scene). */
 const MAX_ROWS = 400;
@@ -182,6 +183,7 @@ const MATERIAL_NUMBERS: [string, number, number, number][] = [
   ['ior', 1, 2.333, 0.01],
   ['thickness', 0, 10, 0.01],
   ['emissiveIntensity', 0, 10, 0.1],
+  ['dispersion', 0, 1, 0.01],
 ];
 const MATERIAL_COLORS = ['color', 'emissive', 'attenuationColor'];
 
@@ -204,7 +206,9 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
   const { modelId, nodeId, materialId } = selection;
   const node = nodeId ? editor.readNode(modelId, nodeId, ['name', 'visible', 'castShadow', 'receiveShadow', 'matrix']) : null;
   const trs = node?.matrix ? decompose(node.matrix) : null;
-  const material = materialId ? editor.readMaterial(modelId, materialId, ['name', ...MATERIAL_NUMBERS.map((n) => n[0]), ...MATERIAL_COLORS]) : null;
+  const material = materialId
+    ? editor.readMaterial(modelId, materialId, ['name', ...MATERIAL_NUMBERS.map((n) => n[0]), ...MATERIAL_COLORS, 'attenuationDistance', 'normalScale', ...TEXTURE_MAP_PROPERTIES])
+    : null;
   const setTrs = (part: 'position' | 'rotation' | 'scale', axis: number, value: number) => {
     if (!trs || !nodeId || !Number.isFinite(value)) return;
     const next = { position: [...trs.position], rotation: [...trs.rotation], scale: [...trs.scale] };
@@ -257,6 +261,29 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
       {material && materialId && (
         <div className="material" data-testid="material-panel">
           <h3>Material {String(material.name ?? materialId)}</h3>
+          {nodeId && (
+            <div className="row">
+              <select
+                aria-label="Material of the node"
+                value={materialId}
+                onChange={(e) => editor.setNode(modelId, nodeId, { material: e.target.value }, `Assign material to ${selection.name}`)}
+              >
+                {editor.listMaterials(modelId).map((m) => (
+                  <option key={m.materialId} value={m.materialId}>
+                    {m.name}
+                  </option>
+                ))}
+              </select>
+              <button
+                type="button"
+                data-testid="new-material"
+                onClick={() => editor.createMaterial(modelId, { name: `${String(material.name || 'Material')} copy`, from: materialId, nodeId })}
+                title="A copy of this material, assigned to this node only"
+              >
+                New material
+              </button>
+            </div>
+          )}
           {MATERIAL_COLORS.filter((c) => (material as Record<string, unknown>)[c] !== undefined).map((c) => (
             <label className="row" key={c}>
               {c}
@@ -283,9 +310,166 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
               <output>{Number((material as Record<string, unknown>)[n]).toFixed(2)}</output>
             </label>
           ))}
+          {typeof (material as Record<string, unknown>).attenuationDistance === 'number' && (
+            <label className="row">
+              attenuationDistance
+              <input
+                type="number"
+                min={0}
+                step={0.1}
+                aria-label="Material attenuationDistance"
+                defaultValue={Number((material as Record<string, unknown>).attenuationDistance)}
+                onBlur={(e) => {
+                  const value = Number(e.target.value);
+                  if (value > 0 && value !== (material as Record<string, unknown>).attenuationDistance) editor.setMaterial(modelId, materialId, { attenuationDistance: value }, 'Set attenuationDistance');
+                }}
+              />
+            </label>
+          )}
+          {Array.isArray(material.normalScale) && (
+            <div className="row vec">
+              <span>normalScale</span>
+              {[0, 1].map((axis) => (
+                <input
+                  key={axis}
+                  type="number"
+                  step={0.05}
+                  aria-label={`Material normalScale ${'XY'[axis]}`}
+                  defaultValue={material.normalScale![axis]}
+                  onBlur={(e) => {
+                    const value = Number(e.target.value);
+                    if (!Number.isFinite(value) || value === material.normalScale![axis]) return;
+                    const next = [...material.normalScale!] as [number, number];
+                    next[axis] = value;
+                    editor.setMaterial(modelId, materialId, { normalScale: next }, 'Set normalScale');
+                  }}
+                />
+              ))}
+            </div>
+          )}
+          <TextureMaps state={state} modelId={modelId} materialId={materialId} material={material as Record<string, unknown>} />
         </div>
       )}
     </section>
+  );
+}
+
+const WRAPS: [number, string][] = [
+  [1000, 'Repeat'],
+  [1001, 'Clamp to edge'],
+  [1002, 'Mirrored repeat'],
+];
+const MAGS: [number, string][] = [
+  [1003, 'Nearest'],
+  [1006, 'Linear'],
+];
+const MINS: [number, string][] = [
+  [1003, 'Nearest'],
+  [1004, 'Nearest, nearest mipmap'],
+  [1005, 'Nearest, linear mipmap'],
+  [1006, 'Linear'],
+  [1007, 'Linear, nearest mipmap'],
+  [1008, 'Linear, linear mipmap'],
+];
+
+/** The material's texture maps with their texture info (wrapping, filters, scale, rotation), and adding one. */
+function TextureMaps({ state, modelId, materialId, material }: { state: EditorUiState; modelId: string; materialId: string; material: Record<string, unknown> }) {
+  const editor = state.editor!;
+  const [slot, setSlot] = useState('');
+  const textures = editor.listTextures(modelId);
+  const slots = TEXTURE_MAP_PROPERTIES.filter((k) => k in material);
+  const used = slots.filter((k) => material[k] !== null);
+  const free = slots.filter((k) => material[k] === null);
+  const set = (key: string, map: TextureMap, label: string) => editor.setMaterial(modelId, materialId, { [key]: map }, label);
+  const select = (key: string, map: Exclude<TextureMap, null>, field: 'wrapS' | 'wrapT' | 'magFilter' | 'minFilter', options: [number, string][]) => (
+    <label className="row" key={field}>
+      {field}
+      <select aria-label={`${key} ${field}`} value={Number(map[field])} onChange={(e) => set(key, { ...map, [field]: Number(e.target.value) }, `Set ${key} ${field}`)}>
+        {options.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <div className="maps" data-testid="texture-maps">
+      <h3>Texture maps</h3>
+      {used.length === 0 && <p className="empty">No texture maps.</p>}
+      {used.map((key) => {
+        const map = material[key] as Exclude<TextureMap, null>;
+        const scale = Array.isArray(map.scale) ? map.scale : [map.scale ?? 1, map.scale ?? 1];
+        return (
+          <div className="map" key={key} data-map={key}>
+            <div className="row">
+              <strong>{key}</strong>
+              {map.textureId !== undefined && textures.length > 1 && (
+                <select aria-label={`${key} texture`} value={map.textureId} onChange={(e) => set(key, { ...map, textureId: e.target.value }, `Set ${key} texture`)}>
+                  {textures.map((id) => (
+                    <option key={id} value={id}>
+                      texture {id}
+                    </option>
+                  ))}
+                </select>
+              )}
+              <button type="button" aria-label={`Remove ${key}`} onClick={() => set(key, null, `Remove ${key}`)}>
+                Remove
+              </button>
+            </div>
+            {select(key, map, 'wrapS', WRAPS)}
+            {select(key, map, 'wrapT', WRAPS)}
+            {select(key, map, 'magFilter', MAGS)}
+            {select(key, map, 'minFilter', MINS)}
+            <div className="row vec">
+              <span>scale</span>
+              {[0, 1].map((axis) => (
+                <input
+                  key={axis}
+                  type="number"
+                  step={0.1}
+                  aria-label={`${key} scale ${'UV'[axis]}`}
+                  defaultValue={scale[axis]}
+                  onBlur={(e) => {
+                    const value = Number(e.target.value);
+                    if (!Number.isFinite(value) || value === scale[axis]) return;
+                    const next = [scale[0], scale[1]] as [number, number];
+                    next[axis] = value;
+                    set(key, { ...map, scale: next }, `Set ${key} scale`);
+                  }}
+                />
+              ))}
+            </div>
+            <label className="row">
+              rotation (°)
+              <input
+                type="number"
+                step={1}
+                aria-label={`${key} rotation`}
+                defaultValue={Number(MathUtils.radToDeg(map.rotation ?? 0).toFixed(2))}
+                onBlur={(e) => {
+                  const value = MathUtils.degToRad(Number(e.target.value));
+                  if (Number.isFinite(value) && Math.abs(value - (map.rotation ?? 0)) > 1e-6) set(key, { ...map, rotation: value }, `Set ${key} rotation`);
+                }}
+              />
+            </label>
+          </div>
+        );
+      })}
+      {textures.length > 0 && free.length > 0 && (
+        <div className="row">
+          <select aria-label="Map to add" value={slot} onChange={(e) => setSlot(e.target.value)}>
+            <option value="">Add a map…</option>
+            {free.map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+          <button type="button" disabled={!slot} onClick={() => slot && set(slot, { textureId: textures[0] }, `Add ${slot}`)}>
+            Add texture {textures[0]}
+          </button>
+        </div>
+      )}
+    </div>
   );
 }
 
