@@ -189,7 +189,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   };
 
   const objects = sceneObjectsOf(world, viewer.context.scene);
-  const offHelpers = attachObjectHelpers(world, viewer.context.scene, objects);
+  const helpers = attachObjectHelpers(world, viewer.context.scene, objects, false);
 
   /** Shadow maps every casting light other than `except` needs (the sun, model lights, scene objects). */
   const otherShadowMaps = (exceptEid: number): number => {
@@ -318,6 +318,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     enable() {
       if (enabled) return;
       enabled = true;
+      helpers.setShown(true);
       viewer.navigation.setCameraConfig('editor');
       events.emit('enabled', { enabled });
     },
@@ -325,6 +326,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!enabled) return;
       editor.select(null);
       enabled = false;
+      helpers.setShown(false);
       viewer.navigation.setCameraConfig('simple');
       events.emit('enabled', { enabled });
     },
@@ -558,7 +560,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     dispose() {
       for (const off of offs) off();
-      offHelpers();
+      helpers.detach();
       saver.dispose();
       gizmo.dispose();
       events.clear();

@@ -14,7 +14,13 @@ type Helper = Object3D & { update?: () => void; dispose?: () => void };
  * camera sees it; screenshots and picking leave it out), following their objects in the frame's
  * helpers slot when a world matrix changed. The embedded viewer never makes them.
  */
-export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: SceneObjects): () => void {
+export interface ObjectHelpers {
+  /** Shows or hides every helper (the editor hides them while it is disabled). */
+  setShown(shown: boolean): void;
+  detach(): void;
+}
+
+export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: SceneObjects, shown = true): ObjectHelpers {
   const helpers = new Map<string, { helper: Helper; source: Object3D }>();
   let due = true;
 
@@ -79,7 +85,7 @@ export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: S
     if (!due && world.transform.changed === 0) return;
     due = false;
     for (const { helper, source } of helpers.values()) {
-      helper.visible = source.visible;
+      helper.visible = shown && source.visible;
       // A light's target is its child: bring its world matrix up to the light's before the helper reads it.
       if (source.children.length) source.updateMatrixWorld(true);
       helper.update?.();
@@ -88,10 +94,18 @@ export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: S
   });
   const off = objects.onChange(sync);
   sync();
-  return () => {
-    off();
-    step();
-    for (const uuid of [...helpers.keys()]) drop(uuid);
+  return {
+    setShown(next) {
+      if (shown === next) return;
+      shown = next;
+      due = true;
+      world.render.needsRender = true;
+    },
+    detach() {
+      off();
+      step();
+      for (const uuid of [...helpers.keys()]) drop(uuid);
+    },
   };
 }
 

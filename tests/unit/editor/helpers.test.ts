@@ -16,7 +16,7 @@ describe('scene object helpers (editor only)', () => {
     const scene = new Scene();
     const objects = new SceneObjects(world, scene);
     objects.put(defaultSceneObject('SpotLight', 's'));
-    const detach = attachObjectHelpers(world, scene, objects);
+    const helpers = attachObjectHelpers(world, scene, objects);
     expect(helperCount(scene)).toBe(1);
     objects.put(defaultSceneObject('PointLight', 'p'));
     objects.put(defaultSceneObject('AmbientLight', 'a')); // no place: no helper
@@ -41,9 +41,17 @@ describe('scene object helpers (editor only)', () => {
     });
     expect(axes!.matrix.elements[12]).toBe(3);
 
+    // Hidden while the editor is disabled.
+    helpers.setShown(false);
+    runFrameSteps(world, 'helpers');
+    expect((axes as unknown as { visible: boolean }).visible).toBe(false);
+    helpers.setShown(true);
+    runFrameSteps(world, 'helpers');
+    expect((axes as unknown as { visible: boolean }).visible).toBe(true);
+
     objects.remove('p');
     expect(helperCount(scene)).toBe(6);
-    detach();
+    helpers.detach();
     expect(helperCount(scene)).toBe(0);
     expect(world.steps.helpers).toHaveLength(0);
   });
