@@ -15,6 +15,25 @@ export interface EditApplier {
 
 const attributeOf = (properties: object) => Object.keys(properties).sort().join(',');
 
+/**
+ * The changed attribute of a material edit: its keys, and for a texture map the fields of its
+ * texture info that change ('map.rotation'), so that a scale edit and a rotation edit of one map
+ * are two steps, while a slider on one of them still merges.
+ */
+function materialAttributeOf(before: MaterialProperties, after: MaterialProperties): string {
+  const b = before as Record<string, unknown>;
+  return Object.keys(after)
+    .sort()
+    .map((key) => {
+      const next = (after as Record<string, unknown>)[key];
+      const prev = b[key];
+      if (!next || !prev || typeof next !== 'object' || typeof prev !== 'object' || Array.isArray(next)) return key;
+      const fields = Object.keys(next).filter((f) => JSON.stringify((next as Record<string, unknown>)[f]) !== JSON.stringify((prev as Record<string, unknown>)[f]));
+      return `${key}.${fields.sort().join('+')}`;
+    })
+    .join(',');
+}
+
 /** Changes properties of one node (matrix, visible, name, ...). */
 export class SetNodeCommand implements Command {
   readonly type = 'SetNode';
@@ -65,7 +84,7 @@ export class SetMaterialCommand implements Command {
     options: { name?: string; updatable?: boolean } = {},
   ) {
     this.target = `${modelId}#${materialId}`;
-    this.attribute = attributeOf(after);
+    this.attribute = materialAttributeOf(before, after);
     this.updatable = options.updatable ?? true;
     this.name = options.name ?? `Set ${this.attribute} of material ${materialId}`;
   }

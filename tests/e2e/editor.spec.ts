@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { signTestToken } from '../../src/server/auth/tokens';
+import { importIntoScene, MODELS } from './helpers';
 
 /**
  * The editor as a person uses it: sign in with the development provider, open the demo in the
@@ -301,4 +302,47 @@ test('a second signed-in person may view the copy but not change it (403)', asyn
     data: { mutations: [{ key: 'k', uuid: 'grace-1', createdAt: Date.now(), type: 'updateNode', nodeId: '0', properties: { visible: false } }] },
   });
   expect(response.status()).toBe(403);
+});
+
+test('texture info of a textured model: wrap, filters, scale and rotation edited with undo, saved and seen in the viewer', async ({ page }) => {
+  await importIntoScene(`${MODELS}/Duck.glb`, 'editor-duck');
+  await signIn(page, 'Ada', 'Lovelace', '/edit/editor-duck');
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  await page.getByTestId('duplicate').click();
+  await page.waitForURL((url) => url.pathname.startsWith('/edit/') && url.pathname !== '/edit/editor-duck', { timeout: 60_000 });
+  const duckId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2]);
+  await editorReady(page);
+  await page.locator('[data-testid=outliner] li.mesh button.name').first().click();
+  const maps = page.getByTestId('texture-maps');
+  await expect(maps.locator('[data-map=map]')).toBeVisible();
+  await maps.getByLabel('map wrapS').selectOption('1002');
+  await maps.getByLabel('map magFilter').selectOption('1003');
+  await maps.getByLabel('map scale U').fill('2');
+  await maps.getByLabel('map scale U').press('Tab');
+  await maps.getByLabel('map rotation').fill('90');
+  await maps.getByLabel('map rotation').press('Tab');
+  const texture = () => page.evaluate(() => {
+    const e = (window as any).__editor;
+    const m = e.readMaterial(e.selection.modelId, e.selection.materialId, ['map']).map;
+    return { wrapS: m.wrapS, magFilter: m.magFilter, u: m.scale[0], rotation: Math.round((m.rotation * 180) / Math.PI) };
+  });
+  await expect.poll(texture).toEqual({ wrapS: 1002, magFilter: 1003, u: 2, rotation: 90 });
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Control+z');
+  await expect.poll(texture).toEqual({ wrapS: 1002, magFilter: 1003, u: 2, rotation: 0 });
+  await page.keyboard.press('Control+Shift+z');
+  await expect.poll(texture).toEqual({ wrapS: 1002, magFilter: 1003, u: 2, rotation: 90 });
+  await page.screenshot({ path: test.info().outputPath('editor-texture.png') });
+  await page.getByTestId('save').click();
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+  await page.goto(`/embed/${encodeURIComponent(duckId)}`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
+  const seen = await page.evaluate(() => {
+    let out: any = null;
+    (window as any).__viewer.viewer.context.scene.traverse((o: any) => {
+      if (!out && o.isMesh && o.material?.map) out = { wrapS: o.material.map.wrapS, magFilter: o.material.map.magFilter, u: o.material.map.repeat.x, rotation: Math.round((o.material.map.rotation * 180) / Math.PI) };
+    });
+    return out;
+  });
+  expect(seen).toEqual({ wrapS: 1002, magFilter: 1003, u: 2, rotation: 90 });
 });

@@ -69,3 +69,20 @@ describe('scene object commands', () => {
     expect(JSON.parse(JSON.stringify(json)).after.intensity).toBe(2);
   });
 });
+
+describe('material commands on texture maps', () => {
+  it('a scale edit and a rotation edit of one map are two steps; two rotation edits merge', async () => {
+    const { SetMaterialCommand } = await import('../../../src/editor/commands');
+    const applier = { applyNode() {}, applyMaterial() {} };
+    const map = { textureId: '0', scale: [1, 1] as [number, number], rotation: 0 };
+    let now = 0;
+    const history = new History({ clock: () => now });
+    history.execute(new SetMaterialCommand(applier, 'm', 'x', { map }, { map: { ...map, scale: [2, 1] } }));
+    now += 100;
+    history.execute(new SetMaterialCommand(applier, 'm', 'x', { map: { ...map, scale: [2, 1] } }, { map: { ...map, scale: [2, 1], rotation: 1 } }));
+    now += 100;
+    history.execute(new SetMaterialCommand(applier, 'm', 'x', { map: { ...map, scale: [2, 1], rotation: 1 } }, { map: { ...map, scale: [2, 1], rotation: 2 } }));
+    expect(history.steps()).toHaveLength(2);
+    expect(new SetMaterialCommand(applier, 'm', 'x', { roughness: 0.1 }, { roughness: 0.2 }).attribute).toBe('roughness');
+  });
+});
