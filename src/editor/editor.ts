@@ -1,23 +1,40 @@
 import type { Material, Mesh, Object3D } from 'three';
-import { Color, Vector2 } from 'three';
-import { Shadows, Transform, Visibility } from '../../components';
+import { query } from 'bitecs';
+import { Color, Matrix4, Quaternion, Texture, Vector2, Vector3 } from 'three';
+import { Light, Shadows, Transform, Visibility } from '../../components';
 import { materialById, modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
 import type { ModelRecord } from '../engine/world';
 import { ERR_EDITOR_NOT_IMPLEMENTED } from '../protocol/editor';
-import type { MaterialProperties, Mutation, NodeProperties } from '../protocol/mutation';
+import { MaterialProperties as MaterialPropertiesSchema, TEXTURE_MAP_PROPERTIES, type MaterialProperties, type Mutation, type NodeProperties, type TextureMap } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
+import { fetchEnvironmentCatalog } from '../scene/environments';
+import type { EnvironmentCatalog } from '../protocol/environment';
+import { viewFocus } from '../engine/lights';
+import { defaultSceneObject, SceneObjectChange, shadowMapsOf, shadowMapWarning, type SceneObject, type SceneObjectType } from '../protocol/scene-objects';
+import { shadowCost } from '../../systems/shadowBudgetSystem';
+import { SceneSettings, type SceneSettingsInput, type SceneSettingsValues } from '../protocol/scene-settings';
 import { Emitter } from '../viewer/events';
+import { applySceneSettings, readSceneSettings } from '../viewer/scene-settings';
+import { SetSettingsCommand, type SettingsApplier } from './settings-command';
+import { sceneObjectsOf, type SceneObjects } from '../viewer/scene-objects';
+import { attachObjectHelpers } from './helpers';
+import { SetObjectCommand, type ObjectApplier } from './object-commands';
 import type { Viewer } from '../viewer/viewer';
-import { SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
+import { CreateMaterialCommand, MultiCommand, SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
 import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type NodeGizmo } from './gizmo';
 import { History, type HistoryStep } from './history';
-import { materialMutation, MutationQueues, nodeMutation, type QueueSnapshot } from './mutation-queue';
+import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
-import { createSaver, type QueueStore, type SaveState, type Saver } from './saver';
+import { createSaver, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 
-/** What is selected: a node of a model (nodeId null when the hit has no registered node). */
+/**
+ * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
+ * scene object (a light, camera or group: objectId set, modelId '').
+ */
 export interface Selection {
   modelId: string;
+  /** The scene object's uuid, or null for a model node. */
+  objectId: string | null;
   nodeId: string | null;
   name: string;
   /** The node's material (the first of its meshes), by id, when it has one. */
@@ -36,6 +53,8 @@ export interface EditorEventMap extends Record<string, unknown> {
   /** The scene changed (names, visibility): the outliner re-reads. */
   scene: undefined;
   gizmo: { mode: GizmoMode; space: GizmoSpace };
+  /** The scene settings after a change was applied. */
+  settings: SceneSettingsValues;
 }
 
 export interface EditorOptions {
@@ -48,6 +67,8 @@ export interface EditorOptions {
   restorable?: StoredQueue | null;
   fetch?: typeof fetch;
   clock?: () => number;
+  /** The scene's saved settings (viewerConfig.scene): a settings change saves them with the changed fields. */
+  sceneSettings?: Record<string, unknown>;
 }
 
 export interface Editor {
@@ -64,12 +85,39 @@ export interface Editor {
   readonly history: History;
   readonly queues: MutationQueues;
   readonly saver: Saver;
+  /** The scene's lights, cameras and groups. */
+  readonly objects: SceneObjects;
+  /** Adds a light, camera or group (one undoable step) and selects it; returns its uuid. */
+  addObject(type: SceneObjectType, fields?: Partial<SceneObject>): string;
+  /** Changes fields of a scene object (one undoable step, merged within 500 ms). */
+  setObject(uuid: string, fields: Partial<Omit<SceneObject, 'uuid' | 'type'>>, name?: string): void;
+  /** Removes a scene object and everything under it (one undoable step). */
+  removeObject(uuid: string): void;
+  readObject(uuid: string): SceneObject | null;
+  /** Changes scene settings (only the fields given) as one undoable step, merged within 500 ms; saved with the scene. */
+  setSettings(fields: SceneSettingsInput, name?: string): void;
+  /** The complete scene settings now. */
+  readSettings(): SceneSettingsValues;
+  /** The environment catalogue (for the scene settings panel). */
+  environments(): Promise<EnvironmentCatalog>;
+  /** The view now, as an initial camera (position and orbit target). */
+  currentView(): { position: { x: number; y: number; z: number }; target: { x: number; y: number; z: number } };
+  selectObject(uuid: string | null): void;
   undo(): void;
   redo(): void;
   save(): Promise<void>;
   /** Changes listed properties of a node as one undoable step (merged within 500 ms). */
   setNode(modelId: string, nodeId: string, properties: NodeProperties, name?: string): void;
   setMaterial(modelId: string, materialId: string, properties: MaterialProperties, name?: string): void;
+  /**
+   * Creates a material in a model (createMaterial; by default a copy of `from`'s listed values) and,
+   * with `nodeId`, assigns it to that node: one undoable step. Returns the new materialId.
+   */
+  createMaterial(modelId: string, options: { name: string; from?: string; properties?: MaterialProperties; nodeId?: string }): string;
+  /** The model's materials (id and name), for the material picker. */
+  listMaterials(modelId: string): { materialId: string; name: string }[];
+  /** The model's textures by id (for texture maps). */
+  listTextures(modelId: string): string[];
   /** The node's current values of the given properties. */
   readNode(modelId: string, nodeId: string, keys: (keyof NodeProperties)[]): NodeProperties;
   readMaterial(modelId: string, materialId: string, keys: string[]): MaterialProperties;
@@ -119,7 +167,11 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!mutation) return;
       const { modelId: _m, ...wire } = mutation;
       apply(modelId, wire as Mutation);
-      if (properties.name !== undefined || properties.visible !== undefined) events.emit('scene', undefined);
+      if (properties.material !== undefined && selection?.modelId === modelId && selection.nodeId === nodeId) {
+        selection = { ...selection, materialId: properties.material };
+        events.emit('selection', selection);
+      }
+      if (properties.name !== undefined || properties.visible !== undefined || properties.material !== undefined) events.emit('scene', undefined);
     },
     applyMaterial(modelId, materialId, properties) {
       const mutation = materialMutation(modelId, materialId, properties as Record<string, unknown>);
@@ -127,6 +179,74 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const { modelId: _m, ...wire } = mutation;
       apply(modelId, wire as Mutation);
       events.emit('scene', undefined);
+    },
+    createMaterial(modelId, materialId, name, properties) {
+      if (materialById(recordOf(modelId), materialId)) return;
+      const listed = pickListed('material', properties as Record<string, unknown>);
+      apply(modelId, { key: `material/${materialId}/create`, uuid: newUuid(), createdAt: Date.now(), type: 'createMaterial', materialId, name, properties: listed as MaterialProperties });
+      events.emit('scene', undefined);
+    },
+  };
+
+  const objects = sceneObjectsOf(world, viewer.context.scene);
+  const helpers = attachObjectHelpers(world, viewer.context.scene, objects, false);
+
+  /** Shadow maps every casting light other than `except` needs (the sun, model lights, scene objects). */
+  const otherShadowMaps = (exceptEid: number): number => {
+    let total = 0;
+    for (const eid of query(world, [Light])) {
+      if (eid === exceptEid || Light.wantsShadow[eid] === 0) continue;
+      const object = world.objects[eid];
+      if (object && !object.visible) continue;
+      total += shadowCost(Light.type[eid]);
+    }
+    return total;
+  };
+
+  const objectApplier: ObjectApplier = {
+    applyObject(uuid, data) {
+      // The shadow-map check: warned before the change that would pass 12, naming the light.
+      if (data && shadowMapsOf(data) > 0) {
+        const warning = shadowMapWarning(otherShadowMaps(objects.get(uuid)?.eid ?? 0), data);
+        if (warning) events.emit('notice', { text: warning });
+      }
+      if (data) objects.put(data);
+      else {
+        if (selection?.objectId === uuid) editor.select(null);
+        objects.remove(uuid);
+      }
+      const change: SceneObjectChange = data
+        ? { key: `object/${uuid}`, uuid: newUuid(), createdAt: Date.now(), type: 'putObject', objectId: uuid, object: data }
+        : { key: `object/${uuid}`, uuid: newUuid(), createdAt: Date.now(), type: 'removeObject', objectId: uuid };
+      queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
+      if (selection?.objectId === uuid && data) {
+        selection = { ...selection, name: data.name };
+        events.emit('selection', selection);
+      }
+      events.emit('scene', undefined);
+    },
+  };
+
+  // The scene's saved settings; a change saves them with the changed fields (PATCH viewer-config).
+  let savedSettings: Record<string, unknown> = { ...(options.sceneSettings ?? {}) };
+  const settingsApplier: SettingsApplier = {
+    applySettings(fields) {
+      const parsed = SceneSettings.safeParse(fields);
+      if (!parsed.success) {
+        events.emit('notice', { text: `The scene settings were not changed: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+        return;
+      }
+      const keys = Object.keys(parsed.data) as (keyof SceneSettingsValues)[];
+      const save = () => {
+        // What was applied (a rule may have kept a field: an environment background without an environment).
+        const now = readSceneSettings(viewer) as Record<string, unknown>;
+        for (const key of keys) savedSettings[key] = now[key];
+        queues.add(SETTINGS_QUEUE, { key: 'settings', uuid: newUuid(), createdAt: Date.now(), type: 'setSettings', properties: { ...savedSettings } } as unknown as Mutation);
+        events.emit('settings', readSceneSettings(viewer));
+      };
+      applySceneSettings(viewer, fields, { onWarning: (text) => events.emit('notice', { text }) }).then(save, (error) => {
+        events.emit('notice', { text: `The scene settings could not be applied: ${(error as Error).message}` });
+      });
     },
   };
 
@@ -138,6 +258,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   const saver = createSaver({
     queues,
     modelService: options.modelService,
+    sceneId: options.sceneId,
     getToken: options.getToken,
     enabled: () => enabled,
     fetch: options.fetch,
@@ -158,6 +279,17 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     shift: () => viewer.keys.shift,
     enabled: () => enabled,
     onDragEnd(eid, before, after) {
+      const objectId = objects.uuidOf(eid);
+      if (objectId) {
+        const data = objects.get(objectId)!.data;
+        const trs = (matrix: number[]) => {
+          dm.fromArray(matrix).decompose(dp, dq, ds);
+          return { position: dp.toArray() as [number, number, number], quaternion: dq.toArray() as [number, number, number, number], scale: ds.toArray() as [number, number, number] };
+        };
+        const verb = gizmo.mode === 'translate' ? 'Move' : gizmo.mode === 'rotate' ? 'Rotate' : 'Scale';
+        history.execute(new SetObjectCommand(objectApplier, objectId, { ...data, ...trs(before) }, { ...data, ...trs(after) }, { name: `${verb} ${data.name}`, updatable: false }));
+        return;
+      }
       const record = [...world.models.values()].find((r) => r.nodeIds.has(eid));
       const nodeId = record ? nodeIdOf(record, eid) : null;
       if (!record || !nodeId) return;
@@ -186,6 +318,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     enable() {
       if (enabled) return;
       enabled = true;
+      helpers.setShown(true);
       viewer.navigation.setCameraConfig('editor');
       events.emit('enabled', { enabled });
     },
@@ -193,6 +326,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!enabled) return;
       editor.select(null);
       enabled = false;
+      helpers.setShown(false);
       viewer.navigation.setCameraConfig('simple');
       events.emit('enabled', { enabled });
     },
@@ -209,7 +343,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const record = recordOf(modelId);
       const eid = nodeId ? nodeEid(record, nodeId) : 0;
       const object = eid ? world.objects[eid] : undefined;
-      selection = { modelId, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
+      selection = { modelId, objectId: null, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
       // The gizmo only for objects with a nodeId.
       gizmo.attach(object ? eid : 0);
       events.emit('selection', selection);
@@ -226,6 +360,70 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     history,
     queues,
     saver,
+    objects,
+    addObject(type, fields = {}) {
+      if (!enabled) throw new Error('The editor is disabled: enable it to add objects.');
+      const uuid = newUuid();
+      const count = objects.list().filter((o) => o.type === type).length;
+      const base = defaultSceneObject(type, uuid);
+      const data: SceneObject = { ...base, name: count ? `${base.name} ${count + 1}` : base.name, ...fields, uuid, type };
+      history.execute(new SetObjectCommand(objectApplier, uuid, null, data));
+      editor.selectObject(uuid);
+      return uuid;
+    },
+    setObject(uuid, fields, name) {
+      if (!enabled) return;
+      const before = objects.get(uuid)?.data;
+      if (!before) throw new Error(`The scene has no object '${uuid}'.`);
+      const after = { ...before, ...fields, uuid, type: before.type } as SceneObject;
+      history.execute(new SetObjectCommand(objectApplier, uuid, before, after, { name }));
+    },
+    removeObject(uuid) {
+      if (!enabled) return;
+      const data = objects.get(uuid)?.data;
+      if (!data) return;
+      // The object and its descendants, deepest first; undo puts them back parents first.
+      const order: SceneObject[] = [];
+      const visit = (id: string) => {
+        for (const child of objects.children(id)) visit(child);
+        order.push(objects.get(id)!.data);
+      };
+      visit(uuid);
+      const commands = order.map((o) => new SetObjectCommand(objectApplier, o.uuid, o, null));
+      history.execute(commands.length === 1 ? commands[0] : new MultiCommand(commands, `Remove ${data.name}`));
+    },
+    setSettings(fields, name) {
+      if (!enabled) return;
+      const now = readSceneSettings(viewer) as Record<string, unknown>;
+      const before: Record<string, unknown> = {};
+      for (const key of Object.keys(fields)) before[key] = now[key];
+      history.execute(new SetSettingsCommand(settingsApplier, before as SceneSettingsInput, fields, name));
+    },
+    readSettings() {
+      return readSceneSettings(viewer);
+    },
+    environments() {
+      return fetchEnvironmentCatalog();
+    },
+    currentView() {
+      const camera = viewer.navigation.camera;
+      const target = viewFocus(world, new Vector3());
+      return { position: { x: camera.position.x, y: camera.position.y, z: camera.position.z }, target: { x: target.x, y: target.y, z: target.z } };
+    },
+    readObject(uuid) {
+      return objects.get(uuid)?.data ?? null;
+    },
+    selectObject(uuid) {
+      const entry = uuid ? objects.get(uuid) : undefined;
+      if (!entry) {
+        editor.select(null);
+        return;
+      }
+      selection = { modelId: '', objectId: entry.data.uuid, nodeId: null, name: entry.data.name, materialId: null };
+      // An ambient light has no place: no gizmo.
+      gizmo.attach(entry.data.type === 'AmbientLight' ? 0 : entry.eid);
+      events.emit('selection', selection);
+    },
     undo() {
       if (enabled) history.undo();
     },
@@ -246,6 +444,32 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
       history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
     },
+    createMaterial(modelId, { name, from, properties = {}, nodeId }) {
+      if (!enabled) throw new Error('The editor is disabled: enable it to create materials.');
+      const record = recordOf(modelId);
+      const materialId = `m-${newUuid().slice(0, 12)}`;
+      const copied: Record<string, unknown> = from ? { ...editor.readMaterial(modelId, from, [...MATERIAL_VALUE_KEYS]) } : {};
+      // A map whose texture the model does not name cannot be carried by a mutation: the copy goes without it.
+      for (const key of TEXTURE_MAP_PROPERTIES) {
+        const map = copied[key] as TextureMap | undefined;
+        if (map === null || (map && map.textureId === undefined)) delete copied[key];
+      }
+      const create = new CreateMaterialCommand(applier, modelId, materialId, name, { ...copied, ...properties, name });
+      if (!nodeId) {
+        history.execute(create);
+        return materialId;
+      }
+      const before = editor.readNode(modelId, nodeId, ['material']);
+      const assign = new SetNodeCommand(applier, modelId, nodeId, before, { material: materialId }, { name: `Assign ${name}`, updatable: false });
+      history.execute(new MultiCommand([create, assign], `New material ${name} on ${world.objects[nodeEid(record, nodeId)]?.name || nodeId}`));
+      return materialId;
+    },
+    listMaterials(modelId) {
+      return [...recordOf(modelId).materials.entries()].map(([materialId, material]) => ({ materialId, name: material.name || materialId }));
+    },
+    listTextures(modelId) {
+      return [...recordOf(modelId).textures.keys()];
+    },
     readNode(modelId, nodeId, keys) {
       const record = recordOf(modelId);
       const eid = nodeEid(record, nodeId);
@@ -258,15 +482,26 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         else if (key === 'name') out.name = object.name;
         else if (key === 'castShadow') out.castShadow = Shadows.cast[eid] === 1;
         else if (key === 'receiveShadow') out.receiveShadow = Shadows.receive[eid] === 1;
+        else if (key === 'material') {
+          const materialId = materialOfNode(record, object);
+          if (materialId) out.material = materialId;
+        }
       }
       return out;
     },
     readMaterial(modelId, materialId, keys) {
       const material = materialById(recordOf(modelId), materialId) as unknown as Record<string, unknown> | undefined;
       if (!material) throw new Error(`The model has no material '${materialId}'.`);
+      const record = recordOf(modelId);
       const out: Record<string, unknown> = {};
       for (const key of keys) {
         const value = material[key];
+        if (TEXTURE_MAPS.has(key)) {
+          // Only the maps this kind of material has.
+          if (value === undefined) continue;
+          out[key] = value instanceof Texture ? textureInfoOf(record, value) : null;
+          continue;
+        }
         if (value instanceof Color) out[key] = value.getHex();
         else if (value instanceof Vector2) out[key] = [value.x, value.y];
         else if (typeof value === 'number' || typeof value === 'string') out[key] = value;
@@ -274,6 +509,10 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return out as MaterialProperties;
     },
     deleteSelection() {
+      if (enabled && selection?.objectId) {
+        editor.removeObject(selection.objectId);
+        return;
+      }
       if (!enabled || !selection?.nodeId) return;
       const { modelId, nodeId, name } = selection;
       editor.setNode(modelId, nodeId, { visible: false }, `Hide ${name}`);
@@ -291,6 +530,21 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const left = restorable.queues;
       restorable = null;
       for (const [modelId, list] of Object.entries(left)) {
+        if (modelId === SETTINGS_QUEUE) {
+          const last = list[list.length - 1] as unknown as { properties: Record<string, unknown> };
+          savedSettings = { ...last.properties };
+          void applySceneSettings(viewer, last.properties, { onWarning: (text) => events.emit('notice', { text }) }).then((values) => events.emit('settings', values));
+          queues.add(SETTINGS_QUEUE, last as unknown as Mutation);
+          continue;
+        }
+        if (modelId === OBJECTS_QUEUE) {
+          for (const change of list as unknown as SceneObjectChange[]) {
+            if (change.type === 'putObject') objects.put(change.object);
+            else objects.remove(change.objectId);
+            queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
+          }
+          continue;
+        }
         if (!modelById(world, modelId)) {
           events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
           continue;
@@ -306,6 +560,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     dispose() {
       for (const off of offs) off();
+      helpers.detach();
       saver.dispose();
       gizmo.dispose();
       events.clear();
@@ -342,13 +597,37 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return true;
     }),
     viewer.keys.bind('delete', () => {
-      if (!enabled || !selection?.nodeId) return false;
+      if (!enabled || (!selection?.nodeId && !selection?.objectId)) return false;
       editor.deleteSelection();
       return true;
     }),
   );
   return editor;
 }
+
+const TEXTURE_MAPS = new Set<string>(TEXTURE_MAP_PROPERTIES);
+/** The material values createMaterial copies (maps by their texture ids). */
+const MATERIAL_VALUE_KEYS = Object.keys(MaterialPropertiesSchema.shape).filter((k) => k !== 'name');
+
+/** A texture map's value as a mutation carries it: the texture's id in the model and its texture info. */
+function textureInfoOf(record: ModelRecord, texture: Texture): TextureMap {
+  let textureId: string | undefined;
+  for (const [id, t] of record.textures) if (t === texture) textureId = id;
+  return {
+    ...(textureId !== undefined ? { textureId } : {}),
+    wrapS: texture.wrapS,
+    wrapT: texture.wrapT,
+    magFilter: texture.magFilter,
+    minFilter: texture.minFilter,
+    scale: [texture.repeat.x, texture.repeat.y],
+    rotation: texture.rotation,
+  } as TextureMap;
+}
+
+const dm = new Matrix4();
+const dp = new Vector3();
+const dq = new Quaternion();
+const ds = new Vector3();
 
 /** The earlier visit's queues first, then the current ones. */
 function mergeSnapshots(a: QueueSnapshot, b: QueueSnapshot): QueueSnapshot {

@@ -39,9 +39,16 @@ export interface QueueStore {
   write(snapshot: QueueSnapshot): Promise<void>;
 }
 
+/** The queue of scene object changes (not a model id: model ids never start with '@'). */
+export const OBJECTS_QUEUE = '@objects';
+/** The queue of the scene settings (one entry: the whole settings, sent by PATCH viewer-config). */
+export const SETTINGS_QUEUE = '@settings';
+
 export interface SaverOptions {
   queues: MutationQueues;
   modelService: string;
+  /** The scene whose objects and settings the '@objects' and '@settings' queues change. */
+  sceneId?: string;
   getToken: () => Promise<string>;
   enabled: () => boolean;
   fetch?: typeof fetch;
@@ -110,13 +117,21 @@ export function createSaver(options: SaverOptions): Saver {
     } catch (error) {
       throw new SaveError(`Sign in again to save: ${(error as Error).message}`, 'sign-in');
     }
-    const url = `${options.modelService.replace(/\/+$/, '')}/v1/models/${encodeURIComponent(modelId)}/apply-mutations`;
+    const base = options.modelService.replace(/\/+$/, '');
+    const scene = `${base}/v1/scenes/${encodeURIComponent(options.sceneId ?? '')}`;
+    // Models: their mutation log. The scene's objects: one small change per object. Its settings: the whole (small) settings.
+    const [url, method, body] =
+      modelId === OBJECTS_QUEUE
+        ? [`${scene}/object-changes`, 'POST', { changes: batch }]
+        : modelId === SETTINGS_QUEUE
+          ? [`${scene}/viewer-config`, 'PATCH', { scene: (batch[batch.length - 1] as unknown as { properties: unknown }).properties }]
+          : [`${base}/v1/models/${encodeURIComponent(modelId)}/apply-mutations`, 'POST', { mutations: batch }];
     let response: Response;
     try {
       response = await doFetch(url, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ mutations: batch }),
+        body: JSON.stringify(body),
       });
     } catch (error) {
       throw new SaveError(`The model service cannot be reached (${(error as Error).message}); retrying.`, 'retry');

@@ -48,10 +48,10 @@ export const UpdateSceneRequest = z.strictObject(
 export type UpdateSceneRequest = z.infer<typeof UpdateSceneRequest>;
 
 /** PATCH /v1/scenes/{id}/viewer-config: each part present (scene, postprocessing, uiConfig) replaces the stored one. */
-export const UpdateViewerConfigRequest = z.strictObject(ViewerConfig.shape, {
+export const UpdateViewerConfigRequest = z.strictObject(ViewerConfig.pick({ scene: true, postprocessing: true, uiConfig: true }).shape, {
   error: (issue) =>
     issue.code === 'unrecognized_keys'
-      ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')} (viewerConfig has scene, postprocessing, uiConfig)`
+      ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')} (viewerConfig has scene, postprocessing, uiConfig; objects change through object-changes)`
       : 'the body must be a JSON object { scene?, postprocessing?, uiConfig? }',
 });
 export type UpdateViewerConfigRequest = z.infer<typeof UpdateViewerConfigRequest>;

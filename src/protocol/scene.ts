@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HostOrigins } from './host-api.ts';
+import { SceneObject } from './scene-objects.ts';
 
 /**
  * Scene and model documents as the model service returns them (viewer specification section 3,
@@ -35,6 +36,10 @@ export const ViewerConfig = z.object({
   /** Saved render config (viewer specification section 3). */
   postprocessing: z.record(z.string(), z.unknown()).optional(),
   uiConfig: UiConfig.optional(),
+  /** The lights, cameras and groups the editor added (scene-objects.ts), changed by POST /v1/scenes/{id}/object-changes. */
+  objects: z.array(SceneObject).optional(),
+  /** The uuids of the last object changes applied (a repeated change is skipped). */
+  objectChanges: z.array(z.string()).optional(),
 });
 export type ViewerConfig = z.infer<typeof ViewerConfig>;
 

@@ -15,6 +15,7 @@ import modelRoutes from './routes/models.ts';
 import mutationRoutes from './routes/mutations.ts';
 import assetRoutes from './routes/assets.ts';
 import sceneRoutes from './routes/scenes.ts';
+import sceneObjectRoutes from './routes/scene-objects.ts';
 import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
 import { StoreError, type Store } from './store.ts';
@@ -323,6 +324,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
 
   const ROUTE_PLUGINS = [
     sceneRoutes,
+    sceneObjectRoutes,
     modelRoutes,
     mutationRoutes,
     authRoutes,

@@ -11,6 +11,7 @@ import type { ModelLoader } from '../scene/gltf';
 import { LOADABLE_FORMAT, loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
+import { sceneObjectsOf } from './scene-objects';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
@@ -112,6 +113,9 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     });
     // The saved edits of each model, before framing: a reload shows every saved edit.
     for (const record of result.loaded) applySavedEdits(world, record, await logs.get(record.modelId)!, callbacks);
+    // The lights, cameras and groups the editor added (viewerConfig.objects), as entities.
+    const objects = scene.viewerConfig?.objects;
+    if (objects && objects.length > 0) sceneObjectsOf(world, context.scene).putAll(objects);
     if (result.loaded.length > 0) {
       await target.frame();
       mark('framed');

@@ -9,6 +9,7 @@ import { createEmbedState } from '../embed-state';
 import { ShortcutsOverlay } from '../ShortcutsOverlay';
 import { addEditorNotice, bindEditorState, createEditorUiState, type EditorUiState } from './editor-state';
 import { HistoryPanel, Outliner, PropertiesPanel, StatusBar, Toolbar } from './panels';
+import { ScenePanel } from './scene-panel';
 import './editor.css';
 
 /** The editor screen, /edit/{sceneId}: the viewer's canvas with the outliner, properties, history, toolbar and status bar. */
@@ -55,7 +56,7 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
         return null;
       });
       if (cancelled) return;
-      editor = createEditor(viewer, { sceneId, modelService: config.endpoints.modelService, getToken: () => getToken(), store, restorable });
+      editor = createEditor(viewer, { sceneId, modelService: config.endpoints.modelService, getToken: () => getToken(), store, restorable, sceneSettings: scene.viewerConfig?.scene });
       unbind = bindEditorState(editor, state);
       editor.enable();
       exposeEditor(editor);
@@ -104,6 +105,7 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
       </div>
       <aside className="editor-right">
         {ready && viewer && <PropertiesPanel state={state} />}
+        {ready && viewer && <ScenePanel state={state} />}
         {ready && <HistoryPanel state={state} />}
       </aside>
       <StatusBar state={state} sceneId={sceneId} />

@@ -20,6 +20,8 @@ export interface EditorUiState {
   history: { steps: HistoryStep[]; canUndo: boolean; canRedo: boolean };
   save: SaveState;
   gizmo: { mode: GizmoMode; space: GizmoSpace };
+  /** Bumped when the scene settings changed: the scene panel re-reads. */
+  settingsVersion: number;
   /** Bumped when names or visibility change: the outliner re-reads. */
   sceneVersion: number;
   notices: { id: number; text: string }[];
@@ -36,6 +38,7 @@ export function createEditorUiState(): EditorUiState {
     save: { status: 'saved', reason: null, signIn: false, pending: 0, rejected: [], retryAt: null },
     gizmo: { mode: 'translate', space: 'world' },
     sceneVersion: 0,
+    settingsVersion: 0,
     notices: [],
     restorable: null,
     editor: null,
@@ -44,6 +47,8 @@ export function createEditorUiState(): EditorUiState {
 
 let nextNotice = 1;
 export function addEditorNotice(state: EditorUiState, text: string): void {
+  // The same notice again (a redo of the same change) is not stacked.
+  if (state.notices[state.notices.length - 1]?.text === text) return;
   state.notices.push({ id: nextNotice++, text });
   if (state.notices.length > 5) state.notices.shift();
 }
@@ -65,6 +70,7 @@ export function bindEditorState(editor: Editor, state: EditorUiState): () => voi
       state.sceneVersion++;
       state.restorable = editor.restorable;
     }),
+    editor.events.on('settings', () => state.settingsVersion++),
     editor.events.on('notice', (n) => addEditorNotice(state, n.text)),
   ];
   return () => {

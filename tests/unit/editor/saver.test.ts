@@ -106,3 +106,27 @@ describe('saver', () => {
     expect(t.timers).toHaveLength(0);
   });
 });
+
+describe('saver: the scene queues', () => {
+  it('sends scene object changes to object-changes and the settings by PATCH viewer-config', async () => {
+    const { OBJECTS_QUEUE, SETTINGS_QUEUE } = await import('../../../src/editor/saver');
+    const queues = new MutationQueues();
+    const calls: { url: string; method: string; body: unknown }[] = [];
+    const fetch = vi.fn(async (url: string, init: RequestInit) => {
+      calls.push({ url, method: init.method as string, body: JSON.parse(init.body as string) });
+      return new Response('{}', { status: 200 });
+    });
+    const saver = createSaver({ queues, modelService: 'http://svc', sceneId: 'scene-1', getToken: async () => 't', enabled: () => true, fetch: fetch as unknown as typeof globalThis.fetch });
+    const change = { key: 'object/a', uuid: 'c1', createdAt: 1, type: 'removeObject', objectId: 'a' };
+    queues.add(OBJECTS_QUEUE, change as never);
+    queues.add(SETTINGS_QUEUE, { key: 'settings', uuid: 's1', createdAt: 1, type: 'setSettings', properties: { fogEnabled: true } } as never);
+    queues.add(SETTINGS_QUEUE, { key: 'settings', uuid: 's2', createdAt: 2, type: 'setSettings', properties: { fogEnabled: false } } as never);
+    await saver.save();
+    expect(calls).toEqual([
+      { url: 'http://svc/v1/scenes/scene-1/object-changes', method: 'POST', body: { changes: [change] } },
+      { url: 'http://svc/v1/scenes/scene-1/viewer-config', method: 'PATCH', body: { scene: { fogEnabled: false } } },
+    ]);
+    expect(queues.size).toBe(0);
+    expect(saver.state.status).toBe('saved');
+  });
+});

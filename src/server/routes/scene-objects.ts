@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { ApplyObjectChangesRequest, applyObjectChanges, type ApplyObjectChangesResponse } from '../../protocol/scene-objects.ts';
+import { AuthError, assertCanWriteScene, canWriteScene, requireUser } from '../auth/permissions.ts';
+import type { ServerConfig } from '../config.ts';
+import type { Store } from '../store.ts';
+import { HttpError, checkId, parseBody } from './http.ts';
+
+/**
+ * Scene objects (lights, cameras, groups; src/protocol/scene-objects.ts), next to the scene routes:
+ *
+ *   POST /v1/scenes/{id}/object-changes  { changes: [...] } -> { sceneId, applied, skipped }
+ *     Owner or editor of the scene (canWriteScene, checked before and inside the transaction).
+ *     The batch is validated whole (400 naming the field), then applied in order in one
+ *     transaction; idempotent by change uuid (a repeated change is skipped). Each change puts or
+ *     removes one object: one changed light never rewrites the others.
+ */
+export default async function sceneObjectRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
+  const { store } = opts;
+  app.removeContentTypeParser('text/plain');
+
+  app.post<{ Params: { id: string } }>('/v1/scenes/:id/object-changes', async (request, reply) => {
+    const user = requireUser(request);
+    const { id } = request.params;
+    checkId('scene', id);
+    const scene = await store.getScene(id);
+    if (!scene) throw new HttpError(404, `Scene '${id}' not found`);
+    assertCanWriteScene(request, scene);
+    const { changes } = parseBody(ApplyObjectChangesRequest, request.body);
+    let applied: string[] = [];
+    let skipped: string[] = [];
+    const updated = await store.updateScene(id, (current) => {
+      if (!canWriteScene(user, current)) throw new AuthError(403, `You may not change scene '${current._id}': only its owner and editors may`);
+      let result: ReturnType<typeof applyObjectChanges>;
+      try {
+        result = applyObjectChanges(current.viewerConfig.objects ?? [], current.viewerConfig.objectChanges ?? [], changes);
+      } catch (error) {
+        throw new HttpError(400, (error as Error).message);
+      }
+      applied = result.applied;
+      skipped = result.skipped;
+      if (applied.length === 0) return current;
+      return { ...current, viewerConfig: { ...current.viewerConfig, objects: result.objects, objectChanges: result.seen } };
+    });
+    if (!updated) throw new HttpError(404, `Scene '${id}' not found`);
+    reply.header('cache-control', 'no-store');
+    const response: ApplyObjectChangesResponse = { sceneId: id, applied, skipped };
+    return response;
+  });
+}
