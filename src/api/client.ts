@@ -69,6 +69,8 @@ export class ViewerClient {
   /** The functions, typed: each returns a promise of its result. */
   readonly api: ViewerFunctions;
   private instanceId: string | null;
+  /** The instance id this page chose (option or iframe URL): kept when the viewer restarts. */
+  private readonly chosenInstanceId: string | null;
   private readonly timeoutMs: number;
   private readonly readyTimeoutMs: number;
   private readonly pending = new Map<string, { resolve: (v: unknown) => void; reject: (e: Error) => void; func: string; timer: ReturnType<typeof setTimeout> }>();
@@ -88,6 +90,7 @@ export class ViewerClient {
   ) {
     this.origin = options.origin ?? new URL(iframe.src, window.location.href).origin;
     this.instanceId = options.instanceId ?? new URL(iframe.src, window.location.href).searchParams.get('instanceId');
+    this.chosenInstanceId = this.instanceId;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
     window.addEventListener('message', this.onMessage);
@@ -160,6 +163,13 @@ export class ViewerClient {
     this.listeners.clear();
   }
 
+  private restart(): void {
+    if (!this.init && !this.viewerReady) return;
+    this.init = null;
+    this.viewerReady = false;
+    this.instanceId = this.chosenInstanceId;
+  }
+
   private sendInit(): void {
     if (this.init) return;
     this.post({ type: 'api.init', ...(this.instanceId ? { instanceId: this.instanceId } : {}) });
@@ -175,6 +185,9 @@ export class ViewerClient {
     if (event.source !== this.iframe.contentWindow || event.origin !== this.origin) return;
     const data = event.data as ApiResponse | ApiInitResult | ApiEventMessage | LifecycleMessage | null;
     if (!data || typeof data !== 'object' || typeof data.type !== 'string') return;
+    // The iframe's viewer started again (a reload, a new navigation): it has no subscribers and,
+    // unless this page chose one, a new instance id. Start over with it.
+    if (data.type === 'viewerinit') this.restart();
     if (this.instanceId && 'instanceId' in data && data.instanceId !== this.instanceId) return;
     switch (data.type) {
       case 'api.init.result': {

@@ -74,6 +74,8 @@ export interface HostApi {
 
 /** Requests held while the allowlist is not known yet (the scene document is loading). */
 export const MAX_PENDING_REQUESTS = 1000;
+/** Requests of one origin that may wait for their answers at once (a picture takes seconds). */
+export const MAX_IN_FLIGHT = 32;
 
 export const NOT_READY = 'The viewer is not ready yet: wait for the viewerready message.';
 
@@ -98,6 +100,7 @@ export function createHostApi(options: HostApiOptions): HostApi {
   const pendingLifecycle: ('viewerinit' | 'viewerready')[] = [];
   /** Pages that called api.init, by origin (the latest window of each). */
   const subscribers = new Map<string, MessageTarget>();
+  const inFlight = new Map<string, number>();
 
   const id = () => (instanceId ??= generateInstanceId());
 
@@ -124,23 +127,25 @@ export function createHostApi(options: HostApiOptions): HostApi {
   const init = (data: unknown, origin: string, source: MessageTarget | null) => {
     const parsed = ApiInitMessage.safeParse(data);
     const result: ApiInitResult = { type: 'api.init.result', instanceId: '', version: HOST_API_VERSION, functions: [], readOnly: [], mayChange: false, ready: false };
-    if (!parsed.success) {
+    const level = access(origin);
+    if (level === 'none') {
+      // A page that may not use the API neither names the viewer nor learns its name.
+      result.error = denied(origin);
+    } else if (!parsed.success) {
       result.error = `Malformed api.init: ${describeArgumentsError(parsed.error).replace(/^arguments\.?/, '').replace(/^: /, '')}`;
+      result.instanceId = id();
     } else if (parsed.data.instanceId && instanceId && parsed.data.instanceId !== instanceId) {
       result.error = `This viewer's instanceId is '${instanceId}', not '${parsed.data.instanceId}'.`;
+      result.instanceId = id();
     } else {
       if (parsed.data.instanceId && !instanceId) instanceId = parsed.data.instanceId;
-      const level = access(origin);
-      if (level === 'none') result.error = denied(origin);
-      else {
-        result.functions = [...HOST_FUNCTION_NAMES];
-        result.readOnly = [...READ_ONLY];
-        result.mayChange = level === 'all';
-        result.ready = execute !== null;
-        if (source) subscribers.set(origin, source);
-      }
+      result.functions = [...HOST_FUNCTION_NAMES];
+      result.readOnly = [...READ_ONLY];
+      result.mayChange = level === 'all';
+      result.ready = execute !== null;
+      result.instanceId = id();
+      if (source) subscribers.set(origin, source);
     }
-    result.instanceId = id();
     if (source) post(source, result, origin);
   };
 
@@ -170,15 +175,29 @@ export function createHostApi(options: HostApiOptions): HostApi {
     if (!args.success) return fail(`${func}: ${describeArgumentsError(args.error)}`);
     if (failure) return fail(failure);
     if (!execute) return fail(NOT_READY);
+    const busy = inFlight.get(origin) ?? 0;
+    if (busy >= MAX_IN_FLIGHT) return fail(`The page at ${origin} has ${busy} requests waiting for an answer; send more after they are answered.`);
     let running: Promise<unknown>;
     try {
       running = execute(func, args.data);
     } catch (error) {
       return fail(`${func} failed: ${messageOf(error)}`);
     }
+    inFlight.set(origin, busy + 1);
+    const settled = () => {
+      const left = (inFlight.get(origin) ?? 1) - 1;
+      if (left > 0) inFlight.set(origin, left);
+      else inFlight.delete(origin);
+    };
     running.then(
-      (response) => respond(source, origin, requestId, { response: response === undefined ? null : response }),
-      (error) => fail(`${func} failed: ${messageOf(error)}`),
+      (response) => {
+        settled();
+        respond(source, origin, requestId, { response: response === undefined ? null : response });
+      },
+      (error) => {
+        settled();
+        fail(`${func} failed: ${messageOf(error)}`);
+      },
     );
   };
 

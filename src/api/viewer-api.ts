@@ -67,6 +67,8 @@ export interface ViewerApi {
 export const CAMERA_STOP_FRAMES = 2;
 /** Default margin of renderOffscreenFrame's fit. */
 export const FIT_PADDING_DEFAULT = 1.1;
+/** Hotspots a host page may register at once (each is projected on every camera move). */
+export const MAX_HOTSPOTS = 1000;
 
 const MESSAGE_TYPE = 'host-api';
 
@@ -576,12 +578,18 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       return project(new Vector3(position[0], position[1], position[2]), out);
     },
     registerHotspots: ({ points }) => {
+      // The limit is checked before anything changes: a refused call leaves the set as it was.
+      let added = 0;
+      const fresh = new Set<string>();
+      for (const p of points) if (!hotspots.has(p.id) && !fresh.has(p.id)) fresh.add(p.id), added++;
+      if (hotspots.size + added > MAX_HOTSPOTS) {
+        throw new Error(`At most ${MAX_HOTSPOTS} hotspots may be registered (${hotspots.size} are, and this call adds ${added}).`);
+      }
       for (const p of points) {
         const existing = hotspots.get(p.id);
         if (existing) existing.position.set(p.position[0], p.position[1], p.position[2]);
         else hotspots.set(p.id, { position: new Vector3(p.position[0], p.position[1], p.position[2]), out: { id: p.id, x: 0, y: 0, visible: false } });
       }
-      if (hotspots.size > 1000) throw new Error('At most 1000 hotspots may be registered.');
       hotspotList = [...hotspots.values()].map((h) => h.out);
       hotspotsDirty = true;
       return { count: hotspots.size };

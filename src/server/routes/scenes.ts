@@ -147,6 +147,9 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     const copy = await store.createScene({
       name: `${source.name} (copy)`.slice(0, 200),
       ownerId: user.id,
+      // A copy is as visible as its original: a private scene's copy stays private. The original's
+      // host-page allowlist is its owner's decision and is not copied.
+      public: source.public !== false,
       viewerConfig: source.viewerConfig,
       ...(source.thumbnailUrl ? { thumbnailUrl: source.thumbnailUrl } : {}),
     });

@@ -53,6 +53,23 @@ describe('duplicate to edit', () => {
     expect((await post(`/v1/models/${copy.models[0]._id}/apply-mutations`, grace, edit)).status).toBe(403);
   });
 
+  it("a private scene's copy stays private: only its new owner reads it", async () => {
+    const owner = (await signTestToken(server.dataDir, { firstName: 'Owen', lastName: 'Private' })).token;
+    const adaId = JSON.parse(Buffer.from(ada.split('.')[1], 'base64url').toString()).sub as string;
+    const created = await post('/v1/scenes', owner, { name: 'Secret', public: false, editors: [adaId] });
+    expect(created.status).toBe(201);
+    const secret = (await created.json()) as { _id: string };
+    const response = await post(`/v1/scenes/${secret._id}/duplicate`, ada);
+    expect(response.status).toBe(201);
+    const copy = (await response.json()) as { _id: string; public?: boolean };
+    expect(copy.public).toBe(false);
+    expect((await fetch(`${server.url}/v1/scenes/${copy._id}`)).status).not.toBe(200);
+    const listed = (await (await fetch(`${server.url}/v1/scenes`)).json()) as { scenes: { id: string }[] };
+    expect(listed.scenes.map((s) => s.id)).not.toContain(copy._id);
+    const asAda = await fetch(`${server.url}/v1/scenes/${copy._id}`, { headers: { authorization: `Bearer ${ada}` } });
+    expect(asAda.status).toBe(200);
+  });
+
   it('answers 404 for an unknown scene', async () => {
     expect((await post('/v1/scenes/nope/duplicate', ada)).status).toBe(404);
   });

@@ -43,6 +43,35 @@ describe('ViewerClient', () => {
     expect(info).toMatchObject({ mayChange: true });
   });
 
+  it('follows a viewer that started again with a new instance id: init again, calls answered', async () => {
+    const { iframe, sent, receive } = setup(`${VIEWER}/embed/s1`);
+    const client = new ViewerClient(iframe);
+    void client.ready();
+    receive({ type: 'api.init.result', instanceId: 'gen-1', version: '1', functions: ['getCamera'], readOnly: [], mayChange: true, ready: true });
+    await vi.advanceTimersByTimeAsync(0);
+    // The iframe reloads: a new viewer, a new generated id.
+    sent.length = 0;
+    receive({ type: 'viewerinit', instanceId: 'gen-2', sceneId: 's1' });
+    expect(sent.map((s) => s.message)).toEqual([{ type: 'api.init' }]);
+    receive({ type: 'api.init.result', instanceId: 'gen-2', version: '1', functions: ['getCamera'], readOnly: [], mayChange: true, ready: true });
+    const camera = client.api.getCamera();
+    const request = sent[sent.length - 1].message;
+    expect(request).toMatchObject({ func: 'getCamera', instanceId: 'gen-2' });
+    receive({ type: 'api.response', instanceId: 'gen-2', requestId: request.requestId, response: { fov: 45 } });
+    await expect(camera).resolves.toEqual({ fov: 45 });
+  });
+
+  it('keeps the instance id it chose when the viewer starts again', () => {
+    const { iframe, sent, receive } = setup();
+    const client = new ViewerClient(iframe);
+    void client.ready();
+    receive({ type: 'api.init.result', instanceId: 'left', version: '1', functions: [], readOnly: [], mayChange: false, ready: true });
+    sent.length = 0;
+    receive({ type: 'viewerinit', instanceId: 'left', sceneId: 's1' });
+    expect(sent.map((s) => s.message)).toEqual([{ type: 'api.init', instanceId: 'left' }]);
+    expect(client.info).toBeNull();
+  });
+
   it('rejects ready() with the viewer error', async () => {
     const { iframe, receive } = setup();
     const ready = new ViewerClient(iframe).ready();

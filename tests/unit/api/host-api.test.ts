@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createHostApi, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type MessageTarget } from '../../../src/api/host-api';
+import { createHostApi, MAX_IN_FLIGHT, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type MessageTarget } from '../../../src/api/host-api';
 import { HOST_FUNCTION_NAMES } from '../../../src/protocol/host-api';
 import { drainMessages, enqueueMessage, onMessage } from '../../../src/engine/messages';
 import { createViewerWorld } from '../../../src/engine/world';
@@ -33,6 +33,39 @@ function setup(origins: string[] | null, execute?: Execute) {
 }
 
 describe('host API transport', () => {
+  it("a page that may not use the API can neither name the viewer nor learn its name", () => {
+    const listeners = new Set<(event: MessageEvent) => void>();
+    const self = { addEventListener: (_t: 'message', l: (e: MessageEvent) => void) => void listeners.add(l), removeEventListener: () => undefined };
+    const api = createHostApi({ self, parent: fakeWindow().target, selfOrigin: SELF, sceneId: 'scene-1', report: vi.fn() });
+    api.setOrigins([HOST]);
+    const send = (data: unknown, origin: string) => {
+      const source = fakeWindow();
+      for (const l of listeners) l({ data, origin, source: source.target } as unknown as MessageEvent);
+      return source.posted;
+    };
+    const [refused] = send({ type: 'api.init', instanceId: 'evil' }, OTHER);
+    expect(refused.message.error).toMatch(/may not use this viewer's API/);
+    expect(refused.message.instanceId).toBe('');
+    const [accepted] = send({ type: 'api.init', instanceId: 'shop-viewer' }, HOST);
+    expect(accepted.message.error).toBeUndefined();
+    expect(accepted.message.instanceId).toBe('shop-viewer');
+  });
+
+  it(`answers at most ${MAX_IN_FLIGHT} requests of one page at once; the next waits for an answer first`, async () => {
+    const waiting: (() => void)[] = [];
+    const execute: Execute = () => new Promise((resolve) => waiting.push(() => resolve('done')));
+    const { send, flush } = setup([HOST, OTHER], execute);
+    for (let i = 0; i < MAX_IN_FLIGHT; i++) expect(send({ type: 'api.request', requestId: i, func: 'getCamera' })).toEqual([]);
+    const [refused] = send({ type: 'api.request', requestId: 'one-too-many', func: 'getCamera' });
+    expect(refused.message.error).toMatch(new RegExp(`has ${MAX_IN_FLIGHT} requests waiting`));
+    // Another page is not held up by the first one's requests.
+    expect(send({ type: 'api.request', requestId: 'other', func: 'getCamera' }, OTHER)).toEqual([]);
+    waiting.shift()!();
+    await flush();
+    expect(send({ type: 'api.request', requestId: 'after', func: 'getCamera' })).toEqual([]);
+    expect(waiting.length).toBe(MAX_IN_FLIGHT + 1);
+  });
+
   it('answers api.init with every function name, the instance id and the page rights', () => {
     const { send } = setup([HOST]);
     const [reply] = send({ type: 'api.init' });

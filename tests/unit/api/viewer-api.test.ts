@@ -11,7 +11,7 @@ vi.mock('../../../src/viewer/tools/labels', () => ({
   }),
 }));
 
-import { CAMERA_STOP_FRAMES, createViewerApi, IMMEDIATE } from '../../../src/api/viewer-api';
+import { CAMERA_STOP_FRAMES, createViewerApi, IMMEDIATE, MAX_HOTSPOTS } from '../../../src/api/viewer-api';
 import type { HostApi } from '../../../src/api/host-api';
 import { drainMessages } from '../../../src/engine/messages';
 import { runFrameSteps } from '../../../src/engine/frame-steps';
@@ -94,6 +94,20 @@ describe('viewer API', () => {
     expect(emitted.map((e) => e.event)).toEqual(['raycast', 'selection', 'background.click', 'selection']);
     expect(emitted[0].data).toMatchObject({ position: [1, 2, 3], normal: [0, 1, 0], nodeName: 'Valve', material: 'Steel' });
     expect(emitted[3].data).toEqual({ modelId: null, nodeId: null });
+  });
+
+  it('refuses hotspots past the limit without registering any of them', async () => {
+    const { world, va } = setup();
+    const call = (points: { id: string; position: [number, number, number] }[]) => {
+      const running = va.execute('registerHotspots', { points });
+      drainMessages(world);
+      return running;
+    };
+    const points = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ id: `p${from + i}`, position: [i, 0, 0] as [number, number, number] }));
+    await expect(call(points(0, MAX_HOTSPOTS))).resolves.toEqual({ count: MAX_HOTSPOTS });
+    await expect(call(points(MAX_HOTSPOTS - 1, 3))).rejects.toThrow(/At most 1000 hotspots/);
+    // Moving registered ones is still fine, and the refused call added nothing.
+    await expect(call(points(0, 2))).resolves.toEqual({ count: MAX_HOTSPOTS });
   });
 
   it('removes its frame steps and message handler on dispose', () => {
