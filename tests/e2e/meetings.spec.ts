@@ -95,7 +95,7 @@ test.fixme('a follower sees the followed person\'s section planes', async () => 
   // must list exactly that plane; when Grace stops following her own planes come back.
 });
 
-test('three people meet: participants, avatars, follow mode with projection and section planes, leaving', async ({ browser }) => {
+test('three people meet: participants, avatars, follow mode (camera, projection), stopping it with a tool, leaving', async ({ browser }) => {
   test.setTimeout(240_000);
   const s = await store();
   const demo = await s.getScene('demo');
