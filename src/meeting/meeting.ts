@@ -110,6 +110,8 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
   const objects = new Map<string, Record<string, (senderId: string, args: unknown[]) => void>>();
   const rtcListeners = new Set<Parameters<Meeting['onRtc']>[0]>();
   let following: string | null = null;
+  /** Set while a followed person's planes are being copied (see applyViewState). */
+  let mirroring = false;
   let reason: string | null = null;
   let savedSections: { normal: Vec3; constant: number }[] | null = null;
   let mirroredSections: number[] = [];
@@ -211,7 +213,10 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
         // A newcomer needs our pose now, not in up to 5 s.
         lastSentAt = -Infinity;
         if (following) call(FOLLOW_OBJECT, 'handleStartFollowRfc', [selfId(), following]);
-        if (followedBy.size > 0) sendViewState();
+        if (followedBy.size > 0) {
+          viewDirty = true;
+          lastView = '';
+        }
         break;
       case 'left':
         removeParticipant(presence.client._id, true);
@@ -256,7 +261,8 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       followers.set(sender, followed ?? '');
       if (followed === selfId()) {
         followedBy.add(sender);
-        sendViewState();
+        viewDirty = true;
+        lastView = ''; // the new follower needs it whether or not it changed
         lastSentAt = -Infinity;
       } else {
         followedBy.delete(sender);
@@ -291,26 +297,53 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       .map((s) => ({ normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3, constant: s.constant })),
   });
 
-  const sendViewState = () => {
-    if (followedBy.size === 0) return;
-    call(VIEW_OBJECT, 'handleViewState', [selfId(), viewState()]);
+  // Sent only when it changed (a plane being dragged changes it every frame) and at most every 50 ms.
+  let lastView = '';
+  let lastViewAt = -Infinity;
+  const sendViewState = (force = false): boolean => {
+    if (followedBy.size === 0) return true;
+    const now = performance.now();
+    if (!force && now - lastViewAt < AVATAR_UPDATE_INTERVAL_MS) return false;
+    const view = viewState();
+    const text = JSON.stringify(view);
+    if (!force && text === lastView) return true;
+    lastView = text;
+    lastViewAt = now;
+    call(VIEW_OBJECT, 'handleViewState', [selfId(), view]);
+    return true;
   };
 
   const applyViewState = (view: ViewState) => {
     if (viewer.navigation.projection !== view.projection) viewer.navigation.setProjection(view.projection);
     if (view.projection === 'Orthographic') void viewer.controls.zoomTo(view.zoom, true);
     const sections = viewer.tools.sections;
+    // Creating a plane selects it, which may turn the section tool on: that is not the follower
+    // enabling a tool, so it neither stops following nor stays on.
+    mirroring = true;
+    const toolBefore = viewer.tools.active;
+    try {
+      mirrorSections(sections, view);
+      if (sections.placing) sections.confirm();
+      if (viewer.tools.active !== toolBefore) viewer.tools.deactivate();
+    } finally {
+      mirroring = false;
+    }
+    world.render.needsRender = true;
+  };
+
+  const mirrorSections = (sections: Viewer['tools']['sections'], view: ViewState) => {
     for (const id of mirroredSections) sections.remove(id);
     mirroredSections = [];
     const point = new Vector3();
     const normal = new Vector3();
     for (const plane of view.sections) {
-      normal.set(plane.normal[0], plane.normal[1], plane.normal[2]).normalize();
+      normal.set(plane.normal[0], plane.normal[1], plane.normal[2]);
+      if (normal.lengthSq() < 1e-12) continue; // not a plane
+      normal.normalize();
       point.copy(normal).multiplyScalar(-plane.constant);
       const id = sections.create(point, normal);
       if (id) mirroredSections.push(id);
     }
-    world.render.needsRender = true;
   };
 
   const startFollowing = (id: string) => {
@@ -353,12 +386,14 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
   // Following stops when another tool is enabled.
   offs.push(
     events.on('tool', ({ tool }) => {
-      if (tool !== null && following) stopFollowing(true);
+      if (tool !== null && following && !mirroring) stopFollowing(true);
     }),
   );
-  // Followers see this viewer's projection and section planes as they change.
-  offs.push(events.on('navigation', () => sendViewState()));
-  offs.push(events.on('section', () => sendViewState()));
+  // Followers see this viewer's projection and section planes as they change: sent from the frame
+  // step, after the section plane system derived the planes of this frame.
+  let viewDirty = false;
+  offs.push(events.on('navigation', () => (viewDirty = true)));
+  offs.push(events.on('section', () => (viewDirty = true)));
 
   // ----- The camera's pose out: at most every 50 ms, when moved > 0.1, forced every 5000 ms -----
 
@@ -387,7 +422,9 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
   const sendStep = {
     name: 'meeting: camera pose',
     run: () => {
-      if (!connection.connected || following) return;
+      if (!connection.connected) return;
+      if (viewDirty && sendViewState()) viewDirty = false;
+      if (following) return;
       const now = performance.now();
       if (now - lastSentAt < AVATAR_UPDATE_INTERVAL_MS) return;
       viewer.controls.getPosition(scratchPosition, false);

@@ -389,6 +389,8 @@ export class MeetingHub {
   /** Closes with a code and reason; `hard` also cuts the TCP connection at once (a full buffer). */
   private closeConnection(conn: Connection, code: number, reason: string, hard = false): void {
     if (conn.closed) return;
+    // Closes that say something about a client or the server (not a normal leave) are logged.
+    if (code !== MEETING_CLOSE.GOING_AWAY) this.log('warn', `meetings: closed a socket of meeting ${conn.room}${conn.client ? ` (client ${conn.client._id})` : ''} with ${code}: ${reason}`);
     conn.ws.close(code, reasonText(reason));
     if (hard) conn.ws.terminate();
     else {
