@@ -207,7 +207,7 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(await settled(page, 30_000)).toBe('failed');
   });
 
-  test('the loading overlay shows byte progress while the model downloads', async ({ page }) => {
+  test('the loading overlay says Connecting until the first bytes arrive (byte progress: progressText unit test)', async ({ page }) => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     await page.route('**/model_file.binz', async (route) => {
@@ -217,7 +217,8 @@ test.describe('cover, play button, watermark and reload', () => {
     await page.goto('/embed/cover-scene');
     const overlay = page.getByTestId('loading-overlay');
     await expect(overlay).toBeVisible();
-    await expect(overlay).toContainText('Loading 0 of 1 model');
+    await expect(overlay).toContainText('Connecting…');
+    await expect(overlay).not.toContainText('0.0 of 0.0 MB');
     await expect(overlay.locator('img.logo')).toHaveAttribute('src', '/assets/images/logo.svg');
     // A soft gradient, not a backdrop-filter blur (nothing is drawn under it while the scene loads,
     // and on a software GPU the blur cost seconds of the load); the logo pulses.
