@@ -23,7 +23,7 @@ import type { Viewer } from '../viewer/viewer';
 import { CreateMaterialCommand, MultiCommand, SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
 import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type NodeGizmo } from './gizmo';
 import { History, type HistoryStep } from './history';
-import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, type QueueSnapshot } from './mutation-queue';
+import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, propertiesProblem, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
 import { createSaver, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 
@@ -435,12 +435,16 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     setNode(modelId, nodeId, properties, name) {
       if (!enabled) return;
+      const problem = propertiesProblem('node', properties as Record<string, unknown>);
+      if (problem) return void events.emit('notice', { text: `The edit was not made: ${problem}` });
       const keys = Object.keys(properties) as (keyof NodeProperties)[];
       const before = editor.readNode(modelId, nodeId, keys);
       history.execute(new SetNodeCommand(applier, modelId, nodeId, before, properties, { name }));
     },
     setMaterial(modelId, materialId, properties, name) {
       if (!enabled) return;
+      const problem = propertiesProblem('material', properties as Record<string, unknown>);
+      if (problem) return void events.emit('notice', { text: `The edit was not made: ${problem}` });
       const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
       history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
     },

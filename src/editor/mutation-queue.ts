@@ -24,6 +24,17 @@ export function pickListed(kind: 'node' | 'material', properties: Record<string,
   return out;
 }
 
+/**
+ * Why the server would refuse these properties (a name longer than the protocol allows, a number
+ * that is not finite, ...), or null when they are valid: checked before queuing, so a refused
+ * edit is told at once and never queued.
+ */
+export function propertiesProblem(kind: 'node' | 'material', properties: Record<string, unknown>): string | null {
+  const parsed = (kind === 'node' ? NodeProperties : MaterialProperties).safeParse(pickListed(kind, properties));
+  if (parsed.success) return null;
+  return parsed.error.issues.map((i) => (i.path.length && !i.message.startsWith(String(i.path[0])) ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
 let counter = 0;
 /** A mutation uuid: unique per edit (saving is idempotent by it). */
 export function newUuid(): string {
@@ -38,6 +49,8 @@ export function newUuid(): string {
 export function nodeMutation(modelId: string | undefined, nodeId: string | undefined, properties: Record<string, unknown>, now = Date.now()): (Mutation & { modelId: string }) | null {
   if (!modelId) throw new Error(ERR_MODEL_ID);
   if (!nodeId) throw new Error(ERR_NODE_ID);
+  const problem = propertiesProblem('node', properties);
+  if (problem) throw new Error(`The edit was not made: ${problem}`);
   const listed = pickListed('node', properties);
   const keys = Object.keys(listed).sort();
   if (keys.length === 0) return null;
@@ -48,6 +61,8 @@ export function nodeMutation(modelId: string | undefined, nodeId: string | undef
 export function materialMutation(modelId: string | undefined, materialId: string | undefined, properties: Record<string, unknown>, now = Date.now()): (Mutation & { modelId: string }) | null {
   if (!modelId) throw new Error(ERR_MODEL_ID);
   if (!materialId) throw new Error(ERR_MATERIAL_ID);
+  const problem = propertiesProblem('material', properties);
+  if (problem) throw new Error(`The edit was not made: ${problem}`);
   const listed = pickListed('material', properties);
   const keys = Object.keys(listed).sort();
   if (keys.length === 0) return null;

@@ -25,6 +25,16 @@ describe('mutations', () => {
   });
 });
 
+describe('mutations: refused before queuing', () => {
+  it('a name longer than the protocol allows or a non-finite number throws a clear error, never a mutation', () => {
+    expect(() => nodeMutation('m', 'n', { name: 'x'.repeat(1001) })).toThrow(/The edit was not made: name must be at most 1000 characters/);
+    const matrix = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, Number.NaN, 0, 0, 1];
+    expect(() => nodeMutation('m', 'n', { matrix })).toThrow(/The edit was not made: matrix.*must be a number/);
+    expect(() => materialMutation('m', 'mat', { roughness: Number.POSITIVE_INFINITY })).toThrow(/The edit was not made: .*roughness/);
+    expect(nodeMutation('m', 'n', { name: 'x'.repeat(1000) })).not.toBeNull();
+  });
+});
+
 describe('MutationQueues', () => {
   it('replaces the last mutation of a model when the key is the same, and only the last', () => {
     const q = new MutationQueues();
