@@ -533,27 +533,35 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!restorable) return;
       const left = restorable.queues;
       restorable = null;
+      // Models the scene no longer has: told, not queued.
+      const known: QueueSnapshot = {};
       for (const [modelId, list] of Object.entries(left)) {
+        if (modelId !== SETTINGS_QUEUE && modelId !== OBJECTS_QUEUE && !modelById(world, modelId)) {
+          events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
+          continue;
+        }
+        // The settings queue holds the whole settings: the last one is enough.
+        known[modelId] = modelId === SETTINGS_QUEUE ? list.slice(-1) : list;
+      }
+      // The old edits go before what the person edited since; one never replaces a newer edit of
+      // the same key, and only those queued are shown.
+      const restored = queues.restore(known);
+      for (const [modelId, list] of Object.entries(restored)) {
         if (modelId === SETTINGS_QUEUE) {
           const last = list[list.length - 1] as unknown as { properties: Record<string, unknown> };
           savedSettings = { ...last.properties };
           void applySceneSettings(viewer, last.properties, { onWarning: (text) => events.emit('notice', { text }) }).then((values) => events.emit('settings', values));
-          queues.add(SETTINGS_QUEUE, last as unknown as Mutation);
           continue;
         }
         if (modelId === OBJECTS_QUEUE) {
           for (const change of list as unknown as SceneObjectChange[]) {
             if (change.type === 'putObject') objects.put(change.object);
             else objects.remove(change.objectId);
-            queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
           }
           continue;
         }
-        if (!modelById(world, modelId)) {
-          events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
-          continue;
-        }
-        for (const mutation of list) apply(modelId, mutation);
+        const { problems } = applyMutations(world, recordOf(modelId), list);
+        for (const text of problems) events.emit('notice', { text });
       }
       events.emit('scene', undefined);
     },

@@ -134,9 +134,24 @@ export class MutationQueues {
     return out;
   }
 
-  /** Queues the mutations of a snapshot (restored after a reload), after what is queued. */
-  restore(snapshot: QueueSnapshot): void {
-    for (const [modelId, list] of Object.entries(snapshot)) for (const m of list) this.add(modelId, m);
+  /**
+   * Queues the mutations of a snapshot (old unsaved edits restored after a reload) BEFORE what is
+   * queued now: they are older. One with the same key as a queued (newer) mutation, or already
+   * queued, is dropped, so an old edit never replaces a newer one. Returns what was queued.
+   */
+  restore(snapshot: QueueSnapshot): QueueSnapshot {
+    const restored: QueueSnapshot = {};
+    for (const [modelId, list] of Object.entries(snapshot)) {
+      if (!modelId) throw new Error(ERR_MISSING_MODEL_ID);
+      const queue = this.queues.get(modelId) ?? [];
+      const newer = new Set(queue.flatMap((m) => [m.key, m.uuid]));
+      const older = list.map(stripModelId).filter((m) => !newer.has(m.key) && !newer.has(m.uuid));
+      if (older.length === 0) continue;
+      this.queues.set(modelId, [...older, ...queue]);
+      restored[modelId] = older;
+    }
+    this.changed();
+    return restored;
   }
 
   clear(): void {

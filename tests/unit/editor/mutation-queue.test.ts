@@ -73,4 +73,21 @@ describe('MutationQueues', () => {
     copy.restore(q.snapshot());
     expect(copy.pending('a').map((x) => ('nodeId' in x ? x.nodeId : null))).toEqual(['0', '1', '2', '3', '4']);
   });
+
+  it('restores old unsaved edits before the current queue, never over a newer edit of the same key', () => {
+    const old = new MutationQueues();
+    const oldMove = nodeMutation('m', 'a', { matrix: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1] })!;
+    const oldName = nodeMutation('m', 'b', { name: 'old b' })!;
+    old.add('m', oldMove);
+    old.add('m', oldName);
+    const q = new MutationQueues();
+    const newMove = nodeMutation('m', 'a', { matrix: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 9, 0, 0, 1] })!;
+    q.add('m', newMove);
+    const restored = q.restore(old.snapshot());
+    expect(q.pending('m').map((m) => m.uuid)).toEqual([oldName.uuid, newMove.uuid]);
+    expect(restored).toEqual({ m: [expect.objectContaining({ uuid: oldName.uuid })] });
+    // Restoring twice queues nothing twice.
+    expect(q.restore(old.snapshot())).toEqual({});
+    expect(q.size).toBe(2);
+  });
 });
