@@ -23,7 +23,7 @@ import type { Viewer } from '../viewer/viewer';
 import { CreateMaterialCommand, MultiCommand, SetMaterialCommand, SetNodeCommand, type EditApplier } from './commands';
 import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type NodeGizmo } from './gizmo';
 import { History, type HistoryStep } from './history';
-import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, type QueueSnapshot } from './mutation-queue';
+import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, propertiesProblem, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
 import { createSaver, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 
@@ -435,12 +435,16 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     setNode(modelId, nodeId, properties, name) {
       if (!enabled) return;
+      const problem = propertiesProblem('node', properties as Record<string, unknown>);
+      if (problem) return void events.emit('notice', { text: `The edit was not made: ${problem}` });
       const keys = Object.keys(properties) as (keyof NodeProperties)[];
       const before = editor.readNode(modelId, nodeId, keys);
       history.execute(new SetNodeCommand(applier, modelId, nodeId, before, properties, { name }));
     },
     setMaterial(modelId, materialId, properties, name) {
       if (!enabled) return;
+      const problem = propertiesProblem('material', properties as Record<string, unknown>);
+      if (problem) return void events.emit('notice', { text: `The edit was not made: ${problem}` });
       const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
       history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
     },
@@ -529,27 +533,35 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!restorable) return;
       const left = restorable.queues;
       restorable = null;
+      // Models the scene no longer has: told, not queued.
+      const known: QueueSnapshot = {};
       for (const [modelId, list] of Object.entries(left)) {
+        if (modelId !== SETTINGS_QUEUE && modelId !== OBJECTS_QUEUE && !modelById(world, modelId)) {
+          events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
+          continue;
+        }
+        // The settings queue holds the whole settings: the last one is enough.
+        known[modelId] = modelId === SETTINGS_QUEUE ? list.slice(-1) : list;
+      }
+      // The old edits go before what the person edited since; one never replaces a newer edit of
+      // the same key, and only those queued are shown.
+      const restored = queues.restore(known);
+      for (const [modelId, list] of Object.entries(restored)) {
         if (modelId === SETTINGS_QUEUE) {
           const last = list[list.length - 1] as unknown as { properties: Record<string, unknown> };
           savedSettings = { ...last.properties };
           void applySceneSettings(viewer, last.properties, { onWarning: (text) => events.emit('notice', { text }) }).then((values) => events.emit('settings', values));
-          queues.add(SETTINGS_QUEUE, last as unknown as Mutation);
           continue;
         }
         if (modelId === OBJECTS_QUEUE) {
           for (const change of list as unknown as SceneObjectChange[]) {
             if (change.type === 'putObject') objects.put(change.object);
             else objects.remove(change.objectId);
-            queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
           }
           continue;
         }
-        if (!modelById(world, modelId)) {
-          events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
-          continue;
-        }
-        for (const mutation of list) apply(modelId, mutation);
+        const { problems } = applyMutations(world, recordOf(modelId), list);
+        for (const text of problems) events.emit('notice', { text });
       }
       events.emit('scene', undefined);
     },

@@ -128,6 +128,15 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   };
   controls.addEventListener('objectChange', writeEntity);
 
+  /** Ends a drag as one onDragEnd (one undo step): on release, or when the gizmo moves elsewhere mid-drag. */
+  const endDrag = (p: PointerEvent | null) => {
+    if (!controls.dragging) return;
+    controls.pointerUp(p as PointerEvent);
+    const after = localMatrixOf(eid);
+    if (after.some((v, i) => v !== before[i])) options.onDragEnd(eid, before.slice(), after);
+    world.render.needsRender = true;
+  };
+
   const pointerInput = attachPointerInput(world, options.container, options.canvas, options.cameraInput, {
     grab(x, y) {
       if (!eid || !options.enabled()) return false;
@@ -150,11 +159,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       controls.pointerMove(toPointer(x, y, -1));
     },
     release(x, y) {
-      if (!controls.dragging) return;
-      controls.pointerUp(toPointer(x, y));
-      const after = localMatrixOf(eid);
-      if (after.some((v, i) => v !== before[i])) options.onDragEnd(eid, before.slice(), after);
-      world.render.needsRender = true;
+      if (controls.dragging) endDrag(toPointer(x, y));
     },
     click() {},
     shiftClick() {},
@@ -195,7 +200,8 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
 
   return {
     attach(next) {
-      if (controls.dragging) controls.pointerUp(null as never);
+      // A key that changes the selection mid-drag (Delete, Escape...): the move so far is kept.
+      endDrag(null);
       eid = next;
       if (eid && world.objects[eid]) {
         loadProxy();

@@ -24,6 +24,17 @@ export function pickListed(kind: 'node' | 'material', properties: Record<string,
   return out;
 }
 
+/**
+ * Why the server would refuse these properties (a name longer than the protocol allows, a number
+ * that is not finite, ...), or null when they are valid: checked before queuing, so a refused
+ * edit is told at once and never queued.
+ */
+export function propertiesProblem(kind: 'node' | 'material', properties: Record<string, unknown>): string | null {
+  const parsed = (kind === 'node' ? NodeProperties : MaterialProperties).safeParse(pickListed(kind, properties));
+  if (parsed.success) return null;
+  return parsed.error.issues.map((i) => (i.path.length && !i.message.startsWith(String(i.path[0])) ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+}
+
 let counter = 0;
 /** A mutation uuid: unique per edit (saving is idempotent by it). */
 export function newUuid(): string {
@@ -38,6 +49,8 @@ export function newUuid(): string {
 export function nodeMutation(modelId: string | undefined, nodeId: string | undefined, properties: Record<string, unknown>, now = Date.now()): (Mutation & { modelId: string }) | null {
   if (!modelId) throw new Error(ERR_MODEL_ID);
   if (!nodeId) throw new Error(ERR_NODE_ID);
+  const problem = propertiesProblem('node', properties);
+  if (problem) throw new Error(`The edit was not made: ${problem}`);
   const listed = pickListed('node', properties);
   const keys = Object.keys(listed).sort();
   if (keys.length === 0) return null;
@@ -48,6 +61,8 @@ export function nodeMutation(modelId: string | undefined, nodeId: string | undef
 export function materialMutation(modelId: string | undefined, materialId: string | undefined, properties: Record<string, unknown>, now = Date.now()): (Mutation & { modelId: string }) | null {
   if (!modelId) throw new Error(ERR_MODEL_ID);
   if (!materialId) throw new Error(ERR_MATERIAL_ID);
+  const problem = propertiesProblem('material', properties);
+  if (problem) throw new Error(`The edit was not made: ${problem}`);
   const listed = pickListed('material', properties);
   const keys = Object.keys(listed).sort();
   if (keys.length === 0) return null;
@@ -119,9 +134,24 @@ export class MutationQueues {
     return out;
   }
 
-  /** Queues the mutations of a snapshot (restored after a reload), after what is queued. */
-  restore(snapshot: QueueSnapshot): void {
-    for (const [modelId, list] of Object.entries(snapshot)) for (const m of list) this.add(modelId, m);
+  /**
+   * Queues the mutations of a snapshot (old unsaved edits restored after a reload) BEFORE what is
+   * queued now: they are older. One with the same key as a queued (newer) mutation, or already
+   * queued, is dropped, so an old edit never replaces a newer one. Returns what was queued.
+   */
+  restore(snapshot: QueueSnapshot): QueueSnapshot {
+    const restored: QueueSnapshot = {};
+    for (const [modelId, list] of Object.entries(snapshot)) {
+      if (!modelId) throw new Error(ERR_MISSING_MODEL_ID);
+      const queue = this.queues.get(modelId) ?? [];
+      const newer = new Set(queue.flatMap((m) => [m.key, m.uuid]));
+      const older = list.map(stripModelId).filter((m) => !newer.has(m.key) && !newer.has(m.uuid));
+      if (older.length === 0) continue;
+      this.queues.set(modelId, [...older, ...queue]);
+      restored[modelId] = older;
+    }
+    this.changed();
+    return restored;
   }
 
   clear(): void {

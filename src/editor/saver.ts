@@ -11,8 +11,10 @@ import type { MutationQueues, QueueSnapshot } from './mutation-queue';
  *
  * Where the specification swallows save errors, we keep the work:
  *  - network failures and 5xx answers keep the queue and retry with backoff (1 s, doubling, 30 s at most);
- *  - a 400 (a mutation the server refuses) is shown with its reason; the refused batch leaves the
- *    queue (retrying cannot help) and is kept in `rejected` for the person to see;
+ *  - a 400 or 413 for a batch is split in halves until the refused mutations are found; the others
+ *    are saved; the refused ones (and a batch answered 404) leave the queue (retrying cannot help)
+ *    and are kept in `rejected` with the reason for the person to see;
+ *  - a failure on one model does not stop saving the others (only 401 does);
  *  - 401 (or no token) asks the person to sign in again and keeps the queue;
  *  - 403 says the person may not change the scene and keeps the queue;
  *  - the queue is written to a persistent store (IndexedDB in the browser) at every change, so it
@@ -72,7 +74,7 @@ export interface Saver {
 class SaveError extends Error {
   constructor(
     message: string,
-    readonly kind: 'retry' | 'refused' | 'sign-in' | 'forbidden',
+    readonly kind: 'retry' | 'refused' | 'too-large' | 'not-found' | 'sign-in' | 'forbidden',
   ) {
     super(message);
   }
@@ -147,7 +149,47 @@ export function createSaver(options: SaverOptions): Saver {
     if (response.status === 400) throw new SaveError(`The server refused an edit: ${detail}`, 'refused');
     if (response.status === 401) throw new SaveError(`Sign in again to save: ${detail}`, 'sign-in');
     if (response.status === 403) throw new SaveError(`You may not change this scene: ${detail}`, 'forbidden');
+    if (response.status === 404) throw new SaveError(`The model service has no such model or scene: ${detail}`, 'not-found');
+    if (response.status === 413) throw new SaveError(`The server refused an edit as too large: ${detail}`, 'too-large');
     throw new SaveError(`The model service failed (${detail}); retrying.`, 'retry');
+  };
+
+  /** Final answers for a batch: retrying it cannot help. */
+  const isFinal = (e: SaveError) => e.kind === 'refused' || e.kind === 'too-large' || e.kind === 'not-found';
+
+  /**
+   * Sends a batch. The server refuses a batch as a whole for one bad mutation (400) or for its size
+   * (413): a batch of more than one is split in halves, in order, until the refused mutations are
+   * found; the others are sent. Only those refused for good leave the queue, into `rejected`.
+   * Returns the first failure that keeps mutations queued (or the last final one), null if all saved.
+   */
+  const sendBatch = async (modelId: string, batch: Mutation[]): Promise<SaveError | null> => {
+    const uuids = batch.map((m) => m.uuid);
+    try {
+      await send(modelId, batch);
+      queues.remove(modelId, uuids);
+      return null;
+    } catch (error) {
+      const e = error instanceof SaveError ? error : new SaveError(String((error as Error)?.message ?? error), 'retry');
+      if ((e.kind === 'refused' || e.kind === 'too-large') && batch.length > 1 && modelId !== SETTINGS_QUEUE) {
+        const half = batch.length >> 1;
+        const first = await sendBatch(modelId, batch.slice(0, half));
+        if (first && !isFinal(first)) {
+          // Keep the order: what follows waits for what failed.
+          queues.release(batch.slice(half).map((m) => m.uuid));
+          return first;
+        }
+        const second = await sendBatch(modelId, batch.slice(half));
+        return second && !isFinal(second) ? second : (second ?? first);
+      }
+      if (isFinal(e)) {
+        for (const mutation of batch) state.rejected.push({ modelId, mutation, reason: e.message });
+        queues.remove(modelId, uuids);
+      } else {
+        queues.release(uuids);
+      }
+      return e;
+    }
   };
 
   const run = async () => {
@@ -157,35 +199,27 @@ export function createSaver(options: SaverOptions): Saver {
     state.signIn = false;
     state.retryAt = null;
     publish();
+    // A failure on one model does not stop saving the others; only 401 (sign in again) stops all.
     let failure: SaveError | null = null;
-    for (const modelId of queues.models()) {
-      // Batch after batch of this model, until its queue is empty or a batch fails.
+    let retry = false;
+    models: for (const modelId of queues.models()) {
+      // Batch after batch of this model, until its queue is empty or a batch keeps mutations queued.
       for (;;) {
         const batch = queues.takeBatch(modelId);
         if (batch.length === 0) break;
-        const uuids = batch.map((m) => m.uuid);
-        try {
-          await send(modelId, batch);
-          queues.remove(modelId, uuids);
-        } catch (error) {
-          const e = error instanceof SaveError ? error : new SaveError(String((error as Error)?.message ?? error), 'retry');
-          if (e.kind === 'refused') {
-            for (const mutation of batch) state.rejected.push({ modelId, mutation, reason: e.message });
-            queues.remove(modelId, uuids);
-          } else {
-            queues.release(uuids);
-          }
-          failure ??= e;
-          break;
-        }
+        const e = await sendBatch(modelId, batch);
+        if (!e) continue;
+        if (e.kind === 'retry') retry = true;
+        if (!failure || (isFinal(failure) && !isFinal(e)) || e.kind === 'sign-in') failure = e;
+        if (e.kind === 'sign-in') break models;
+        if (!isFinal(e)) break;
       }
-      if (failure && failure.kind !== 'refused') break;
     }
     if (failure) {
       state.status = 'failed';
       state.reason = failure.message;
       state.signIn = failure.kind === 'sign-in';
-      if (failure.kind === 'retry' && !disposed) {
+      if (retry && failure.kind !== 'sign-in' && !disposed) {
         const delay = Math.min(SAVE_RETRY_BASE_MS * 2 ** attempt, SAVE_RETRY_MAX_MS);
         attempt++;
         state.retryAt = now() + delay;

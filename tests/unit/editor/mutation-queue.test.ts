@@ -25,6 +25,16 @@ describe('mutations', () => {
   });
 });
 
+describe('mutations: refused before queuing', () => {
+  it('a name longer than the protocol allows or a non-finite number throws a clear error, never a mutation', () => {
+    expect(() => nodeMutation('m', 'n', { name: 'x'.repeat(1001) })).toThrow(/The edit was not made: name must be at most 1000 characters/);
+    const matrix = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, Number.NaN, 0, 0, 1];
+    expect(() => nodeMutation('m', 'n', { matrix })).toThrow(/The edit was not made: matrix.*must be a number/);
+    expect(() => materialMutation('m', 'mat', { roughness: Number.POSITIVE_INFINITY })).toThrow(/The edit was not made: .*roughness/);
+    expect(nodeMutation('m', 'n', { name: 'x'.repeat(1000) })).not.toBeNull();
+  });
+});
+
 describe('MutationQueues', () => {
   it('replaces the last mutation of a model when the key is the same, and only the last', () => {
     const q = new MutationQueues();
@@ -62,5 +72,22 @@ describe('MutationQueues', () => {
     const copy = new MutationQueues();
     copy.restore(q.snapshot());
     expect(copy.pending('a').map((x) => ('nodeId' in x ? x.nodeId : null))).toEqual(['0', '1', '2', '3', '4']);
+  });
+
+  it('restores old unsaved edits before the current queue, never over a newer edit of the same key', () => {
+    const old = new MutationQueues();
+    const oldMove = nodeMutation('m', 'a', { matrix: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1] })!;
+    const oldName = nodeMutation('m', 'b', { name: 'old b' })!;
+    old.add('m', oldMove);
+    old.add('m', oldName);
+    const q = new MutationQueues();
+    const newMove = nodeMutation('m', 'a', { matrix: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 9, 0, 0, 1] })!;
+    q.add('m', newMove);
+    const restored = q.restore(old.snapshot());
+    expect(q.pending('m').map((m) => m.uuid)).toEqual([oldName.uuid, newMove.uuid]);
+    expect(restored).toEqual({ m: [expect.objectContaining({ uuid: oldName.uuid })] });
+    // Restoring twice queues nothing twice.
+    expect(q.restore(old.snapshot())).toEqual({});
+    expect(q.size).toBe(2);
   });
 });

@@ -2,7 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { MutationQueues, nodeMutation } from '../../../src/editor/mutation-queue';
 import { createSaver, type SaveState } from '../../../src/editor/saver';
 
-function setup(answers: (Response | Error)[], enabled = true) {
+type Answer = Response | Error | ((url: string, body: { mutations: { uuid: string; nodeId: string }[] }) => Response);
+
+function setup(answers: Answer[], enabled = true) {
   const queues = new MutationQueues();
   const calls: { url: string; body: { mutations: { uuid: string }[] }; auth: string }[] = [];
   const timers: { fn: () => void; ms: number }[] = [];
@@ -11,9 +13,10 @@ function setup(answers: (Response | Error)[], enabled = true) {
   let state: SaveState | null = null;
   const fetch = vi.fn(async (url: string, init: RequestInit) => {
     calls.push({ url, body: JSON.parse(init.body as string), auth: (init.headers as Record<string, string>).authorization });
-    const next = answers.shift() ?? new Response('{}', { status: 200 });
+    const head = answers[0];
+    const next = typeof head === 'function' ? head : (answers.shift() ?? new Response('{}', { status: 200 }));
     if (next instanceof Error) throw next;
-    return next;
+    return typeof next === 'function' ? next(url, JSON.parse(init.body as string)) : next;
   });
   const saver = createSaver({
     queues,
@@ -27,7 +30,7 @@ function setup(answers: (Response | Error)[], enabled = true) {
     setTimer: (fn, ms) => timers.push({ fn, ms }),
     clearTimer: () => undefined,
   });
-  const add = (nodeId: string, visible = false) => queues.add('model-1', nodeMutation('model-1', nodeId, { visible })!);
+  const add = (nodeId: string, visible = false, modelId = 'model-1') => queues.add(modelId, nodeMutation(modelId, nodeId, { visible })!);
   return { queues, calls, timers, events, saver, add, written, state: () => state! };
 }
 
@@ -104,6 +107,69 @@ describe('saver', () => {
     expect(t.state().reason).toMatch(/may not change/);
     expect(t.queues.size).toBe(1);
     expect(t.timers).toHaveLength(0);
+  });
+});
+
+describe('saver: refused batches and other models', () => {
+  /** A server that refuses a whole batch when it holds a mutation of a node in `bad`. */
+  const refusing = (bad: string[], status = 400) => (_url: string, body: { mutations: { nodeId: string }[] }) => {
+    const i = body.mutations.findIndex((m) => bad.includes(m.nodeId));
+    return i < 0 ? json(200, {}) : json(status, { error: `mutations[${i}].properties: node ${body.mutations[i].nodeId} refused` });
+  };
+
+  it('a 400 for a batch is split until the refused mutations are found; the valid ones are saved', async () => {
+    const t = setup([refusing(['3', '6'])]);
+    for (let i = 1; i <= 8; i++) t.add(String(i));
+    await t.saver.save();
+    const saved = t.calls.filter((c) => !c.body.mutations.some((m) => ['3', '6'].includes((m as { nodeId?: string }).nodeId!)));
+    expect(saved.flatMap((c) => c.body.mutations.map((m) => (m as { nodeId?: string }).nodeId)).sort()).toEqual(['1', '2', '4', '5', '7', '8']);
+    expect(t.state().rejected.map((r) => (r.mutation as { nodeId?: string }).nodeId)).toEqual(['3', '6']);
+    expect(t.state().rejected[0].reason).toMatch(/node 3 refused/);
+    expect(t.state().status).toBe('failed');
+    expect(t.queues.size).toBe(0);
+    expect(t.timers).toHaveLength(0);
+  });
+
+  it('a 413 is split too; a single mutation still 413 is rejected with the reason, a 404 is final', async () => {
+    const t = setup([refusing(['2'], 413)]);
+    for (let i = 1; i <= 4; i++) t.add(String(i));
+    await t.saver.save();
+    expect(t.state().rejected.map((r) => (r.mutation as { nodeId?: string }).nodeId)).toEqual(['2']);
+    expect(t.state().rejected[0].reason).toMatch(/too large/);
+    expect(t.queues.size).toBe(0);
+    expect(t.timers).toHaveLength(0);
+    const n = setup([json(404, { error: 'no model' })]);
+    n.add('1');
+    await n.saver.save();
+    expect(n.calls).toHaveLength(1);
+    expect(n.state().rejected).toHaveLength(1);
+    expect(n.state().reason).toMatch(/no model/);
+    expect(n.timers).toHaveLength(0);
+    expect(n.queues.size).toBe(0);
+  });
+
+  it('a failure on one model does not stop saving the others; only 401 stops all', async () => {
+    const t = setup([(url) => (url.includes('/model-a/') ? json(503, { error: 'down' }) : json(200, {}))]);
+    t.add('1', false, 'model-a');
+    t.add('1', false, 'model-b');
+    await t.saver.save();
+    expect(t.calls.map((c) => c.url)).toEqual(['http://svc/v1/models/model-a/apply-mutations', 'http://svc/v1/models/model-b/apply-mutations']);
+    expect(t.queues.pending('model-a')).toHaveLength(1);
+    expect(t.queues.pending('model-b')).toHaveLength(0);
+    expect(t.timers).toHaveLength(1);
+    const f = setup([(url) => (url.includes('/model-a/') ? json(403, { error: 'nope' }) : json(200, {}))]);
+    f.add('1', false, 'model-a');
+    f.add('1', false, 'model-b');
+    await f.saver.save();
+    expect(f.queues.pending('model-b')).toHaveLength(0);
+    expect(f.state().reason).toMatch(/may not change/);
+    const s = setup([json(401, { error: 'expired' })]);
+    s.add('1', false, 'model-a');
+    s.add('1', false, 'model-b');
+    await s.saver.save();
+    expect(s.calls).toHaveLength(1);
+    expect(s.queues.size).toBe(2);
+    expect(s.state().signIn).toBe(true);
   });
 });
 
