@@ -46,10 +46,12 @@ export async function authorizationHeader(): Promise<{ authorization: string }> 
 }
 
 /** What /auth/callback stored, if it is there and not expired (with `marginMs` to spare). */
-export function readStoredToken(storage: Pick<Storage, 'getItem'> | undefined = globalThis.localStorage, now = Date.now(), marginMs = 60_000): string | undefined {
+export function readStoredToken(storage?: Pick<Storage, 'getItem'>, now = Date.now(), marginMs = 60_000): string | undefined {
   let text: string | null | undefined;
   try {
-    text = storage?.getItem(TOKEN_STORAGE_KEY);
+    // Reading `localStorage` itself throws where storage is blocked (a cross-origin iframe with
+    // third-party storage off, a sandboxed frame): inside the try, like the read.
+    text = (storage ?? globalThis.localStorage)?.getItem(TOKEN_STORAGE_KEY);
   } catch {
     return undefined; // storage blocked (privacy settings, sandboxed iframe)
   }
@@ -71,7 +73,7 @@ export function readStoredToken(storage: Pick<Storage, 'getItem'> | undefined = 
  */
 export function storedTokenGenerator(storage?: Pick<Storage, 'getItem'>): TokenGenerator {
   return () => {
-    const token = readStoredToken(storage ?? globalThis.localStorage);
+    const token = readStoredToken(storage);
     if (!token) throw new Error('Sign in required.');
     return token;
   };

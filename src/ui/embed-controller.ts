@@ -128,9 +128,14 @@ export function createEmbedController(
       hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
       loaded = { config, scene };
-      // A signed-in visitor joins the scene's meeting at once; others may join as guests.
-      const access = memberAccess();
-      if (access) meeting = joinMeeting(viewer, state, config, scene, access);
+      // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene
+      // is shown whatever happens to the meeting: a failure to join is a notice, never a failed load.
+      try {
+        const access = memberAccess();
+        if (access) meeting = joinMeeting(viewer, state, config, scene, access);
+      } catch (error) {
+        addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`);
+      }
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
     }

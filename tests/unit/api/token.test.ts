@@ -61,6 +61,23 @@ describe('the token the sign-in callback stored', () => {
     expect(readStoredToken(blocked, now)).toBeUndefined();
   });
 
+  it('where reading localStorage itself throws (storage blocked in an iframe), there is no token', () => {
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
+    Object.defineProperty(globalThis, 'localStorage', {
+      configurable: true,
+      get() {
+        throw new Error("Failed to read the 'localStorage' property from 'Window': Access is denied for this document.");
+      },
+    });
+    try {
+      expect(readStoredToken()).toBeUndefined();
+      expect(() => storedTokenGenerator()()).toThrow('Sign in required.');
+    } finally {
+      if (descriptor) Object.defineProperty(globalThis, 'localStorage', descriptor);
+      else delete (globalThis as { localStorage?: unknown }).localStorage;
+    }
+  });
+
   it('makes a generator that asks for sign-in when there is no token', async () => {
     setTokenGenerator(storedTokenGenerator(storage({ [TOKEN_STORAGE_KEY]: JSON.stringify({ token: 'stored', expiresAt: Date.now() + 3_600_000 }) })));
     expect(await getToken()).toBe('stored');
