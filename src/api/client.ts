@@ -188,7 +188,10 @@ export class ViewerClient {
     // The iframe's viewer started again (a reload, a new navigation): it has no subscribers and,
     // unless this page chose one, a new instance id. Start over with it.
     if (data.type === 'viewerinit') this.restart();
-    if (this.instanceId && 'instanceId' in data && data.instanceId !== this.instanceId) return;
+    // A refusal names no instance (the viewer does not tell a page it refuses who it is); it comes
+    // from this iframe's window, which is checked above.
+    const refusal = data.type === 'api.init.result' && !!data.error && data.instanceId === '';
+    if (this.instanceId && 'instanceId' in data && data.instanceId !== this.instanceId && !refusal) return;
     switch (data.type) {
       case 'api.init.result': {
         if (this.init) return;

@@ -72,6 +72,13 @@ describe('ViewerClient', () => {
     expect(client.info).toBeNull();
   });
 
+  it("rejects ready() with a refusal, which names no instance", async () => {
+    const { iframe, receive } = setup();
+    const ready = new ViewerClient(iframe).ready();
+    receive({ type: 'api.init.result', instanceId: '', version: '1', functions: [], readOnly: [], mayChange: false, ready: false, error: "The page at x may not use this viewer's API" });
+    await expect(ready).rejects.toThrow("may not use this viewer's API");
+  });
+
   it('rejects ready() with the viewer error', async () => {
     const { iframe, receive } = setup();
     const ready = new ViewerClient(iframe).ready();
