@@ -64,17 +64,29 @@ export async function createRedisBus(options: RedisBusOptions): Promise<MeetingB
   }
   connected = true;
   const listeners = new Map<string, (message: string) => void>();
+  // One channel's SUBSCRIBE and UNSUBSCRIBE run one after the other: a meeting that empties and is
+  // joined again at once must not have its new subscription undone by the old one's UNSUBSCRIBE.
+  const queues = new Map<string, Promise<void>>();
+  const inOrder = (channel: string, op: () => Promise<unknown>): Promise<void> => {
+    const next = (queues.get(channel) ?? Promise.resolve()).then(op, op).then(() => undefined);
+    queues.set(channel, next);
+    const forget = () => {
+      if (queues.get(channel) === next) queues.delete(channel);
+    };
+    next.then(forget, forget);
+    return next;
+  };
   return {
     kind: 'redis',
-    async subscribe(room, listener) {
+    subscribe(room, listener) {
       const channel = CHANNEL_PREFIX + room;
       listeners.set(channel, listener);
-      await subscriber.subscribe(channel, (message: string) => listeners.get(channel)?.(message));
+      return inOrder(channel, () => subscriber.subscribe(channel, (message: string) => listeners.get(channel)?.(message)));
     },
-    async unsubscribe(room) {
+    unsubscribe(room) {
       const channel = CHANNEL_PREFIX + room;
       listeners.delete(channel);
-      await subscriber.unsubscribe(channel);
+      return inOrder(channel, () => subscriber.unsubscribe(channel));
     },
     publish(room, message) {
       publisher.publish(CHANNEL_PREFIX + room, message).catch((error: Error) => onError(new Error(`publishing to ${room} failed: ${error.message}`)));

@@ -71,6 +71,8 @@ interface Room {
   remote: Map<string, RemoteClient>;
   /** process id -> when it last announced its clients. */
   processes: Map<string, number>;
+  /** Settles once this process hears the meeting's channel: nobody is admitted before it. */
+  subscribed?: Promise<void>;
 }
 
 /** What processes say to each other on a meeting's channel. */
@@ -218,21 +220,48 @@ export class MeetingHub {
       profile: { firstName: result.firstName, lastName: result.lastName },
     };
     conn.client = client;
+    await this.admit(conn, client);
+  }
+
+  /**
+   * Puts an authenticated client into its meeting. The first of a meeting on this process waits
+   * until the process hears the meeting's channel, and so does everyone admitted meanwhile: a
+   * client is told AUTH_RESPONSE and STATE only when joins and leaves on other servers reach it.
+   */
+  private async admit(conn: Connection, client: MeetingClient): Promise<void> {
     const room = this.room(conn.room);
-    const first = room.local.size === 0;
+    room.subscribed ??= this.subscribeRoom(room);
+    await room.subscribed;
+    if (this.rooms.get(room.id) !== room) {
+      // Everyone left while the channel was being joined and the meeting went: join it afresh.
+      if (!conn.closed) await this.admit(conn, client);
+      return;
+    }
+    if (conn.closed) {
+      this.forgetIfEmpty(room);
+      return;
+    }
     room.local.set(client._id, conn);
     this.send(conn, JSON.stringify({ type: 'AUTH_RESPONSE', client }));
     this.send(conn, this.stateFrame(room));
     this.toLocals(room, JSON.stringify({ type: 'USER_JOINED', client }), client._id);
-    if (first) {
-      try {
-        await this.bus.subscribe(room.id, (message) => this.onBus(room.id, message));
-      } catch (error) {
-        this.log('error', `meetings: cannot hear other servers of meeting ${room.id}: ${(error as Error).message}`);
-      }
-      this.publish(room.id, { p: this.processId, k: 'hello' });
-    }
     this.publish(room.id, { p: this.processId, k: 'join', client });
+  }
+
+  private async subscribeRoom(room: Room): Promise<void> {
+    try {
+      await this.bus.subscribe(room.id, (message) => this.onBus(room.id, message));
+    } catch (error) {
+      this.log('error', `meetings: cannot hear other servers of meeting ${room.id}: ${(error as Error).message}`);
+    }
+    this.publish(room.id, { p: this.processId, k: 'hello' });
+  }
+
+  /** A meeting with nobody left on this process is forgotten, and its channel left. */
+  private forgetIfEmpty(room: Room): void {
+    if (room.local.size > 0 || this.rooms.get(room.id) !== room) return;
+    this.rooms.delete(room.id);
+    this.bus.unsubscribe(room.id).catch((error: Error) => this.log('warn', `meetings: unsubscribing from ${room.id} failed: ${error.message}`));
   }
 
   private handle(conn: Connection, client: MeetingClient, message: ClientMessage): void {
@@ -413,10 +442,8 @@ export class MeetingHub {
     room.local.delete(client._id);
     this.toLocals(room, JSON.stringify({ type: 'USER_LEFT', client }));
     this.publish(room.id, { p: this.processId, k: 'leave', client });
-    if (room.local.size === 0) {
-      this.rooms.delete(room.id);
-      this.bus.unsubscribe(room.id).catch((error: Error) => this.log('warn', `meetings: unsubscribing from ${room.id} failed: ${error.message}`));
-    }
+    // Not while the channel is still being joined: admit() forgets the meeting then if it is empty.
+    void room.subscribed?.then(() => this.forgetIfEmpty(room));
   }
 
   /** Drops silent clients, and the clients of processes that stopped announcing theirs. */
