@@ -6,7 +6,7 @@ import type { QualityTier } from '../viewer/quality';
 import { createViewer, type Viewer } from '../viewer/viewer';
 import { parseEmbedOptions } from './embed-options';
 import { bindViewerState } from './viewer-bridge';
-import { guestToken, joinMeeting, memberAccess } from './meeting-bridge';
+import { memberAccess } from './meeting-access';
 import type { Meeting } from '../meeting/meeting';
 import type { Call } from '../meeting/rtc';
 import type { ClientConfig } from '../protocol/config';
@@ -51,6 +51,9 @@ export function createEmbedController(
   let started = false;
   let loaded: { config: ClientConfig; scene: SceneDoc } | null = null;
   let meeting: { meeting: Meeting; call: Call; leave: () => void } | null = null;
+  // The meeting client (socket, avatars, WebRTC) is a chunk of its own, fetched once the scene is shown.
+  let bridge: Promise<typeof import('./meeting-bridge')> | null = null;
+  const meetingBridge = () => (bridge ??= import('./meeting-bridge'));
   const abort = new AbortController();
   const debug: Debug = { viewer: null, state };
   exposeDebugHandle(debug);
@@ -130,12 +133,14 @@ export function createEmbedController(
       loaded = { config, scene };
       // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene
       // is shown whatever happens to the meeting: a failure to join is a notice, never a failed load.
-      try {
-        const access = memberAccess();
-        if (access) meeting = joinMeeting(viewer, state, config, scene, access);
-      } catch (error) {
-        addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`);
-      }
+      const access = memberAccess();
+      const shown = viewer;
+      meetingBridge().then(
+        ({ joinMeeting }) => {
+          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access);
+        },
+        (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
+      );
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
     }
@@ -162,15 +167,24 @@ export function createEmbedController(
       if (!viewer || !loaded) throw new Error('The scene is not loaded yet.');
       meeting?.leave();
       meeting = null;
+      const { guestToken, joinMeeting } = await meetingBridge();
       const token = await guestToken(loaded.config, sceneId, firstName, lastName);
-      if (!viewer || abort.signal.aborted) return;
+      if (!viewer || !loaded || abort.signal.aborted) return;
       meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, { kind: 'guest', token });
     },
     joinAsMember() {
       const access = memberAccess();
       if (!viewer || !loaded || !access) return false;
-      meeting?.leave();
-      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, access);
+      const shown = viewer;
+      const documents = loaded;
+      meetingBridge().then(
+        ({ joinMeeting }) => {
+          if (viewer !== shown || abort.signal.aborted) return;
+          meeting?.leave();
+          meeting = joinMeeting(shown, state, documents.config, documents.scene, access);
+        },
+        (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
+      );
       return true;
     },
     leaveMeeting() {

@@ -1,7 +1,7 @@
 import { resolveUiConfig, type SceneDoc } from '../protocol/scene';
 import { meetingUrl } from '../protocol/meeting';
 import type { ClientConfig } from '../protocol/config';
-import { getToken, hasTokenGenerator, readStoredToken } from '../api/token';
+import { readStoredToken } from '../api/token';
 import { createMeeting, type Meeting } from '../meeting/meeting';
 import { createCall, type Call } from '../meeting/rtc';
 import type { Viewer } from '../viewer/viewer';
@@ -76,21 +76,7 @@ export function joinMeeting(
   };
 }
 
-/** The member access of this page, if any: a host's token generator, or the stored sign-in token. */
-export function memberAccess(): { kind: 'member'; token: () => Promise<string> } | null {
-  if (hasTokenGenerator()) return { kind: 'member', token: () => getToken() };
-  if (readStoredToken()) {
-    return {
-      kind: 'member',
-      token: async () => {
-        const token = readStoredToken();
-        if (!token) throw new Error('Your sign-in expired: sign in again to rejoin the meeting.');
-        return token;
-      },
-    };
-  }
-  return null;
-}
+export { memberAccess } from './meeting-access';
 
 /** A guest token for a public scene's meeting (POST /v1/meetings/{sceneId}/guests). */
 export async function guestToken(config: ClientConfig, sceneId: string, firstName: string, lastName: string): Promise<string> {

@@ -11,7 +11,7 @@ import type { ModelLoader } from '../scene/gltf';
 import { LOADABLE_FORMAT, loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
-import { sceneObjectsOf } from './scene-objects';
+import { areaLightTables, sceneObjectsOf } from './scene-objects';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
@@ -115,7 +115,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     for (const record of result.loaded) applySavedEdits(world, record, await logs.get(record.modelId)!, callbacks);
     // The lights, cameras and groups the editor added (viewerConfig.objects), as entities.
     const objects = scene.viewerConfig?.objects;
-    if (objects && objects.length > 0) sceneObjectsOf(world, context.scene).putAll(objects);
+    if (objects && objects.length > 0) {
+      sceneObjectsOf(world, context.scene).putAll(objects);
+      // A rect area light is drawn with tables fetched on demand: the first picture waits for them.
+      await areaLightTables()?.catch((error: Error) => callbacks.onNotice?.(error.message));
+    }
     if (result.loaded.length > 0) {
       await target.frame();
       mark('framed');

@@ -12,7 +12,6 @@ import {
   SpotLight,
   type Scene,
 } from 'three';
-import { RectAreaLightUniformsLib } from 'three/examples/jsm/lights/RectAreaLightUniformsLib.js';
 import { Light, LightType, Shadows, Transform, Visibility } from '../../components';
 import { addTransform, markTransformDirty, removeTransformEntity, setParent } from '../engine/hierarchy';
 import { lightTypeOf } from '../engine/lights';
@@ -35,7 +34,24 @@ export interface SceneObjectEntry {
   data: SceneObject;
 }
 
-let rectAreaReady = false;
+/**
+ * Rect area lights need three's LTC tables (RectAreaLightUniformsLib: about 100 kB compressed),
+ * so they are fetched only when a scene has such a light, not with the embed's first chunk. The
+ * light draws from the frame after they arrive; a load waits for them (`areaLightTables`).
+ */
+let areaTables: Promise<void> | null = null;
+export function areaLightTables(): Promise<void> | null {
+  return areaTables;
+}
+function loadAreaLightTables(): void {
+  areaTables ??= import('three/examples/jsm/lights/RectAreaLightUniformsLib.js').then(
+    ({ RectAreaLightUniformsLib }) => RectAreaLightUniformsLib.init(),
+    (error: unknown) => {
+      areaTables = null; // a later area light tries again
+      throw new Error(`The tables of rect area lights could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    },
+  );
+}
 
 export class SceneObjects {
   readonly container = new Group();
@@ -96,6 +112,13 @@ export class SceneObjects {
     }
     if (!entry) {
       const object = createObject(data);
+      // A rect area light lights the scene from the first picture after its tables arrive.
+      if (data.type === 'RectAreaLight') {
+        areaTables?.then(
+          () => void (world.render.needsRender = true),
+          () => undefined, // the load reports it
+        );
+      }
       const eid = addViewerEntity(world);
       addTransform(world, eid, 0, data.position, data.quaternion, data.scale);
       addComponent(world, eid, Visibility);
@@ -214,10 +237,7 @@ function createObject(data: SceneObject): Object3D {
       return light;
     }
     case 'RectAreaLight':
-      if (!rectAreaReady) {
-        RectAreaLightUniformsLib.init();
-        rectAreaReady = true;
-      }
+      loadAreaLightTables();
       return new RectAreaLight();
     case 'HemisphereLight':
       return new HemisphereLight();
