@@ -390,6 +390,8 @@ test.describe('on a phone', () => {
     const loupe = page.getByTestId('magnifier');
     await expect(loupe).toBeVisible();
     const lb = (await loupe.boundingBox())!;
+    // Its own size from the first frame it shows (110 px and a 2 px border), never a bare canvas's.
+    expect(lb.height).toBeCloseTo(114, 0);
     expect(lb.y + lb.height).toBeLessThan(f.y - 20);
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
     await expect(loupe).toBeHidden();

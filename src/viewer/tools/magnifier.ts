@@ -39,6 +39,10 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
   element.dataset.testid = 'magnifier';
   element.setAttribute('aria-hidden', 'true');
   element.style.display = 'none';
+  // Sized from the start: a canvas is 300 x 150 until told otherwise, and the loupe must not show
+  // at that size (covering the finger) for the frame before its first drawing sizes its buffer.
+  element.style.width = `${MAGNIFIER_SIZE}px`;
+  element.style.height = `${MAGNIFIER_SIZE}px`;
   container.appendChild(element);
   const ctx = element.getContext('2d');
   let finger: number | null = null;
@@ -85,8 +89,6 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
       if (element.width !== px) {
         element.width = px;
         element.height = px;
-        element.style.width = `${MAGNIFIER_SIZE}px`;
-        element.style.height = `${MAGNIFIER_SIZE}px`;
       }
       const source = (MAGNIFIER_SIZE / MAGNIFIER_ZOOM) * ratio;
       ctx.save();
