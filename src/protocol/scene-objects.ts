@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INLINE_INSTANCE_LIMIT } from './instances.ts';
 import { AMBIENT_INTENSITY, DIRECTIONAL_INTENSITY, MAX_SHADOW_MAPS, PERSPECTIVE_CAMERA_DEFAULTS, POINT_LIGHT_SHADOW_COST, SPOT_LIGHT_DEFAULTS } from './constants.ts';
 
 /**
@@ -10,7 +11,7 @@ import { AMBIENT_INTENSITY, DIRECTIONAL_INTENSITY, MAX_SHADOW_MAPS, PERSPECTIVE_
  * nothing and one changed light never rewrites the scene.
  */
 
-export const SCENE_OBJECT_TYPES = ['Group', 'PointLight', 'AmbientLight', 'DirectionalLight', 'RectAreaLight', 'SpotLight', 'HemisphereLight', 'PerspectiveCamera'] as const;
+export const SCENE_OBJECT_TYPES = ['Group', 'PointLight', 'AmbientLight', 'DirectionalLight', 'RectAreaLight', 'SpotLight', 'HemisphereLight', 'PerspectiveCamera', 'InstancedAssetGroup'] as const;
 export type SceneObjectType = (typeof SCENE_OBJECT_TYPES)[number];
 
 /** At most this many scene objects per scene. */
@@ -60,6 +61,25 @@ export const SceneObject = z.object({
   fov: num('fov').refine((v) => v > 0 && v < 180, { error: 'fov must be between 0 and 180' }).optional(),
   near: num('near').refine((v) => v > 0, { error: 'near must be positive' }).optional(),
   far: num('far').refine((v) => v > 0, { error: 'far must be positive' }).optional(),
+  /** InstancedAssetGroup: the asset on the asset CDN ({assetCdn}/assets/{assetId}/model.3dxa). */
+  assetId: z.string({ error: 'assetId must be a string' }).regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'assetId must be 1-64 characters of A-Z a-z 0-9 _ -' }).optional(),
+  /**
+   * InstancedAssetGroup, the spec's shape for short groups: one three.js-order 4x4 (16 numbers) per
+   * instance, ids 0..n-1. On a putObject it replaces the group's instances; the saved object never
+   * keeps it (the instances live in the group's binary instance set, src/protocol/instances.ts).
+   */
+  matrices: z
+    .array(z.array(num('matrices'), { error: 'matrices must be a list of 16-number matrices' }).length(16, { error: 'each matrix must have 16 numbers' }), { error: 'matrices must be a list of 16-number matrices' })
+    .max(INLINE_INSTANCE_LIMIT, { error: `matrices: at most ${INLINE_INSTANCE_LIMIT} inline; larger groups change through instance-changes` })
+    .optional(),
+  /** InstancedAssetGroup: how many instances the server holds, and the set's revision (informative). */
+  instanceCount: z.number().int().nonnegative().optional(),
+  instanceRevision: z.number().int().nonnegative().optional(),
+}).superRefine((object, ctx) => {
+  if (object.type === 'InstancedAssetGroup' && object.assetId === undefined) ctx.addIssue({ code: 'custom', path: ['assetId'], message: 'assetId undefined.' });
+  if (object.type !== 'InstancedAssetGroup' && (object.assetId !== undefined || object.matrices !== undefined)) {
+    ctx.addIssue({ code: 'custom', path: ['assetId'], message: 'assetId and matrices belong to an InstancedAssetGroup only' });
+  }
 });
 export type SceneObject = z.infer<typeof SceneObject>;
 
@@ -174,6 +194,8 @@ export function defaultSceneObject(type: SceneObjectType, uuid: string, name?: s
       return { ...base, position: [0, 10, 0], color: 0xffffff, groundColor: 0x444444, intensity: 1 }; // ours
     case 'PerspectiveCamera':
       return { ...base, position: [0, 2, 10], ...PERSPECTIVE_CAMERA_DEFAULTS };
+    case 'InstancedAssetGroup':
+      return { ...base, assetId: 'unset', castShadow: true, instanceCount: 0 }; // the caller names the asset
   }
 }
 
@@ -186,6 +208,7 @@ export const LABELS: Record<SceneObjectType, string> = {
   SpotLight: 'Spot light',
   HemisphereLight: 'Hemisphere light',
   PerspectiveCamera: 'Camera',
+  InstancedAssetGroup: 'Instanced asset group',
 };
 
 /** Shadow maps a light object needs when it casts (a point light 6, the others that can cast 1, none 0). */

@@ -222,6 +222,7 @@ export function sceneObjectsOf(world: ViewerWorld, scene: Scene): SceneObjects {
 function createObject(data: SceneObject): Object3D {
   switch (data.type) {
     case 'Group':
+    case 'InstancedAssetGroup': // its instances' meshes are children of this group
       return new Group();
     case 'PointLight':
       return new PointLight();

@@ -66,7 +66,7 @@ function AddMenu({ state, disabled }: { state: EditorUiState; disabled: boolean 
       </button>
       {open && !disabled && (
         <ul role="menu" className="menu" onMouseLeave={() => setOpen(false)}>
-          {SCENE_OBJECT_TYPES.map((type) => (
+          {SCENE_OBJECT_TYPES.filter((type) => type !== 'InstancedAssetGroup').map((type) => (
             <li key={type} role="none">
               <button
                 type="button"

@@ -1,0 +1,235 @@
+import { z } from 'zod';
+import { deflateSync, inflateSync } from 'fflate';
+
+/**
+ * Instanced asset groups (editor specification section 3: `{uuid, matrices, assetId}`; DESIGN.md
+ * 4.5): many copies of one asset from the asset CDN, each copy an *instance* with a stable id.
+ *
+ * Where they live:
+ * - The group itself is a scene object (`viewerConfig.objects`, type 'InstancedAssetGroup') with
+ *   its assetId, name, parent and group transform, and `instanceCount` / `instanceRevision`
+ *   (what the server holds; informative for lists and caches). A putObject that carries
+ *   `matrices` (at most INLINE_INSTANCE_LIMIT instances, the spec's shape) replaces the group's
+ *   instances with those, ids 0..n-1; a putObject without keeps them.
+ * - The instances are kept by the model service in a compact binary *instance set* (below), never
+ *   as a JSON list in the scene document:
+ *     GET  /v1/scenes/{sceneId}/groups/{groupId}/instances   -> the set (INSTANCE_SET_MIME), ETag
+ *                                                               by revision
+ *     POST /v1/scenes/{sceneId}/instance-changes { changes }  -> ApplyInstanceChangesResponse
+ *   Changes set, add or remove instances by id, so moving one instance of a million sends and
+ *   stores a few hundred bytes; like every change they are ordered and idempotent by change uuid.
+ *
+ * Ids: an instance's id is a uint32 given once and never reused in its group (nextId only grows);
+ * it survives compaction, reloads and saves. A client that adds instances takes ids from the
+ * group's nextId it knows; the server refuses an add whose id exists ('Instance id N already
+ * exists in group G') and a set or remove whose id does not ('No instance found with id N').
+ */
+
+/** Groups with at most this many instances may carry them inline as `matrices` (the spec's shape). */
+export const INLINE_INSTANCE_LIMIT = 1000;
+/** At most this many instances in one group. */
+export const MAX_INSTANCES_PER_GROUP = 2_000_000;
+/** At most this many instances named by one request (sum over its changes). */
+export const MAX_INSTANCES_PER_REQUEST = 100_000;
+/** At most this many changes per request. */
+export const MAX_INSTANCE_CHANGES_PER_BATCH = 1000;
+/** Removals are marked and, after this many marked removals, compacted in a batch (spec section 4). */
+export const INSTANCE_COMPACTION_THRESHOLD = 100;
+/** Floats per instance in the set and in changes: the upper 3 rows of a column-major 4x4 matrix. */
+export const FLOATS_PER_INSTANCE = 12;
+export const INSTANCE_SET_MIME = 'application/vnd.parametricos.instances';
+
+/** The spec's error for an unknown instance id. */
+export function noInstanceError(id: number | string): Error {
+  return new Error(`No instance found with id ${id}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrices: 12 floats per instance, the columns of a column-major 4x4 (three.js Matrix4.elements)
+// without the constant last row: [e0 e1 e2, e4 e5 e6, e8 e9 e10, e12 e13 e14].
+
+/** Writes a three.js-order 4x4 (16 numbers) into `out` at instance `index` (12 floats). */
+export function packMatrix(elements: ArrayLike<number>, out: Float32Array, index: number): void {
+  const o = index * FLOATS_PER_INSTANCE;
+  out[o] = elements[0]!;
+  out[o + 1] = elements[1]!;
+  out[o + 2] = elements[2]!;
+  out[o + 3] = elements[4]!;
+  out[o + 4] = elements[5]!;
+  out[o + 5] = elements[6]!;
+  out[o + 6] = elements[8]!;
+  out[o + 7] = elements[9]!;
+  out[o + 8] = elements[10]!;
+  out[o + 9] = elements[12]!;
+  out[o + 10] = elements[13]!;
+  out[o + 11] = elements[14]!;
+}
+
+/** Reads instance `index` (12 floats) into a three.js-order 4x4 `out` (16 numbers). */
+export function unpackMatrix(packed: ArrayLike<number>, index: number, out: { [i: number]: number }): void {
+  const o = index * FLOATS_PER_INSTANCE;
+  out[0] = packed[o]!;
+  out[1] = packed[o + 1]!;
+  out[2] = packed[o + 2]!;
+  out[3] = 0;
+  out[4] = packed[o + 3]!;
+  out[5] = packed[o + 4]!;
+  out[6] = packed[o + 5]!;
+  out[7] = 0;
+  out[8] = packed[o + 6]!;
+  out[9] = packed[o + 7]!;
+  out[10] = packed[o + 8]!;
+  out[11] = 0;
+  out[12] = packed[o + 9]!;
+  out[13] = packed[o + 10]!;
+  out[14] = packed[o + 11]!;
+  out[15] = 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary instance set.
+//
+//   offset  size        field
+//   0       4           magic 'PXIS'
+//   4       1           version (1)
+//   5       1           flags: bit 0 = body is raw DEFLATE (RFC 1951)
+//   6       2           reserved, 0
+//   8       4           count (uint32 LE)
+//   12      4           nextId (uint32 LE): every id in the set is below it
+//   16      4           revision (uint32 LE): the server's change counter for the group
+//   20      4           body byte length as stored (uint32 LE)
+//   24      ...         body: ids (count x uint32 LE), then matrices (count x 12 x float32 LE)
+//
+// 52 bytes an instance before compression; ids are in slot order (not sorted).
+
+export const INSTANCE_SET_MAGIC = 'PXIS';
+export const INSTANCE_SET_VERSION = 1;
+export const INSTANCE_SET_HEADER = 24;
+
+export interface InstanceSet {
+  /** Instance ids in slot order; `ids.length === count`. */
+  ids: Uint32Array;
+  /** FLOATS_PER_INSTANCE floats per slot, in the same order as ids. */
+  matrices: Float32Array;
+  nextId: number;
+  revision: number;
+}
+
+export class InstanceSetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InstanceSetError';
+  }
+}
+
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+export function encodeInstanceSet(set: InstanceSet, options: { compress?: boolean } = {}): Uint8Array {
+  const count = set.ids.length;
+  if (set.matrices.length !== count * FLOATS_PER_INSTANCE) throw new InstanceSetError(`matrices hold ${set.matrices.length} floats for ${count} ids (want ${count * FLOATS_PER_INSTANCE})`);
+  if (!LITTLE) throw new InstanceSetError('instance sets are written on little-endian machines only');
+  const raw = new Uint8Array(count * 4 + count * FLOATS_PER_INSTANCE * 4);
+  raw.set(new Uint8Array(set.ids.buffer, set.ids.byteOffset, count * 4), 0);
+  raw.set(new Uint8Array(set.matrices.buffer, set.matrices.byteOffset, set.matrices.byteLength), count * 4);
+  const body = options.compress ? deflateSync(raw, { level: 1 }) : raw;
+  const out = new Uint8Array(INSTANCE_SET_HEADER + body.length);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < 4; i++) out[i] = INSTANCE_SET_MAGIC.charCodeAt(i);
+  out[4] = INSTANCE_SET_VERSION;
+  out[5] = options.compress ? 1 : 0;
+  view.setUint32(8, count, true);
+  view.setUint32(12, set.nextId, true);
+  view.setUint32(16, set.revision, true);
+  view.setUint32(20, body.length, true);
+  out.set(body, INSTANCE_SET_HEADER);
+  return out;
+}
+
+export function decodeInstanceSet(file: Uint8Array): InstanceSet {
+  if (file.length < INSTANCE_SET_HEADER) throw new InstanceSetError(`Not an instance set: ${file.length} bytes is shorter than its header`);
+  const magic = String.fromCharCode(file[0]!, file[1]!, file[2]!, file[3]!);
+  if (magic !== INSTANCE_SET_MAGIC) throw new InstanceSetError(`Not an instance set: magic '${magic}'`);
+  if (file[4] !== INSTANCE_SET_VERSION) throw new InstanceSetError(`Unsupported instance set version ${file[4]}`);
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const count = view.getUint32(8, true);
+  const nextId = view.getUint32(12, true);
+  const revision = view.getUint32(16, true);
+  const stored = view.getUint32(20, true);
+  if (count > MAX_INSTANCES_PER_GROUP) throw new InstanceSetError(`Instance set of ${count} instances is over the limit of ${MAX_INSTANCES_PER_GROUP}`);
+  if (INSTANCE_SET_HEADER + stored !== file.length) throw new InstanceSetError(`Instance set truncated or padded: header says ${stored} body bytes, file has ${file.length - INSTANCE_SET_HEADER}`);
+  const want = count * 4 * (1 + FLOATS_PER_INSTANCE);
+  let body = file.subarray(INSTANCE_SET_HEADER);
+  if (file[5]! & 1) {
+    try {
+      body = inflateSync(body, { out: new Uint8Array(want) });
+    } catch (error) {
+      throw new InstanceSetError(`Instance set body does not inflate: ${(error as Error).message}`);
+    }
+  }
+  if (body.length !== want) throw new InstanceSetError(`Instance set body is ${body.length} bytes, ${count} instances need ${want}`);
+  // Copy into aligned arrays (the body may sit at any offset of a shared buffer).
+  const ids = new Uint32Array(count);
+  new Uint8Array(ids.buffer).set(body.subarray(0, count * 4));
+  const matrices = new Float32Array(count * FLOATS_PER_INSTANCE);
+  new Uint8Array(matrices.buffer).set(body.subarray(count * 4));
+  for (let i = 0; i < count; i++) {
+    if (ids[i]! >= nextId) throw new InstanceSetError(`Instance id ${ids[i]} is not below nextId ${nextId}`);
+  }
+  for (let i = 0; i < matrices.length; i++) {
+    if (!Number.isFinite(matrices[i]!)) throw new InstanceSetError(`Instance ${ids[Math.floor(i / FLOATS_PER_INSTANCE)]} has a matrix value that is not finite`);
+  }
+  return { ids, matrices, nextId, revision };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes (POST /v1/scenes/{sceneId}/instance-changes).
+
+const ID = /^[A-Za-z0-9_-]{1,100}$/;
+const objectId = (field: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${field} undefined.` : `${field} must be a string`) }).regex(ID, { error: `${field} must be 1-100 characters of A-Z a-z 0-9 _ -` });
+const instanceIds = z
+  .array(z.number().int({ error: 'ids must be whole numbers' }).min(0, { error: 'ids must not be negative' }).max(0xffffffff, { error: 'ids must fit in 32 bits' }), { error: 'ids must be a list of instance ids' })
+  .min(1, { error: 'ids must not be empty' });
+const floats = z.array(z.number().refine(Number.isFinite, { error: 'matrices must hold finite numbers' }), { error: 'matrices must be a list of numbers' });
+
+const base = { uuid: objectId('uuid'), createdAt: z.number().int().nonnegative(), groupId: objectId('groupId') };
+
+export const InstanceChange = z
+  .discriminatedUnion(
+    'type',
+    [
+      /** Moves instances: `matrices` holds FLOATS_PER_INSTANCE floats per id, in the order of ids. */
+      z.strictObject({ ...base, type: z.literal('setInstances'), ids: instanceIds, matrices: floats }),
+      /** Adds instances with new ids (at or above the group's nextId before the change). */
+      z.strictObject({ ...base, type: z.literal('addInstances'), ids: instanceIds, matrices: floats }),
+      z.strictObject({ ...base, type: z.literal('removeInstances'), ids: instanceIds }),
+    ],
+    { error: "type must be 'setInstances', 'addInstances' or 'removeInstances'" },
+  )
+  .superRefine((change, ctx) => {
+    if (change.type !== 'removeInstances' && change.matrices.length !== change.ids.length * FLOATS_PER_INSTANCE) {
+      ctx.addIssue({ code: 'custom', path: ['matrices'], message: `matrices must hold ${FLOATS_PER_INSTANCE} numbers per id (${change.ids.length * FLOATS_PER_INSTANCE}), not ${change.matrices.length}` });
+    }
+    if (new Set(change.ids).size !== change.ids.length) ctx.addIssue({ code: 'custom', path: ['ids'], message: 'ids must not repeat within a change' });
+  });
+export type InstanceChange = z.infer<typeof InstanceChange>;
+
+export const ApplyInstanceChangesRequest = z.strictObject(
+  {
+    changes: z
+      .array(InstanceChange, { error: 'changes must be a list' })
+      .min(1, { error: 'changes must not be empty' })
+      .max(MAX_INSTANCE_CHANGES_PER_BATCH, { error: `changes: at most ${MAX_INSTANCE_CHANGES_PER_BATCH} per request` })
+      .refine((changes) => changes.reduce((n, c) => n + c.ids.length, 0) <= MAX_INSTANCES_PER_REQUEST, { error: `changes: at most ${MAX_INSTANCES_PER_REQUEST} instances per request` }),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'the body must be { "changes": [...] }') },
+);
+export type ApplyInstanceChangesRequest = z.infer<typeof ApplyInstanceChangesRequest>;
+
+export interface ApplyInstanceChangesResponse {
+  sceneId: string;
+  applied: string[];
+  skipped: string[];
+  /** Each changed group's revision and nextId after the request. */
+  groups: Record<string, { revision: number; nextId: number; count: number }>;
+}
