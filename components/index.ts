@@ -10,3 +10,4 @@ export { WaterSurface } from './WaterSurface';
 export { Measurement, MeasurementKind } from './Measurement';
 export { SectionPlane } from './SectionPlane';
 export { Avatar } from './Avatar';
+export { InstanceGroup } from './InstanceGroup';

@@ -3,6 +3,7 @@ import { animationMixerSystem } from './animationMixerSystem';
 import { avatarSmoothingSystem } from './avatarSmoothingSystem';
 import { helperSystem } from './helperSystem';
 import { inputSystem } from './inputSystem';
+import { instanceCompactionSystem } from './instanceCompactionSystem';
 import { messageSystem } from './messageSystem';
 import { navigationSystem } from './navigationSystem';
 import { overlaySystem } from './overlaySystem';
@@ -33,7 +34,7 @@ export const PIPELINE: readonly System[] = [
   avatarSmoothingSystem, //     avatars glide to their people's poses (position 0.025, cursor 0.1)
   transformSystem, //           local -> world matrices, parents before children, dirty only
   sectionPlaneSystem, //        section planes' normal and constant from their world matrix
-  // instance compaction       (instanced asset groups issue: packs slots after 100 marked removals)
+  instanceCompactionSystem, //   instanced asset groups: slots packed after 100 marked removals, ids kept
   shadowFollowSystem, //        the sun's shadow box follows the view (camera moved > 10 units)
   shadowBudgetSystem, //        at most 12 shadow maps (point light 6), by importance to the view
   waterSystem, //               water waves advance; a frame while water is shown

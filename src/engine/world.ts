@@ -2,6 +2,7 @@ import { addEntity, createWorld, removeEntity, type World } from 'bitecs';
 import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, Object3D, Scene, Texture, WebGLRenderer } from 'three';
 import { MAX_ENTITIES } from '../../components';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
+import type { InstanceGroupRecord } from './instances';
 
 /** Anything the navigation slot of the frame drives; `update` returns true when the camera moved. */
 export interface FrameControls {
@@ -140,6 +141,8 @@ export interface ViewerContext {
     changed: number;
   };
   models: Map<number, ModelRecord>;
+  /** Instanced asset groups by their entity (src/engine/instances.ts). */
+  instanceGroups: Map<number, InstanceGroupRecord>;
   animation: {
     /** Global speed scaling every mixer; never below ANIMATION_SPEED_MIN. */
     speed: number;
@@ -165,6 +168,7 @@ export function createViewerWorld(): ViewerWorld {
     measurementPoints: new Map(),
     transform: { order: new Uint32Array(1024), count: 0, version: 0, builtVersion: -1, anyDirty: false, changed: 0 },
     models: new Map(),
+    instanceGroups: new Map(),
     animation: { speed: 1, listeners: new Set() },
     stats: { renderedFrames: 0, lastRenderMs: 0, drawCalls: 0, triangles: 0 },
   });

@@ -1,0 +1,136 @@
+import { Box3, BoxGeometry, Group, Matrix4, MeshBasicMaterial } from 'three';
+import { describe, expect, it } from 'vitest';
+import { InstanceGroup } from '../../../components';
+import { bindObject } from '../../../src/engine/registry';
+import {
+  addInstances,
+  compactInstanceGroup,
+  createInstanceGroup,
+  getInstanceBounds,
+  getInstanceMatrix,
+  instanceIds,
+  instanceSlot,
+  removeInstances,
+  setInstanceMatrix,
+  type InstanceAsset,
+} from '../../../src/engine/instances';
+import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
+
+function asset(parts = 2): InstanceAsset {
+  const geometry = new BoxGeometry(1, 1, 1);
+  return {
+    assetId: 'crate',
+    parts: Array.from({ length: parts }, (_, i) => ({ name: `part${i}`, geometry, material: new MeshBasicMaterial() })),
+    box: new Float32Array([-0.5, -0.5, -0.5, 0.5, 0.5, 0.5]),
+    placeholder: false,
+  };
+}
+
+function setup(n: number) {
+  const world = createViewerWorld();
+  const eid = addViewerEntity(world);
+  const object = new Group();
+  bindObject(world, eid, object);
+  const ids = new Uint32Array(n).map((_, i) => i);
+  const matrices = new Float32Array(n * 16);
+  for (let i = 0; i < n; i++) new Matrix4().makeTranslation(i * 2, 0, 0).toArray(matrices, i * 16);
+  const group = createInstanceGroup(world, eid, { uuid: 'g1', asset: asset(), ids, matrices, revision: 3 });
+  return { world, eid, object, group };
+}
+
+describe('instanced asset groups in the engine', () => {
+  it('draws one InstancedMesh per part, sharing one matrix buffer, under the group object', () => {
+    const { group, object, world, eid } = setup(10);
+    expect(group.meshes).toHaveLength(2);
+    expect(object.children).toEqual(group.meshes);
+    expect(group.meshes[0]!.instanceMatrix).toBe(group.meshes[1]!.instanceMatrix);
+    expect(group.meshes[0]!.count).toBe(10);
+    expect(group.nextId).toBe(10);
+    expect(world.instanceGroups.get(eid)).toBe(group);
+    expect(InstanceGroup.count[eid]).toBe(10);
+    // The meshes' bounds come from the group's box (no walk over the instances when culling).
+    expect(group.meshes[0]!.boundingBox!.max.x).toBeCloseTo(18.5);
+  });
+
+  it('reads and writes an instance by id, uploading only its range', () => {
+    const { group, world } = setup(10);
+    const m = getInstanceMatrix(group, 4, new Matrix4());
+    expect(m.elements[12]).toBe(8);
+    group.attribute.clearUpdateRanges();
+    world.render.needsRender = false;
+    const version = group.attribute.version;
+    setInstanceMatrix(world, group, 4, new Matrix4().makeTranslation(100, 0, 0));
+    expect(getInstanceMatrix(group, 4, new Matrix4()).elements[12]).toBe(100);
+    expect(group.attribute.updateRanges).toEqual([{ start: 4 * 16, count: 16 }]);
+    expect(group.attribute.version).toBe(version + 1);
+    expect(world.render.needsRender).toBe(true);
+    expect(getInstanceBounds(group, 4, new Box3()).min.x).toBeCloseTo(99.5);
+    // The meshes' bounds grew to hold it.
+    expect(group.meshes[0]!.boundingBox!.max.x).toBeCloseTo(100.5);
+  });
+
+  it("throws 'No instance found with id N' for unknown ids, changing nothing", () => {
+    const { group, world, eid } = setup(5);
+    expect(() => getInstanceMatrix(group, 99, new Matrix4())).toThrow('No instance found with id 99');
+    expect(() => setInstanceMatrix(world, group, 99, new Matrix4())).toThrow('No instance found with id 99');
+    expect(() => removeInstances(world, group, [1, 2, 77])).toThrow('No instance found with id 77');
+    expect(group.live).toBe(5);
+    expect(InstanceGroup.removed[eid]).toBe(0);
+    expect(instanceSlot(group, 1)).toBe(1);
+    removeInstances(world, group, [2]);
+    expect(() => removeInstances(world, group, [2])).toThrow('No instance found with id 2');
+  });
+
+  it('marks removals (zero matrix), then compaction packs slots and keeps every id and matrix', () => {
+    const n = 1000;
+    const { group, world, eid } = setup(n);
+    const removed = new Set<number>();
+    for (let id = 0; id < n; id += 7) removed.add(id);
+    removeInstances(world, group, [...removed]);
+    expect(InstanceGroup.removed[eid]).toBe(removed.size);
+    expect(group.count).toBe(n);
+    const slot = 7; // id 7's slot
+    expect([...group.attribute.array.subarray(slot * 16, slot * 16 + 16)].every((v) => v === 0)).toBe(true);
+    const freed = compactInstanceGroup(world, group);
+    expect(freed).toBe(removed.size);
+    expect(group.count).toBe(n - removed.size);
+    expect(group.meshes[0]!.count).toBe(n - removed.size);
+    expect(InstanceGroup.removed[eid]).toBe(0);
+    const m = new Matrix4();
+    for (let id = 0; id < n; id++) {
+      if (removed.has(id)) {
+        expect(instanceSlot(group, id)).toBe(-1);
+        continue;
+      }
+      const s = instanceSlot(group, id);
+      expect(s).toBeLessThan(group.count);
+      expect(group.ids[s]).toBe(id);
+      expect(getInstanceMatrix(group, id, m).elements[12]).toBe(id * 2);
+    }
+    expect(new Set(instanceIds(group)).size).toBe(n - removed.size);
+  });
+
+  it('adds instances with new ids (nextId grows), refuses an id it holds', () => {
+    const { group, world } = setup(3);
+    addInstances(world, group, [10, 11], [...new Matrix4().makeTranslation(5, 5, 5).elements, ...new Matrix4().elements]);
+    expect(group.live).toBe(5);
+    expect(group.nextId).toBe(12);
+    expect(group.meshes[1]!.count).toBe(5);
+    expect(getInstanceMatrix(group, 10, new Matrix4()).elements[13]).toBe(5);
+    expect(() => addInstances(world, group, [2], new Matrix4().elements)).toThrow('Instance id 2 already exists in group g1');
+    expect(() => addInstances(world, group, [20], [1, 2, 3])).toThrow('1 instances need 16 matrix values');
+    expect(group.live).toBe(5);
+  });
+
+  it('grows past its capacity and keeps drawing the same buffer on every mesh', () => {
+    const { group, world } = setup(2);
+    const ids = Array.from({ length: 100 }, (_, i) => 100 + i);
+    const matrices = new Float32Array(100 * 16);
+    for (let i = 0; i < 100; i++) new Matrix4().makeTranslation(0, i, 0).toArray(matrices, i * 16);
+    addInstances(world, group, ids, matrices);
+    expect(group.meshes[0]!.instanceMatrix).toBe(group.attribute);
+    expect(group.meshes[1]!.instanceMatrix).toBe(group.attribute);
+    expect(getInstanceMatrix(group, 199, new Matrix4()).elements[13]).toBe(99);
+    expect(getInstanceMatrix(group, 1, new Matrix4()).elements[12]).toBe(2);
+  });
+});
