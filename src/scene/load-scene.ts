@@ -62,6 +62,8 @@ export interface LoadSceneResult {
   failed: ModelFailure[];
   /** Models listed with another outputFormat, not loaded. */
   skipped: ModelDoc[];
+  /** The instanced asset groups loaded after the first picture (src/viewer/instance-groups.ts), when the scene has any. */
+  instanceGroups?: { loaded: number; failedAssets: string[]; failedGroups: string[] };
 }
 
 export interface LoadSceneOptions {

@@ -12,6 +12,8 @@ import { LOADABLE_FORMAT, loadSceneModels, mark, type LoadProgress, type LoadSce
 import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
 import { areaLightTables, sceneObjectsOf } from './scene-objects';
+import type { AssetCache } from '../scene/instance-assets';
+import { groupRoots, loadInstanceGroups } from './instance-groups';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
@@ -41,6 +43,10 @@ export interface LoadTarget {
   /** Starts the picking trees once the first picture is out. */
   preparePicking(roots: Object3D[]): void;
   nextFrame(): Promise<void>;
+  /** The viewer's instanced assets: each downloaded once however many groups use it. */
+  assets?: AssetCache;
+  /** Lets the first picture out (the viewer's initial hold) before the instanced asset groups load. */
+  release?(): void;
 }
 
 /** A scene's viewerConfig, checked as a whole. */
@@ -151,7 +157,24 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     const roots = result.loaded.map((record) => record.root);
     void Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]).then(() => target.preparePicking(roots));
   }
+  const groups = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
+  if (groups.length > 0 && target.assets) {
+    // Instanced asset groups after the models' first picture, so they never delay it; the load
+    // (and the viewer's ready) waits for them.
+    target.release?.();
+    await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, { onNotice: callbacks.onNotice, signal: callbacks.signal });
+    result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
+    // A scene of groups alone is framed on them (unless its settings placed the camera).
+    if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
+    if (loaded.groups.length > 0) target.preparePicking(groupRoots(world));
+    world.render.needsRender = true;
+  }
   return result;
+}
+
+function hasInitialCamera(settings: unknown): boolean {
+  return !!settings && typeof settings === 'object' && (settings as { initialCameraPosition?: unknown }).initialCameraPosition != null;
 }
 
 /** The environment's download and prefiltering, started at once; a failure surfaces where it is applied. */

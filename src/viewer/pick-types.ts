@@ -20,8 +20,13 @@ export interface PickHit {
   nodeName: string;
   material: Material | null;
   materialId: string | null;
-  /** The instance index for InstancedMesh hits, else null. */
+  /**
+   * InstancedMesh hits: the instance index; for an instanced asset group, the instance's stable id
+   * (src/engine/instances.ts), which survives compaction. Else null.
+   */
   instanceId: number | null;
+  /** The scene object uuid of the instanced asset group hit (with `instanceId`), else null or absent. */
+  groupId?: string | null;
   faceIndex: number | null;
 }
 

@@ -16,6 +16,7 @@ import { createAnimationControl, type ViewerAnimations } from './animation-contr
 import { Emitter, type ViewerEventMap } from './events';
 import { createKeyboard, type Keyboard } from './input/keyboard';
 import { loadScene, type LoadCallbacks } from './load';
+import { createAssetCache, type AssetCache } from '../scene/instance-assets';
 import { createNavigation, type FitOptions, type Navigation } from './navigation';
 import { createOrientationGizmo, type OrientationGizmo } from './orientation-gizmo';
 import { createPicker, type ViewerPicker } from './picking';
@@ -168,6 +169,21 @@ export function createViewer(options: ViewerOptions): Viewer {
   });
 
   const animations = createAnimationControl(world, events);
+  // Instanced assets by id, per viewer and client configuration: one download per asset.
+  let assets: { config: ClientConfig; cache: AssetCache } | null = null;
+  const assetsFor = (config: ClientConfig): AssetCache => {
+    if (!assets || assets.config.endpoints.assetCdn !== config.endpoints.assetCdn) {
+      assets?.cache.dispose();
+      assets = { config, cache: createAssetCache(config, loader) };
+    }
+    return assets.cache;
+  };
+  const releaseInitialHold = () => {
+    if (!initialHold) return;
+    initialHold = false;
+    world.render.hold--;
+    world.render.needsRender = true;
+  };
 
   const viewer: Viewer = {
     world,
@@ -201,6 +217,8 @@ export function createViewer(options: ViewerOptions): Viewer {
             step: () => loop.step(),
             preparePicking: (roots) => void picker.prepare(roots),
             nextFrame: () => viewer.nextFrame(),
+            assets: assetsFor(config),
+            release: releaseInitialHold,
           },
           config,
           scene,
@@ -211,11 +229,7 @@ export function createViewer(options: ViewerOptions): Viewer {
         events.emit('models', { modelIds: result.loaded.map((record) => record.modelId) });
         return result;
       } finally {
-        if (initialHold) {
-          initialHold = false;
-          world.render.hold--;
-          world.render.needsRender = true;
-        }
+        releaseInitialHold();
       }
     },
     async frame(enableTransition = false, fitOptions) {
@@ -224,6 +238,8 @@ export function createViewer(options: ViewerOptions): Viewer {
       loop.step();
       const roots: Object3D[] = [];
       for (const record of world.models.values()) roots.push(record.root);
+      // Instanced asset groups are framed by their meshes' bounds (kept by the engine: no walk over instances).
+      for (const group of world.instanceGroups.values()) roots.push(group.object);
       const radius = await navigation.fit(roots, enableTransition, fitOptions);
       if (radius > 0) {
         // The sun's shadow box around the new view (the shadow-follow system keeps it there).
@@ -267,6 +283,7 @@ export function createViewer(options: ViewerOptions): Viewer {
       navigation.dispose();
       keys.dispose();
       loader.dispose();
+      assets?.cache.dispose();
       // Water, shadow plane, loaded environment and gradient background of the scene settings.
       disposeSceneSettings(viewer);
       context.dispose();

@@ -1,6 +1,7 @@
 import { hasComponent } from 'bitecs';
 import { Matrix3, type Material, type Mesh, type Object3D, type Vector3 } from 'three';
 import { ModelMember } from '../../../components';
+import { instanceGroupOfMesh } from '../../engine/instances';
 import { findEntityOf } from '../../engine/registry';
 import { materialIdOf, nearestNode } from '../../engine/stable-ids';
 import type { ModelRecord, ViewerWorld } from '../../engine/world';
@@ -55,7 +56,10 @@ export function makeHit(world: ViewerWorld, state: PickState): PickHit {
   else if (normal.dot(ray.direction) > 0) normal.negate();
   const materials = object.material;
   const material = (Array.isArray(materials) ? materials[best.materialIndex] : materials) ?? null;
-  return hitData(describe(world, object, material), best.point.clone(), normal, best.distance, object, material, best.instanceId, best.faceIndex);
+  const hit = hitData(describe(world, object, material), best.point.clone(), normal, best.distance, object, material, best.instanceId, best.faceIndex);
+  const group = instanceGroupOfMesh(world, object);
+  if (group) hit.groupId = group.uuid;
+  return hit;
 }
 
 /**

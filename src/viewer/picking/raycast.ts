@@ -19,6 +19,7 @@ import { instancedBounds, posedBounds, rayMisses } from './bounds';
 import { cameraInterval, clipInterval, keptByMaterial, localClippingOf, sectionPlanes, simpleMaterial, type Interval } from './clipping';
 import { followsPose, isDrawable } from './drawables';
 import { resetBest, type PickState } from './state';
+import { castInstanceGroups } from './instances';
 import type { PickTrees } from './trees';
 
 /**
@@ -88,7 +89,11 @@ export function castRay(ctx: RaycastContext, camera: Camera, x: number, y: numbe
   const planes = sectionPlanes(world);
   if (planes) for (const plane of planes) clipInterval(state, state.ray, plane);
   resetBest(state);
-  if (state.near <= state.far) walk(ctx, !objects);
+  if (state.near <= state.far) {
+    walk(ctx, !objects);
+    // Instanced asset groups: through their bounds index, never instance by instance.
+    if (!objects) castInstanceGroups(ctx);
+  }
   stack.length = 0;
   raycaster.ray.copy(state.ray);
   return state.best.object !== null;
@@ -140,6 +145,8 @@ function castMesh(ctx: RaycastContext, mesh: Mesh): void {
   if (!(near <= far)) return;
   if ((mesh as InstancedMesh).isInstancedMesh) {
     const instanced = mesh as InstancedMesh;
+    // A group's mesh: its slots are not instance ids; its group is cast through its bounds index.
+    if (typeof instanced.userData.instanceGroup === 'number') return;
     // All instances' sphere first, as three's InstancedMesh.raycast does: no walk over the
     // instances when the ray passes far from all of them.
     if (instanced.count === 0 || rayMisses(state.ray, sphere.copy(instancedBounds(instanced)).applyMatrix4(instanced.matrixWorld), far)) return;
@@ -216,4 +223,38 @@ export function groupMaterial(geometry: BufferGeometry, faceIndex: number, fallb
     if (first >= group.start && first < group.start + group.count) return group.materialIndex ?? 0;
   }
   return fallback;
+}
+
+/**
+ * Casts against one instance of an instanced asset group: each of the group's meshes (asset
+ * parts) in the instance's world matrix `matrixWorld`, within the pick's interval narrowed by
+ * each part's material. The hit, when nearest, carries the instance's stable `id`. Returns whether
+ * it became the best hit.
+ */
+export function castInstance(ctx: RaycastContext, meshes: readonly Mesh[], matrixWorld: Matrix4, id: number): boolean {
+  const { state } = ctx;
+  const before = state.best.distance;
+  proxy.matrixWorld.copy(matrixWorld);
+  for (let i = 0; i < meshes.length; i++) {
+    const mesh = meshes[i];
+    const material = mesh.material;
+    if (!material) continue;
+    const simple = simpleMaterial(material, state.localClipping);
+    meshInterval.near = state.near;
+    meshInterval.far = state.far;
+    if (simple) {
+      if (!Array.isArray(material) && !material.visible) continue;
+      if (!Array.isArray(material) && state.localClipping && material.clippingPlanes) {
+        for (const plane of material.clippingPlanes) clipInterval(meshInterval, state.ray, plane);
+      }
+    }
+    const far = Math.min(meshInterval.far, state.best.distance);
+    if (!(meshInterval.near <= far)) continue;
+    proxy.geometry = mesh.geometry;
+    proxy.material = material;
+    castTarget(ctx, mesh, proxy, id, meshInterval.near, far, simple !== null);
+  }
+  proxy.geometry = undefined as unknown as BufferGeometry;
+  proxy.material = undefined as unknown as Material;
+  return state.best.distance < before;
 }

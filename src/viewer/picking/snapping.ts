@@ -1,5 +1,6 @@
 import { Matrix4, Sphere, Vector3, type InstancedMesh, type Mesh, type Plane } from 'three';
 import { INTERSECTED, NOT_INTERSECTED, type MeshBVH, type SkinnedMeshBVH } from 'three-mesh-bvh';
+import { getInstanceWorldMatrix, instanceGroupOfMesh, instanceSlot } from '../../engine/instances';
 import type { ViewerWorld } from '../../engine/world';
 import { SNAP_PLANE_TOLERANCE, SNAP_RADIUS } from '../../protocol/constants';
 import type { PickHit } from '../pick-types';
@@ -65,7 +66,12 @@ export function snapToVertex(ctx: SnapContext, hit: PickHit, target: Vector3, ra
   if (!isDrawable(mesh)) return null;
   const geometry = mesh.geometry;
   const instanced = (mesh as InstancedMesh).isInstancedMesh === true;
-  if (instanced) {
+  const group = instanced ? instanceGroupOfMesh(ctx.world, mesh) : null;
+  if (group) {
+    // An instanced asset group's hit names the instance by its stable id.
+    if (hit.instanceId === null || instanceSlot(group, hit.instanceId) < 0) return null;
+    getInstanceWorldMatrix(group, hit.instanceId, matrix);
+  } else if (instanced) {
     if (hit.instanceId === null || hit.instanceId < 0 || hit.instanceId >= (mesh as InstancedMesh).count) return null;
     (mesh as InstancedMesh).getMatrixAt(hit.instanceId, instanceMatrix);
     matrix.multiplyMatrices(mesh.matrixWorld, instanceMatrix);

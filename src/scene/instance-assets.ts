@@ -1,0 +1,177 @@
+import { Box3, BoxGeometry, Matrix4, MeshStandardMaterial, type BufferGeometry, type Mesh } from 'three';
+import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import type { InstanceAsset, InstanceAssetPart } from '../engine/instances';
+import type { ClientConfig } from '../protocol/config';
+import { decodeInstanceSet, FLOATS_PER_INSTANCE, INSTANCE_SET_MIME } from '../protocol/instances';
+import type { SceneObject } from '../protocol/scene-objects';
+import { decodeContainerInWorker } from './container-client';
+import { fetchBinary } from './fetch';
+import type { ModelLoader } from './gltf';
+
+/**
+ * What instanced asset groups load (editor specification section 7, "Asset download"): each asset
+ * from `{assetCdn}/assets/{assetId}/model.3dxa` (our container, decoded in the worker, parsed by
+ * the models' GLTFLoader with the same decoders) once however many groups use it, and each group's
+ * instances: inline `matrices` (the spec's short shape, ids 0..n-1) or the binary instance set from
+ * the model service. An asset that cannot be loaded becomes the specification's red placeholder
+ * cube (a 1 m cube, colour 0xff0000) at every instance.
+ */
+
+/** The placeholder's edge (m) and colour. */
+export const PLACEHOLDER_SIZE = 1;
+export const PLACEHOLDER_COLOR = 0xff0000;
+
+export function assetUrl(config: ClientConfig, assetId: string): string {
+  return `${config.endpoints.assetCdn.replace(/\/+$/, '')}/assets/${encodeURIComponent(assetId)}/model.3dxa`;
+}
+
+export function instanceSetUrl(config: ClientConfig, sceneId: string, groupId: string): string {
+  return `${config.endpoints.modelService.replace(/\/+$/, '')}/v1/scenes/${encodeURIComponent(sceneId)}/groups/${encodeURIComponent(groupId)}/instances`;
+}
+
+/** The red placeholder cube standing in for asset `assetId`. */
+export function placeholderAsset(assetId: string): InstanceAsset {
+  const geometry = new BoxGeometry(PLACEHOLDER_SIZE, PLACEHOLDER_SIZE, PLACEHOLDER_SIZE);
+  const material = new MeshStandardMaterial({ color: PLACEHOLDER_COLOR, roughness: 0.6 });
+  material.name = 'Placeholder';
+  const h = PLACEHOLDER_SIZE / 2;
+  return { assetId, parts: [{ name: `${assetId} (placeholder)`, geometry, material }], box: new Float32Array([-h, -h, -h, h, h, h]), placeholder: true };
+}
+
+/**
+ * An asset's drawable parts from its parsed glTF: every mesh primitive, its node transform (in the
+ * asset's root space) baked into a copy of its geometry when it is not the identity, so an
+ * instance's matrix alone places it.
+ */
+export function assetFromGltf(gltf: GLTF, assetId: string): InstanceAsset {
+  const root = gltf.scene;
+  root.updateMatrixWorld(true);
+  const parts: InstanceAssetPart[] = [];
+  const box = new Box3();
+  const partBox = new Box3();
+  root.traverse((o) => {
+    const mesh = o as Mesh;
+    if (!mesh.isMesh || !mesh.geometry) return;
+    let geometry: BufferGeometry = mesh.geometry;
+    if (!mesh.matrixWorld.equals(IDENTITY)) geometry = geometry.clone().applyMatrix4(mesh.matrixWorld);
+    if (geometry.boundingBox === null) geometry.computeBoundingBox();
+    partBox.copy(geometry.boundingBox!);
+    box.union(partBox);
+    parts.push({ name: mesh.name || `${assetId} part ${parts.length}`, geometry, material: mesh.material });
+  });
+  if (parts.length === 0) throw new Error('The asset has no mesh to draw.');
+  return { assetId, parts, box: new Float32Array([box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z]), placeholder: false };
+}
+
+const IDENTITY = new Matrix4();
+
+/** An asset as loaded: its parts, or the placeholder with the reason the asset could not be loaded. */
+export interface LoadedAsset {
+  asset: InstanceAsset;
+  error: Error | null;
+}
+
+/** Assets by id, each downloaded once however many groups ask for it. */
+export interface AssetCache {
+  get(assetId: string): Promise<LoadedAsset>;
+  /** Assets fetched so far (a test and the bench read it). */
+  readonly downloads: number;
+  dispose(): void;
+}
+
+export function createAssetCache(config: ClientConfig, loader: ModelLoader, options: { signal?: AbortSignal } = {}): AssetCache {
+  const assets = new Map<string, Promise<LoadedAsset>>();
+  let downloads = 0;
+  const load = async (assetId: string): Promise<LoadedAsset> => {
+    try {
+      downloads++;
+      const file = await fetchBinary(assetUrl(config, assetId), undefined, options.signal);
+      const decoded = await decodeContainerInWorker(file);
+      const gltf = await loader.parse(decoded.asset, decoded.format);
+      return { asset: assetFromGltf(gltf, assetId), error: null };
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      return { asset: placeholderAsset(assetId), error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  };
+  return {
+    get(assetId) {
+      let loading = assets.get(assetId);
+      if (!loading) {
+        loading = load(assetId);
+        assets.set(assetId, loading);
+      }
+      return loading;
+    },
+    get downloads() {
+      return downloads;
+    },
+    dispose() {
+      for (const loading of assets.values()) {
+        void loading.then(({ asset }) => {
+          for (const part of asset.parts) {
+            part.geometry.dispose();
+            for (const m of Array.isArray(part.material) ? part.material : [part.material]) m.dispose();
+          }
+        }, () => undefined);
+      }
+      assets.clear();
+    },
+  };
+}
+
+/** A group's instances: ids in slot order and 16 floats (three.js order) per instance. */
+export interface LoadedInstances {
+  ids: Uint32Array;
+  matrices: Float32Array;
+  nextId: number;
+  revision: number;
+}
+
+/** The inline `matrices` of a short group (ids 0..n-1). */
+export function inlineInstances(matrices: readonly (readonly number[])[], revision = 0): LoadedInstances {
+  const n = matrices.length;
+  const out = new Float32Array(n * 16);
+  const ids = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    out.set(matrices[i]!, i * 16);
+    ids[i] = i;
+  }
+  return { ids, matrices: out, nextId: n, revision };
+}
+
+/** 12 floats per instance (the set's form) to 16 (three's), the constant row filled in. */
+export function expandMatrices(packed: Float32Array): Float32Array {
+  const n = packed.length / FLOATS_PER_INSTANCE;
+  const out = new Float32Array(n * 16);
+  for (let i = 0, p = 0, o = 0; i < n; i++, p += 12, o += 16) {
+    out[o] = packed[p]!;
+    out[o + 1] = packed[p + 1]!;
+    out[o + 2] = packed[p + 2]!;
+    out[o + 4] = packed[p + 3]!;
+    out[o + 5] = packed[p + 4]!;
+    out[o + 6] = packed[p + 5]!;
+    out[o + 8] = packed[p + 6]!;
+    out[o + 9] = packed[p + 7]!;
+    out[o + 10] = packed[p + 8]!;
+    out[o + 12] = packed[p + 9]!;
+    out[o + 13] = packed[p + 10]!;
+    out[o + 14] = packed[p + 11]!;
+    out[o + 15] = 1;
+  }
+  return out;
+}
+
+/**
+ * A group's instances: its inline matrices when it carries them, none when it says it has none,
+ * else the binary instance set from the model service.
+ */
+export async function fetchGroupInstances(config: ClientConfig, sceneId: string, object: SceneObject, signal?: AbortSignal): Promise<LoadedInstances> {
+  if (object.matrices) return inlineInstances(object.matrices, object.instanceRevision ?? 0);
+  if (object.instanceCount === 0) return { ids: new Uint32Array(0), matrices: new Float32Array(0), nextId: 0, revision: object.instanceRevision ?? 0 };
+  const url = instanceSetUrl(config, sceneId, object.uuid);
+  const response = await fetch(url, { signal, headers: { Accept: INSTANCE_SET_MIME } });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
+  const set = decodeInstanceSet(new Uint8Array(await response.arrayBuffer()));
+  return { ids: set.ids, matrices: expandMatrices(set.matrices), nextId: set.nextId, revision: set.revision };
+}
