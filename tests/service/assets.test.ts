@@ -85,7 +85,7 @@ const WEBP_1X1 = Buffer.from('UklGRiQAAABXRUJQVlA4IBgAAAAwAQCdASoBAAEAAwA0JaQAA3
 
 describe('asset list and thumbnails', () => {
   let server: UploadServer;
-  let duck: Uint8Array;
+  let duck: Uint8Array<ArrayBuffer>;
   beforeAll(async () => {
     server = await startUploadServer();
     duck = new Uint8Array(await readFile(join(MODELS_DIR, 'Box-draco.glb')));
@@ -95,7 +95,7 @@ describe('asset list and thumbnails', () => {
   async function upload(name: string, user = 'alice') {
     const form = new FormData();
     form.append('name', name);
-    form.append('file', new Blob([duck]), 'Box-draco.glb');
+    form.append('file', new Blob([new Uint8Array(duck)]), 'Box-draco.glb');
     const res = await fetch(`${server.url}/v1/assets`, { method: 'POST', headers: await server.auth(user), body: form });
     expect(res.status).toBe(201);
     return AssetUploadResult.parse(await res.json());
