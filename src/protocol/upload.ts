@@ -86,8 +86,41 @@ export const AssetDoc = z.object({
   byteLength: z.number().int(),
   ownerId: z.string().optional(),
   createdAt: z.string(),
+  /** The asset's picture for lists, when one was stored (PUT /v1/assets/{id}/thumbnail). */
+  thumbnail: z
+    .object({
+      type: z.enum(['image/png', 'image/webp']),
+      byteLength: z.number().int(),
+      updatedAt: z.string(),
+    })
+    .optional(),
 });
 export type AssetDoc = z.infer<typeof AssetDoc>;
+
+/** Thumbnails: PNG or WebP, at most this many bytes (a 256 x 256 picture is 10-60 KB). */
+export const THUMBNAIL_TYPES = ['image/png', 'image/webp'] as const;
+export const MAX_THUMBNAIL_BYTES = 256 * 1024;
+/** The side of the square thumbnails the asset library renders. */
+export const THUMBNAIL_SIZE = 256;
+
+/** One asset in GET /v1/assets: its document, its container URL and its thumbnail's URL (null: none yet). */
+export const AssetListItem = AssetDoc.extend({
+  url: z.string(),
+  thumbnailUrl: z.string().nullable(),
+});
+export type AssetListItem = z.infer<typeof AssetListItem>;
+
+/** At most this many assets a page of GET /v1/assets (?limit=, default ASSET_PAGE_DEFAULT). */
+export const ASSET_PAGE_MAX = 100;
+export const ASSET_PAGE_DEFAULT = 50;
+
+/** GET /v1/assets[?limit=N&cursor=C]: the signed-in user's assets, newest first. */
+export const AssetList = z.object({
+  assets: z.array(AssetListItem),
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
+});
+export type AssetList = z.infer<typeof AssetList>;
 
 export const AssetUploadResult = AssetDoc.extend({
   /** Absolute or relative URL of the container (the configured asset CDN + path). */

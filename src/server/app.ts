@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import authPlugin from './auth/plugin.ts';
 import { createTokenVerifier, type TokenVerifier } from './auth/tokens.ts';
 import { clientConfig, type ServerConfig } from './config.ts';
@@ -16,7 +16,9 @@ import mutationRoutes from './routes/mutations.ts';
 import assetRoutes from './routes/assets.ts';
 import sceneRoutes from './routes/scenes.ts';
 import sceneObjectRoutes from './routes/scene-objects.ts';
-import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot } from './routes/uploads.ts';
+import instanceRoutes from './routes/instances.ts';
+import { createInstanceService, type InstanceService } from './instances.ts';
+import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot, type UploadService } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
 import { StoreError, type Store } from './store.ts';
 
@@ -322,9 +324,10 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   app.addHook('onClose', () => uploads.pool.close());
   await removeStaleSpools(spoolRoot(config));
 
-  const ROUTE_PLUGINS = [
+  const ROUTE_PLUGINS: FastifyPluginAsync<RouteOptions>[] = [
     sceneRoutes,
     sceneObjectRoutes,
+    instanceRoutes, // instanced asset groups' instances (src/server/instances.ts)
     modelRoutes,
     mutationRoutes,
     authRoutes,
@@ -332,7 +335,9 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     uploadRoutes, // POST /v1/models: upload, validation, optimisation (issue 3, part 5)
     assetRoutes, // the asset CDN and asset uploads (issue 3, part 5)
   ];
-  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, store, uploads });
+  const instances = createInstanceService(store);
+  type RouteOptions = { config: ServerConfig; store: Store; uploads: UploadService; instances: InstanceService };
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { config, store, uploads, instances });
 
   // ----- The browser app (DIST_DIR) -----
 

@@ -65,8 +65,54 @@ export interface Store {
   /** Stores a scene thumbnail image; returns its key `{sceneId}/{hash}.{ext}`. */
   writeThumbnail(sceneId: string, bytes: Uint8Array, ext: ThumbnailExtension): Promise<string>;
 
+  /**
+   * Instanced asset groups (src/server/instances.ts builds on these): a group's record (its
+   * revision and its base set as of base_revision), the changes logged after a revision, and an
+   * optimistic commit: it writes only if the group's revision is still `expected` (null: the group
+   * must not exist yet) and answers false otherwise, so the caller reads again and retries.
+   * `base` replaces the base set.
+   */
+  getInstanceGroup(sceneId: string, groupId: string): Promise<InstanceGroupRecord | undefined>;
+  /** The record without its base set (one small row: what a cached reader checks first). */
+  instanceGroupRevision(sceneId: string, groupId: string): Promise<Omit<InstanceGroupRecord, 'base'> | undefined>;
+  listInstanceChanges(sceneId: string, groupId: string, afterRevision: number): Promise<InstanceLogRow[]>;
+  /** The revisions and groups of the changes with these uuids the scene has logged. */
+  knownInstanceChanges(sceneId: string, uuids: readonly string[]): Promise<Map<string, { groupId: string; revision: number; body: string }>>;
+  commitInstances(sceneId: string, groupId: string, expected: number | null, commit: InstanceCommit): Promise<boolean>;
+  deleteInstanceGroup(sceneId: string, groupId: string): Promise<void>;
+
   /** Closes the database (files stay). */
   close(): Promise<void>;
+}
+
+/**
+ * Changes kept in a group's log behind its base set, so a request repeated after the base moved on
+ * is still recognised by its uuid (and skipped) rather than applied twice.
+ */
+export const INSTANCE_LOG_KEPT = 10_000;
+
+export interface InstanceGroupRecord {
+  revision: number;
+  baseRevision: number;
+  /** An encoded instance set (src/protocol/instances.ts) as of baseRevision. */
+  base: Uint8Array;
+}
+
+export interface InstanceLogRow {
+  revision: number;
+  uuid: string;
+  /** The change as validated, JSON. */
+  body: string;
+}
+
+export interface InstanceCommit {
+  /** The group's revision after the commit. */
+  revision: number;
+  /** Changes to log, revisions in order, each above `expected`. */
+  rows: readonly InstanceLogRow[];
+  /** A new base set (as of `base.revision`); the log up to INSTANCE_LOG_KEPT before it is dropped. */
+  base?: { revision: number; bytes: Uint8Array };
+  userId?: string | null;
 }
 
 export interface NewScene {

@@ -45,6 +45,31 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX mutations_uuid ON mutations (model_id, uuid);
   `,
+  // 2: instanced asset groups (src/protocol/instances.ts): each group's base set (a binary
+  // instance set as of base_revision) and the log of changes after it, one row a change.
+  `
+  CREATE TABLE instance_groups (
+    scene_id TEXT NOT NULL REFERENCES scenes (id) ON DELETE CASCADE,
+    group_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    base_revision INTEGER NOT NULL,
+    base BLOB NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (scene_id, group_id)
+  );
+  CREATE TABLE instance_changes (
+    scene_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    uuid TEXT NOT NULL,
+    body TEXT NOT NULL,
+    user_id TEXT,
+    saved_at TEXT NOT NULL,
+    PRIMARY KEY (scene_id, group_id, revision),
+    FOREIGN KEY (scene_id, group_id) REFERENCES instance_groups (scene_id, group_id) ON DELETE CASCADE
+  ) WITHOUT ROWID;
+  CREATE UNIQUE INDEX instance_changes_uuid ON instance_changes (scene_id, uuid);
+  `,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -83,5 +108,29 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (model_id, seq)
   );
   CREATE UNIQUE INDEX mutations_uuid ON mutations (model_id, uuid);
+  `,
+  // 2: instanced asset groups (see the SQLite migration 2).
+  `
+  CREATE TABLE instance_groups (
+    scene_id TEXT NOT NULL REFERENCES scenes (id) ON DELETE CASCADE,
+    group_id TEXT NOT NULL,
+    revision BIGINT NOT NULL,
+    base_revision BIGINT NOT NULL,
+    base BYTEA NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (scene_id, group_id)
+  );
+  CREATE TABLE instance_changes (
+    scene_id TEXT NOT NULL,
+    group_id TEXT NOT NULL,
+    revision BIGINT NOT NULL,
+    uuid TEXT NOT NULL,
+    body JSONB NOT NULL,
+    user_id TEXT,
+    saved_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (scene_id, group_id, revision),
+    FOREIGN KEY (scene_id, group_id) REFERENCES instance_groups (scene_id, group_id) ON DELETE CASCADE
+  );
+  CREATE UNIQUE INDEX instance_changes_uuid ON instance_changes (scene_id, uuid);
   `,
 ];

@@ -14,6 +14,8 @@ import {
   readScene,
   sceneFromInput,
   sceneHelpers,
+  INSTANCE_LOG_KEPT,
+  type InstanceCommit,
   type SceneRow,
   type Store,
 } from './common.ts';
@@ -103,9 +105,47 @@ export async function openSqliteStore(dataDir: string, options: SqliteOptions = 
     listMutations: db.prepare<[string, number, number], { seq: number; body: string; saved_at: string }>(
       'SELECT seq, body, saved_at FROM mutations WHERE model_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     ),
+    instanceGroup: db.prepare<[string, string], { revision: number; base_revision: number; base: Buffer }>(
+      'SELECT revision, base_revision, base FROM instance_groups WHERE scene_id = ? AND group_id = ?',
+    ),
+    instanceRevision: db.prepare<[string, string], { revision: number; base_revision: number }>('SELECT revision, base_revision FROM instance_groups WHERE scene_id = ? AND group_id = ?'),
+    sceneExists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM scenes WHERE id = ?'),
+    insertInstanceGroup: db.prepare<[string, string, number, number, Buffer, string]>(
+      'INSERT INTO instance_groups (scene_id, group_id, revision, base_revision, base, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    setInstanceRevision: db.prepare<[number, string, string, string]>('UPDATE instance_groups SET revision = ?, updated_at = ? WHERE scene_id = ? AND group_id = ?'),
+    setInstanceBase: db.prepare<[number, Buffer, string, string]>('UPDATE instance_groups SET base_revision = ?, base = ? WHERE scene_id = ? AND group_id = ?'),
+    dropInstanceLog: db.prepare<[string, string, number]>('DELETE FROM instance_changes WHERE scene_id = ? AND group_id = ? AND revision <= ?'),
+    insertInstanceChange: db.prepare<[string, string, number, string, string, string | null, string]>(
+      'INSERT INTO instance_changes (scene_id, group_id, revision, uuid, body, user_id, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    listInstanceChanges: db.prepare<[string, string, number], { revision: number; uuid: string; body: string }>(
+      'SELECT revision, uuid, body FROM instance_changes WHERE scene_id = ? AND group_id = ? AND revision > ? ORDER BY revision',
+    ),
+    instanceChangeByUuid: db.prepare<[string, string], { group_id: string; revision: number; body: string }>(
+      'SELECT group_id, revision, body FROM instance_changes WHERE scene_id = ? AND uuid = ?',
+    ),
+    deleteInstanceGroup: db.prepare<[string, string]>('DELETE FROM instance_groups WHERE scene_id = ? AND group_id = ?'),
   };
 
   const now = () => new Date().toISOString();
+
+  const commitInstancesTx = db.transaction((sceneId: string, groupId: string, expected: number | null, commit: InstanceCommit): boolean => {
+    const current = sql.instanceRevision.get(sceneId, groupId);
+    if ((current?.revision ?? null) !== expected) return false;
+    const at = now();
+    if (!current) {
+      if (!sql.sceneExists.get(sceneId)) throw new StoreError('BAD_ID', `Scene '${sceneId}' not found`);
+      if (!commit.base) throw new StoreError('BAD_DOCUMENT', `Instanced group '${groupId}' needs a base set to be created`);
+      sql.insertInstanceGroup.run(sceneId, groupId, commit.revision, commit.base.revision, Buffer.from(commit.base.bytes.buffer, commit.base.bytes.byteOffset, commit.base.bytes.byteLength), at);
+    } else {
+      sql.setInstanceRevision.run(commit.revision, at, sceneId, groupId);
+      if (commit.base) sql.setInstanceBase.run(commit.base.revision, Buffer.from(commit.base.bytes.buffer, commit.base.bytes.byteOffset, commit.base.bytes.byteLength), sceneId, groupId);
+    }
+    if (commit.base) sql.dropInstanceLog.run(sceneId, groupId, commit.base.revision - INSTANCE_LOG_KEPT);
+    for (const row of commit.rows) sql.insertInstanceChange.run(sceneId, groupId, row.revision, row.uuid, row.body, commit.userId ?? null, at);
+    return true;
+  });
 
   function sceneAt(id: string): SceneDoc | undefined {
     const row = sql.getScene.get(id);
@@ -240,6 +280,43 @@ export async function openSqliteStore(dataDir: string, options: SqliteOptions = 
     async listMutations(modelId, options = {}) {
       assertId('model', modelId);
       return listTx.deferred(modelId, options.after ?? 0, options.limit ?? -1);
+    },
+
+    async getInstanceGroup(sceneId, groupId) {
+      assertId('scene', sceneId);
+      const row = sql.instanceGroup.get(sceneId, groupId);
+      return row ? { revision: row.revision, baseRevision: row.base_revision, base: new Uint8Array(row.base.buffer, row.base.byteOffset, row.base.byteLength) } : undefined;
+    },
+
+    async instanceGroupRevision(sceneId, groupId) {
+      assertId('scene', sceneId);
+      const row = sql.instanceRevision.get(sceneId, groupId);
+      return row ? { revision: row.revision, baseRevision: row.base_revision } : undefined;
+    },
+
+    async listInstanceChanges(sceneId, groupId, afterRevision) {
+      assertId('scene', sceneId);
+      return sql.listInstanceChanges.all(sceneId, groupId, afterRevision);
+    },
+
+    async knownInstanceChanges(sceneId, uuids) {
+      assertId('scene', sceneId);
+      const known = new Map<string, { groupId: string; revision: number; body: string }>();
+      for (const uuid of uuids) {
+        const row = sql.instanceChangeByUuid.get(sceneId, uuid);
+        if (row) known.set(uuid, { groupId: row.group_id, revision: row.revision, body: row.body });
+      }
+      return known;
+    },
+
+    async commitInstances(sceneId, groupId, expected, commit) {
+      assertId('scene', sceneId);
+      return commitInstancesTx.immediate(sceneId, groupId, expected, commit);
+    },
+
+    async deleteInstanceGroup(sceneId, groupId) {
+      assertId('scene', sceneId);
+      sql.deleteInstanceGroup.run(sceneId, groupId);
     },
 
     ...files,

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { ApplyObjectChangesRequest, applyObjectChanges, type ApplyObjectChangesResponse } from '../../protocol/scene-objects.ts';
+import { ApplyObjectChangesRequest, applyObjectChanges, type ApplyObjectChangesResponse, type SceneObjectChange } from '../../protocol/scene-objects.ts';
 import { AuthError, assertCanWriteScene, canWriteScene, requireUser } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Store } from '../store.ts';
+import { setFromMatrices, type InstanceService } from '../instances.ts';
 import { HttpError, checkId, parseBody } from './http.ts';
 
 /**
@@ -12,10 +13,11 @@ import { HttpError, checkId, parseBody } from './http.ts';
  *     Owner or editor of the scene (canWriteScene, checked before and inside the transaction).
  *     The batch is validated whole (400 naming the field), then applied in order in one
  *     transaction; idempotent by change uuid (a repeated change is skipped). Each change puts or
- *     removes one object: one changed light never rewrites the others.
+ *     removes one object: one changed light never rewrites the others. An instanced asset
+ *     group's inline matrices go to the instance store (routes/instances.ts), not the document.
  */
-export default async function sceneObjectRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
-  const { store } = opts;
+export default async function sceneObjectRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store; instances: InstanceService }): Promise<void> {
+  const { store, instances } = opts;
   app.removeContentTypeParser('text/plain');
 
   app.post<{ Params: { id: string } }>('/v1/scenes/:id/object-changes', async (request, reply) => {
@@ -25,7 +27,34 @@ export default async function sceneObjectRoutes(app: FastifyInstance, opts: { co
     const scene = await store.getScene(id);
     if (!scene) throw new HttpError(404, `Scene '${id}' not found`);
     assertCanWriteScene(request, scene);
-    const { changes } = parseBody(ApplyObjectChangesRequest, request.body);
+    const parsed = parseBody(ApplyObjectChangesRequest, request.body).changes;
+    // Instanced asset groups keep their instances in the instance store, never in the document:
+    // inline matrices (the spec's shape) replace the group's set before the scene records the
+    // change, and a new group without them starts empty. A change the scene has seen is skipped
+    // here too, so a repeated request never puts back instances edited since.
+    const seen = new Set(scene.viewerConfig.objectChanges ?? []);
+    const removedGroups: string[] = [];
+    const changes: SceneObjectChange[] = [];
+    for (const change of parsed) {
+      if (change.type === 'putObject' && change.object.type === 'InstancedAssetGroup') {
+        const { matrices, ...object } = change.object;
+        if (!seen.has(change.uuid)) {
+          if (matrices) {
+            const set = setFromMatrices(matrices);
+            const revision = await instances.replace(id, object.uuid, set);
+            object.instanceCount = set.ids.length;
+            object.instanceRevision = revision;
+          } else if (!(await store.instanceGroupRevision(id, object.uuid))) {
+            object.instanceRevision = await instances.replace(id, object.uuid, setFromMatrices([]));
+            object.instanceCount = 0;
+          }
+        }
+        changes.push({ ...change, object });
+      } else {
+        if (change.type === 'removeObject' && !seen.has(change.uuid)) removedGroups.push(change.objectId);
+        changes.push(change);
+      }
+    }
     let applied: string[] = [];
     let skipped: string[] = [];
     const updated = await store.updateScene(id, (current) => {
@@ -42,6 +71,8 @@ export default async function sceneObjectRoutes(app: FastifyInstance, opts: { co
       return { ...current, viewerConfig: { ...current.viewerConfig, objects: result.objects, objectChanges: result.seen } };
     });
     if (!updated) throw new HttpError(404, `Scene '${id}' not found`);
+    const groups = new Set((updated.viewerConfig.objects ?? []).map((o) => o.uuid));
+    for (const groupId of removedGroups) if (!groups.has(groupId)) await instances.remove(id, groupId);
     reply.header('cache-control', 'no-store');
     const response: ApplyObjectChangesResponse = { sceneId: id, applied, skipped };
     return response;

@@ -4,6 +4,8 @@ import type { SceneDoc } from '../../protocol/scene.ts';
 import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWriteScene, isOwner, requireUser } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
 import { newId, type Store, type ThumbnailExtension } from '../store.ts';
+import type { InstanceService } from '../instances.ts';
+import { FLOATS_PER_INSTANCE } from '../../protocol/instances.ts';
 import type { Mutation } from '../../protocol/mutation.ts';
 import { HttpError, checkId, parseBody } from './http.ts';
 
@@ -33,7 +35,7 @@ function sniffImage(bytes: Uint8Array): ThumbnailExtension | undefined {
   return undefined;
 }
 
-export default async function sceneRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
+export default async function sceneRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store; instances: InstanceService }): Promise<void> {
   const { store } = opts;
   // Bodies here are JSON (or, for thumbnails, images): anything else is 415, not a string.
   app.removeContentTypeParser('text/plain');
@@ -165,6 +167,12 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
         if (after >= log.lastSeq) break;
       }
       await store.appendModel(copy._id, modelCopy);
+    }
+    // Instanced asset groups: the copy gets each group's current set (ids kept) as its base.
+    for (const group of source.viewerConfig.objects ?? []) {
+      if (group.type !== 'InstancedAssetGroup') continue;
+      const set = await opts.instances.current(source._id, group.uuid);
+      if (set) await opts.instances.replace(copy._id, group.uuid, { ...set.snapshot(), ids: set.ids.slice(0, set.count), matrices: set.matrices.slice(0, set.count * FLOATS_PER_INSTANCE) });
     }
     const stored = (await store.getScene(copy._id)) ?? copy;
     reply.code(201).header('location', `/v1/scenes/${stored._id}`).header('cache-control', 'no-store');

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { FLOATS_PER_INSTANCE, decodeInstanceSet, encodeInstanceSet } from '../../src/protocol/instances.ts';
+import { CITY, INSTANCE_DEMO_ASSETS, cityGrid, createInstanceAssetDocuments, createInstanceAssets, generateInstanceLayout, instanceCounts } from '../../src/server/demo-instances.ts';
+import { validateModel } from '../../src/server/upload/validate.ts';
+
+/** Axis-aligned bounds of a document's positions (all nodes sit at the origin). */
+function bounds(doc: import('@gltf-transform/core').Document) {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  let triangles = 0;
+  for (const mesh of doc.getRoot().listMeshes()) {
+    for (const prim of mesh.listPrimitives()) {
+      const pos = prim.getAttribute('POSITION')!;
+      for (let k = 0; k < 3; k++) {
+        min[k] = Math.min(min[k]!, pos.getMin([])[k]!);
+        max[k] = Math.max(max[k]!, pos.getMax([])[k]!);
+      }
+      triangles += prim.getIndices()!.getCount() / 3;
+    }
+  }
+  return { min, max, size: max.map((v, k) => v - min[k]!), triangles };
+}
+
+describe('instanced demo assets', () => {
+  it('are at least five valid glTF models (the upload path\'s validator: no errors, no warnings)', async () => {
+    const assets = await createInstanceAssets();
+    expect(assets.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(assets.map((a) => a.key)).size).toBe(assets.length);
+    for (const asset of assets) {
+      const report = await validateModel(asset.glb, { fileName: `${asset.key}.glb` });
+      expect({ key: asset.key, errors: report.errors, warnings: report.warnings, messages: report.messages.filter((m) => m.severity === 'error' || m.severity === 'warning') }).toEqual({
+        key: asset.key,
+        errors: 0,
+        warnings: 0,
+        messages: [],
+      });
+    }
+  });
+
+  it('are low-poly, with a few materials, real-world sizes, Y up and the origin at the base', () => {
+    const expected: Record<string, { height: [number, number]; footprint: [number, number] }> = {
+      conifer: { height: [6, 12], footprint: [2.5, 5] },
+      'broadleaf-tree': { height: [5, 9], footprint: [3, 7] },
+      car: { height: [1.3, 1.7], footprint: [1.7, 4.6] },
+      house: { height: [6, 11], footprint: [7, 10] },
+      'street-lamp': { height: [5, 8], footprint: [0.3, 2.2] },
+      bench: { height: [0.7, 1.1], footprint: [0.4, 2.2] },
+    };
+    for (const { key, doc } of createInstanceAssetDocuments()) {
+      const b = bounds(doc);
+      const materials = doc.getRoot().listMaterials().length;
+      const want = expected[key]!;
+      const footprint = Math.max(b.size[0]!, b.size[2]!);
+      expect({ key, base: Math.abs(b.min[1]!) < 1e-6, materials: materials >= 2 && materials <= 5, triangles: b.triangles >= 50 && b.triangles <= 800 }).toEqual({ key, base: true, materials: true, triangles: true });
+      expect(b.size[1], `${key} height`).toBeGreaterThanOrEqual(want.height[0]);
+      expect(b.size[1], `${key} height`).toBeLessThanOrEqual(want.height[1]);
+      expect(footprint, `${key} footprint`).toBeGreaterThanOrEqual(want.footprint[0]);
+      expect(footprint, `${key} footprint`).toBeLessThanOrEqual(want.footprint[1]);
+      // Centred on the origin in the ground plane (within a quarter of the footprint; the lamp's arm reaches out).
+      const tolerance = key === 'street-lamp' ? 1 : footprint / 4;
+      expect(Math.abs((b.min[0]! + b.max[0]!) / 2), `${key} centre x`).toBeLessThanOrEqual(tolerance);
+      expect(Math.abs((b.min[2]! + b.max[2]!) / 2), `${key} centre z`).toBeLessThanOrEqual(tolerance);
+    }
+  });
+});
+
+describe('instanced demo layout', () => {
+  function checkLayout(n: number, seed = 1) {
+    const groups = generateInstanceLayout(n, seed);
+    let total = 0;
+    for (const { key, set } of groups) {
+      const count = set.ids.length;
+      total += count;
+      expect(count, key).toBeGreaterThan(0);
+      expect(set.nextId).toBe(count);
+      expect(set.revision).toBe(0);
+      expect(set.matrices.length).toBe(count * FLOATS_PER_INSTANCE);
+      let idsInOrder = true;
+      for (let i = 0; i < count; i++) if (set.ids[i] !== i) idsInOrder = false;
+      expect(idsInOrder, `${key} ids 0..k-1`).toBe(true);
+      const m = set.matrices;
+      let bad = -1;
+      for (let i = 0; i < count && bad < 0; i++) {
+        const o = i * FLOATS_PER_INSTANCE;
+        for (let k = 0; k < FLOATS_PER_INSTANCE; k++) if (!Number.isFinite(m[o + k]!)) bad = i;
+        // On the ground (y = 0), upright (Y column vertical, X and Z columns horizontal), scaled > 0.
+        if (m[o + 10] !== 0 || m[o + 1] !== 0 || m[o + 7] !== 0 || m[o + 3] !== 0 || m[o + 5] !== 0 || !(m[o + 4]! > 0.3 && m[o + 4]! < 2)) bad = i;
+        const sx = Math.hypot(m[o]!, m[o + 2]!);
+        if (!(sx > 0.3 && sx < 2)) bad = i;
+      }
+      expect(bad, `${key}: instance ${bad} is not finite, upright and on the ground`).toBe(-1);
+    }
+    expect(total).toBe(n);
+    return groups;
+  }
+
+  it.each([1, 2, 7, 1000, 12_345])('places exactly n = %i instances, each finite, upright and on the ground', (n) => {
+    checkLayout(n);
+  });
+
+  it('shares the instances among all six assets for larger n (sums to n, none empty)', () => {
+    const counts = instanceCounts(1000);
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1000);
+    expect(Object.keys(counts)).toEqual(INSTANCE_DEMO_ASSETS.map((a) => a.key));
+    expect(generateInstanceLayout(1000).map((g) => g.key)).toEqual(INSTANCE_DEMO_ASSETS.map((a) => a.key));
+    expect(generateInstanceLayout(1).map((g) => g.key)).toEqual(['conifer']);
+    expect(() => instanceCounts(-1)).toThrow(RangeError);
+    expect(() => instanceCounts(1.5)).toThrow(RangeError);
+    expect(generateInstanceLayout(0)).toEqual([]);
+  });
+
+  it('is the same for the same seed and different for another', () => {
+    const bytes = (seed: number) => generateInstanceLayout(5000, seed).map(({ key, set }) => [key, Buffer.from(encodeInstanceSet(set)).toString('base64')]);
+    expect(bytes(7)).toEqual(bytes(7));
+    expect(bytes(7)).not.toEqual(bytes(8));
+  });
+
+  it('puts houses in the city grid, cars on the streets, lamps on the kerbs, the forest around the city', () => {
+    const groups = Object.fromEntries(generateInstanceLayout(20_000).map((g) => [g.key, g.set]));
+    const { half } = cityGrid(groups.house!.ids.length);
+    const within = (set: (typeof groups)[string], test: (x: number, z: number) => boolean) => {
+      for (let i = 0; i < set.ids.length; i++) if (!test(set.matrices[i * FLOATS_PER_INSTANCE + 9]!, set.matrices[i * FLOATS_PER_INSTANCE + 11]!)) return i;
+      return -1;
+    };
+    // Position modulo the block pitch from the city's corner: 0..12 is a street, 12..80 a block.
+    const local = (v: number) => (((v + half) % CITY.pitch) + CITY.pitch) % CITY.pitch;
+    const onStreet = (v: number) => local(v) < CITY.street;
+    expect(within(groups.house!, (x, z) => Math.abs(x) < half && Math.abs(z) < half && !onStreet(x) && !onStreet(z))).toBe(-1);
+    expect(within(groups.car!, (x, z) => Math.abs(x) <= half && Math.abs(z) <= half && (onStreet(x) || onStreet(z)))).toBe(-1);
+    expect(within(groups['street-lamp']!, (x, z) => Math.abs(x) <= half && Math.abs(z) <= half && (onStreet(x) || onStreet(z)))).toBe(-1);
+    expect(within(groups.conifer!, (x, z) => Math.max(Math.abs(x), Math.abs(z)) > half)).toBe(-1);
+    // The area grows with n: density stays about the same.
+    const extent = (n: number) => {
+      const sets = generateInstanceLayout(n);
+      let r = 0;
+      for (const { set } of sets) for (let i = 0; i < set.ids.length; i++) r = Math.max(r, Math.abs(set.matrices[i * 12 + 9]!), Math.abs(set.matrices[i * 12 + 11]!));
+      return (2 * r) ** 2 / n;
+    };
+    const small = extent(10_000);
+    const large = extent(160_000);
+    expect(large / small).toBeGreaterThan(0.6);
+    expect(large / small).toBeLessThan(1.6);
+    // Plausible: between 20 and 200 square metres per instance.
+    expect(large).toBeGreaterThan(20);
+    expect(large).toBeLessThan(200);
+  });
+
+  it('generates 1,000,000 instances in well under 2 s, and they round-trip through the binary set', () => {
+    const started = performance.now();
+    const groups = generateInstanceLayout(1_000_000);
+    const ms = performance.now() - started;
+    // Typically 0.2-0.5 s on this machine; the bound leaves room for a shared, loaded machine.
+    expect(ms).toBeLessThan(2000);
+    expect(groups.reduce((n, g) => n + g.set.ids.length, 0)).toBe(1_000_000);
+    checkLayout(1_000_000);
+    const house = groups.find((g) => g.key === 'house')!.set;
+    const back = decodeInstanceSet(encodeInstanceSet(house, { compress: true }));
+    expect(back.ids).toEqual(house.ids);
+    expect(back.matrices).toEqual(house.matrices);
+  });
+});
