@@ -192,7 +192,13 @@ const instanceIds = z
   .min(1, { error: 'ids must not be empty' });
 const floats = z.array(z.number().refine(Number.isFinite, { error: 'matrices must hold finite numbers' }), { error: 'matrices must be a list of numbers' });
 
-const base = { uuid: objectId('uuid'), createdAt: z.number().int().nonnegative(), groupId: objectId('groupId') };
+const base = {
+  /** The editor's queue key (a later change of the same key replaces a queued one); not used by the server. */
+  key: z.string().max(300).optional(),
+  uuid: objectId('uuid'),
+  createdAt: z.number().int().nonnegative(),
+  groupId: objectId('groupId'),
+};
 
 export const InstanceChange = z
   .discriminatedUnion(
