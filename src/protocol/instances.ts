@@ -19,10 +19,11 @@ import { deflateSync, inflateSync } from 'fflate';
  *   Changes set, add or remove instances by id, so moving one instance of a million sends and
  *   stores a few hundred bytes; like every change they are ordered and idempotent by change uuid.
  *
- * Ids: an instance's id is a uint32 given once and never reused in its group (nextId only grows);
- * it survives compaction, reloads and saves. A client that adds instances takes ids from the
- * group's nextId it knows; the server refuses an add whose id exists ('Instance id N already
- * exists in group G') and a set or remove whose id does not ('No instance found with id N').
+ * Ids: an instance's id is a uint32 that survives compaction, reloads and saves; new instances
+ * take ids from the group's nextId (which only grows), so an id never names two different
+ * instances, and an undone removal brings the same id back. The server refuses an add whose id
+ * is in the set ('Instance id N already exists in group G') and a set or remove whose id is not
+ * ('No instance found with id N').
  */
 
 /** Groups with at most this many instances may carry them inline as `matrices` (the spec's shape). */

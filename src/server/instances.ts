@@ -135,8 +135,9 @@ export function checkChanges(set: LiveInstanceSet, changes: readonly { change: I
   for (const { change, index } of changes) {
     for (const id of change.ids) {
       if (change.type === 'addInstances') {
+        // An id not in the set may come (back): a new one from nextId, or a removed one restored by
+        // an undo (the same instance again). An id in the set is a conflict.
         if (exists(id)) throw new InstanceChangeError(409, `changes[${index}]: Instance id ${id} already exists in group ${change.groupId}`);
-        if (id < set.nextId) throw new InstanceChangeError(409, `changes[${index}]: Instance id ${id} was used before in group ${change.groupId} (new ids start at nextId ${set.nextId})`);
         added.add(id);
         count++;
       } else {
