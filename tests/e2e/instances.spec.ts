@@ -1,0 +1,125 @@
+import { expect, test } from '@playwright/test';
+import { createInstancesScene } from '../../src/server/demo-instances-scene';
+import { loadServerConfig } from '../../src/server/config';
+import { createInstanceService } from '../../src/server/instances';
+import { canvasPixels, settled, store, underLock } from './helpers';
+
+/**
+ * Instanced asset groups in the viewer (issue 15): a generated city of 3,000 instances of the six
+ * demo assets (through the same path as `npm run demo -- instances N`: assets on the asset CDN,
+ * binary instance sets on the model service), drawn in one draw per asset part and material; a
+ * click picks the instance under it by its stable id; a group whose asset does not exist shows the
+ * red placeholder cube at each instance and a notice naming the asset.
+ */
+
+const CITY = 'e2e-instances';
+const MISSING = 'e2e-instances-missing';
+
+async function prepare(): Promise<void> {
+  const s = await store();
+  const config = loadServerConfig({ ...process.env, DATA_DIR: process.env.E2E_DATA_DIR });
+  const instances = createInstanceService(s);
+  await underLock('scene-e2e-instances', async () => {
+    if (!(await s.getScene(CITY))) await createInstancesScene({ config, store: s, instances }, 3000, { sceneId: CITY });
+    if (!(await s.getScene(MISSING))) {
+      await s.createScene({
+        _id: MISSING,
+        name: 'Missing asset',
+        viewerConfig: {
+          objects: [
+            { uuid: 'ghosts', type: 'InstancedAssetGroup', name: 'Ghosts', parent: null, position: [0, 0, 0], quaternion: [0, 0, 0, 1], scale: [1, 1, 1], visible: true, castShadow: true, assetId: 'no-such-asset', instanceCount: 3 },
+          ],
+        },
+      });
+      const m = (x: number) => [1, 0, 0, 0, 1, 0, 0, 0, 1, x, 0.5, 0];
+      await instances.replace(MISSING, 'ghosts', { ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array([...m(-2), ...m(0), ...m(2)]), nextId: 3 });
+    }
+  });
+}
+
+test.describe('instanced asset groups', () => {
+  test.beforeAll(prepare);
+
+  test('draws a city of groups in one draw per asset part, and a click picks the instance under it', async ({ page }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`/embed/${CITY}?quality=low`);
+    expect(await settled(page)).toBe('ready');
+    await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+
+    const facts = await page.evaluate(() => {
+      const viewer = (window as any).__viewer.viewer;
+      const groups = [...viewer.world.instanceGroups.values()];
+      let meshes = 0;
+      let objects = 0;
+      viewer.context.scene.traverse(() => objects++);
+      for (const g of groups) meshes += g.meshes.length;
+      return { groups: groups.length, live: groups.reduce((n: number, g: any) => n + g.live, 0), meshes, objects, drawCalls: viewer.world.stats.drawCalls, placeholders: groups.filter((g: any) => g.asset.placeholder).length };
+    });
+    expect(facts.groups).toBe(6);
+    expect(facts.live).toBe(3000);
+    expect(facts.placeholders).toBe(0);
+    // Never an Object3D per instance: the whole scene has far fewer objects than instances.
+    expect(facts.objects).toBeLessThan(200);
+    // One draw per part and material, the shadow pass at most doubling it (plus the scene's own props).
+    expect(facts.drawCalls).toBeGreaterThan(0);
+    expect(facts.drawCalls).toBeLessThanOrEqual(facts.meshes * 2 + 4);
+
+    // Click the middle of the canvas: the hit names an instance whose box holds the hit point.
+    await page.evaluate(() => {
+      const w = window as any;
+      w.__hits = [];
+      w.__viewer.viewer.events.on('hit', (h: unknown) => w.__hits.push(h));
+    });
+    const canvas = page.getByTestId('viewer-canvas');
+    const box = (await canvas.boundingBox())!;
+    // A point of the view with an instance under it (the centre may be a street): the picker's answer before the click.
+    const target = await page.evaluate(() => {
+      const viewer = (window as any).__viewer.viewer;
+      for (let j = 0; j <= 20; j++) {
+        for (let i = 0; i <= 20; i++) {
+          const x = (i - 10) / 12;
+          const y = (j - 10) / 12;
+          const hit = viewer.picker.pick(x, y);
+          if (hit && hit.groupId) return { x, y, id: hit.instanceId, group: hit.groupId };
+        }
+      }
+      return null;
+    });
+    expect(target, 'an instance is in view').not.toBeNull();
+    await page.mouse.click(box.x + ((target!.x + 1) / 2) * box.width, box.y + ((1 - target!.y) / 2) * box.height);
+    await expect.poll(() => page.evaluate(() => (window as any).__hits.length)).toBeGreaterThan(0);
+    const checked = await page.evaluate(({ x, y }) => {
+      const w = window as any;
+      const viewer = w.__viewer.viewer;
+      const event = w.__hits[w.__hits.length - 1];
+      const hit = viewer.picker.pick(x, y);
+      const group = [...viewer.world.instanceGroups.values()].find((g: any) => g.uuid === hit.groupId) as any;
+      const b = new Float32Array(6);
+      group.bvh.instanceBox(group.attribute.array, group.index.get(hit.instanceId), b);
+      const p = hit.point;
+      const inside = p.x >= b[0] - 1e-3 && p.y >= b[1] - 1e-3 && p.z >= b[2] - 1e-3 && p.x <= b[3] + 1e-3 && p.y <= b[4] + 1e-3 && p.z <= b[5] + 1e-3;
+      return { eventInstance: event.instanceId, inside };
+    }, { x: target!.x, y: target!.y });
+    expect(checked.eventInstance).toBe(target!.id);
+    expect(checked.inside).toBe(true);
+    expect(errors).toEqual([]);
+    await canvas.screenshot({ path: test.info().outputPath('instances-city.png') });
+  });
+
+  test('a group whose asset cannot be loaded shows red placeholder cubes and a notice naming the asset', async ({ page }) => {
+    await page.goto(`/embed/${MISSING}?quality=low`);
+    expect(await settled(page)).toBe('ready');
+    await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+    const group = await page.evaluate(() => {
+      const g = [...(window as any).__viewer.viewer.world.instanceGroups.values()][0] as any;
+      return { placeholder: g.asset.placeholder, live: g.live };
+    });
+    expect(group).toEqual({ placeholder: true, live: 3 });
+    await expect(page.getByText(/no-such-asset/)).toBeVisible();
+    const pixels = await canvasPixels(page);
+    expect(pixels.nonBackground).toBeGreaterThan(0.01);
+    const canvas = page.getByTestId('viewer-canvas');
+    await canvas.screenshot({ path: test.info().outputPath('instances-missing.png') });
+  });
+});

@@ -1,0 +1,68 @@
+import { BoxGeometry, Group, Matrix4, Mesh, MeshBasicMaterial } from 'three';
+import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { packMatrix } from '../../../src/protocol/instances';
+import type { ClientConfig } from '../../../src/protocol/config';
+import { assetFromGltf, assetUrl, createAssetCache, expandMatrices, fetchGroupInstances, inlineInstances, instanceSetUrl, PLACEHOLDER_COLOR, placeholderAsset } from '../../../src/scene/instance-assets';
+import type { ModelLoader } from '../../../src/scene/gltf';
+
+const config = { endpoints: { assetCdn: 'https://cdn.test/', modelService: 'https://ms.test' } } as unknown as ClientConfig;
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('instance assets', () => {
+  it('names the asset and instance set URLs', () => {
+    expect(assetUrl(config, 'crate-1')).toBe('https://cdn.test/assets/crate-1/model.3dxa');
+    expect(instanceSetUrl(config, 's1', 'g1')).toBe('https://ms.test/v1/scenes/s1/groups/g1/instances');
+  });
+
+  it('makes the red placeholder cube', () => {
+    const asset = placeholderAsset('lost');
+    expect(asset.placeholder).toBe(true);
+    expect((asset.parts[0]!.material as MeshBasicMaterial).color.getHex()).toBe(PLACEHOLDER_COLOR);
+    expect([...asset.box]).toEqual([-0.5, -0.5, -0.5, 0.5, 0.5, 0.5]);
+  });
+
+  it('bakes each mesh node transform into its part, and bounds the asset', () => {
+    const root = new Group();
+    const a = new Mesh(new BoxGeometry(1, 1, 1), new MeshBasicMaterial());
+    a.position.set(0, 2, 0);
+    root.add(a);
+    root.add(new Mesh(new BoxGeometry(2, 2, 2), new MeshBasicMaterial()));
+    const asset = assetFromGltf({ scene: root } as unknown as GLTF, 'lamp');
+    expect(asset.parts).toHaveLength(2);
+    expect(asset.parts[0]!.geometry).not.toBe(a.geometry); // a moved copy
+    expect([...asset.box]).toEqual([-1, -1, -1, 1, 2.5, 1]);
+    expect(() => assetFromGltf({ scene: new Group() } as unknown as GLTF, 'empty')).toThrow('The asset has no mesh to draw.');
+  });
+
+  it('expands 12-float matrices to three.js 4x4s', () => {
+    const m = new Matrix4().makeRotationY(0.3).setPosition(1, 2, 3);
+    const packed = new Float32Array(24);
+    packMatrix(m.elements, packed, 1);
+    const out = expandMatrices(packed);
+    expect(out).toHaveLength(32);
+    expect([...out.subarray(16)].map((v) => Math.round(v * 1e5) / 1e5)).toEqual(m.elements.map((v) => Math.round(v * 1e5) / 1e5));
+  });
+
+  it('takes inline matrices as ids 0..n-1', async () => {
+    const group = { uuid: 'g', type: 'InstancedAssetGroup', matrices: [new Matrix4().elements, new Matrix4().makeTranslation(5, 0, 0).elements] } as never;
+    const loaded = await fetchGroupInstances(config, 's', group);
+    expect([...loaded.ids]).toEqual([0, 1]);
+    expect(loaded.matrices[16 + 12]).toBe(5);
+    expect(loaded.nextId).toBe(2);
+    expect(inlineInstances([]).ids).toHaveLength(0);
+  });
+
+  it('downloads each asset once however many groups ask, and gives the placeholder with the reason when it fails', async () => {
+    const fetchMock = vi.fn(async () => new Response('nope', { status: 404, statusText: 'Not Found' }));
+    vi.stubGlobal('fetch', fetchMock);
+    const loader: ModelLoader = { parse: vi.fn(), dispose: vi.fn() };
+    const cache = createAssetCache(config, loader);
+    const [a, b] = await Promise.all([cache.get('gone'), cache.get('gone')]);
+    expect(a).toBe(b);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(a.asset.placeholder).toBe(true);
+    expect(a.error!.message).toContain('404');
+  });
+});
