@@ -25,13 +25,19 @@ import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type N
 import { History, type HistoryStep } from './history';
 import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, propertiesProblem, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
-import { createSaver, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
+import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
+import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
+import { besideMatrices, createBoxSelect, createInstanceApplier, createInstanceOutline, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
+import type { InstanceChange } from '../protocol/instances';
+import { instanceGroupByUuid } from '../engine/instances';
 
 /**
  * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
  * scene object (a light, camera or group: objectId set, modelId '').
  */
 export interface Selection {
+  /** Instances of an instanced asset group (by stable id), or null. objectId is then the group's uuid. */
+  instances?: { groupId: string; ids: number[] } | null;
   modelId: string;
   /** The scene object's uuid, or null for a model node. */
   objectId: string | null;
@@ -53,6 +59,8 @@ export interface EditorEventMap extends Record<string, unknown> {
   /** The scene changed (names, visibility): the outliner re-reads. */
   scene: undefined;
   gizmo: { mode: GizmoMode; space: GizmoSpace };
+  /** Box selection turned on or off. */
+  'box-select': { on: boolean };
   /** The scene settings after a change was applied. */
   settings: SceneSettingsValues;
 }
@@ -103,6 +111,11 @@ export interface Editor {
   /** The view now, as an initial camera (position and orbit target). */
   currentView(): { position: { x: number; y: number; z: number }; target: { x: number; y: number; z: number } };
   selectObject(uuid: string | null): void;
+  /** Selects instances of one group (replacing the selection); an empty list clears it. */
+  selectInstances(groupId: string, ids: readonly number[]): void;
+  /** Box selection: while on, a drag on the view selects the instances inside its rectangle. */
+  boxSelect: boolean;
+  setBoxSelect(on: boolean): void;
   undo(): void;
   redo(): void;
   save(): Promise<void>;
@@ -121,9 +134,9 @@ export interface Editor {
   /** The node's current values of the given properties. */
   readNode(modelId: string, nodeId: string, keys: (keyof NodeProperties)[]): NodeProperties;
   readMaterial(modelId: string, materialId: string, keys: string[]): MaterialProperties;
-  /** Delete or Backspace: hides the selected model node (updateNode visible=false, undoable). */
+  /** Delete or Backspace: hides the selected model node (updateNode visible=false, undoable), removes a scene object or the selected instances. */
   deleteSelection(): void;
-  /** Ctrl+C: copying a model node is not implemented; the person is told. */
+  /** Ctrl+C: copies the selected instances beside them (and selects the copies); a model node's copy is not implemented (told). */
   copySelection(): void;
   /** The count and date of unsaved edits from an earlier visit, or null. */
   readonly restorable: { count: number; savedAt: number } | null;
@@ -190,6 +203,19 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
 
   const objects = sceneObjectsOf(world, viewer.context.scene);
   const helpers = attachObjectHelpers(world, viewer.context.scene, objects, false);
+
+  // Instances of instanced asset groups: live in the engine, queued as instance changes.
+  const outline = createInstanceOutline(world, viewer.context.scene);
+  const instanceApplier = createInstanceApplier(world, queues, (groupId, removed) => {
+    const current = selection?.instances;
+    if (removed && current && current.groupId === groupId) {
+      const gone = new Set(removed);
+      const left = current.ids.filter((id) => !gone.has(id));
+      if (left.length !== current.ids.length) editor.selectInstances(groupId, left);
+    }
+    events.emit('scene', undefined);
+  });
+  let boxSelect = false;
 
   /** Shadow maps every casting light other than `except` needs (the sun, model lights, scene objects). */
   const otherShadowMaps = (exceptEid: number): number => {
@@ -278,6 +304,11 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     cameraInput: () => viewer.controls,
     shift: () => viewer.keys.shift,
     enabled: () => enabled,
+    onInstancesDragEnd(target, before, after) {
+      const verb = gizmo.mode === 'translate' ? 'Move' : gizmo.mode === 'rotate' ? 'Rotate' : 'Scale';
+      // The drag already moved them; executing writes the same matrices and queues the change.
+      history.execute(new SetInstancesCommand(instanceApplier, target.groupId, [...target.ids], before, after, `${verb} ${describeInstances(target.groupId, target.ids)}`));
+    },
     onDragEnd(eid, before, after) {
       const objectId = objects.uuidOf(eid);
       if (objectId) {
@@ -334,6 +365,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return selection;
     },
     select(modelId, nodeId = null) {
+      outline.show(null, []);
       if (!modelId) {
         selection = null;
         gizmo.attach(0);
@@ -419,10 +451,31 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         editor.select(null);
         return;
       }
+      outline.show(null, []);
       selection = { modelId: '', objectId: entry.data.uuid, nodeId: null, name: entry.data.name, materialId: null };
       // An ambient light has no place: no gizmo.
       gizmo.attach(entry.data.type === 'AmbientLight' ? 0 : entry.eid);
       events.emit('selection', selection);
+    },
+    selectInstances(groupId, ids) {
+      const group = instanceGroupByUuid(world, groupId);
+      const live = group ? ids.filter((id) => group.index.get(id) >= 0) : [];
+      if (!group || live.length === 0) {
+        editor.select(null);
+        return;
+      }
+      selection = { modelId: '', objectId: groupId, nodeId: null, name: describeInstances(groupId, live), materialId: null, instances: { groupId, ids: [...live] } };
+      gizmo.attachInstances({ groupId, ids: live });
+      outline.show(groupId, live);
+      events.emit('selection', selection);
+    },
+    get boxSelect() {
+      return boxSelect;
+    },
+    setBoxSelect(on) {
+      if (boxSelect === on) return;
+      boxSelect = on && enabled;
+      events.emit('box-select', { on: boxSelect });
     },
     undo() {
       if (enabled) history.undo();
@@ -513,6 +566,14 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return out as MaterialProperties;
     },
     deleteSelection() {
+      if (enabled && selection?.instances) {
+        const { groupId, ids } = selection.instances;
+        const matrices = readInstanceMatrices(groupOrThrow(world, groupId), ids);
+        const name = `Delete ${describeInstances(groupId, ids)}`;
+        editor.select(null);
+        history.execute(new RemoveInstancesCommand(instanceApplier, groupId, ids, matrices, name));
+        return;
+      }
       if (enabled && selection?.objectId) {
         editor.removeObject(selection.objectId);
         return;
@@ -524,6 +585,15 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     copySelection() {
       if (!enabled || !selection) return;
+      if (selection.instances) {
+        const { groupId, ids } = selection.instances;
+        const group = groupOrThrow(world, groupId);
+        const matrices = besideMatrices(group, ids);
+        const copies = ids.map((_, i) => group.nextId + i);
+        history.execute(new AddInstancesCommand(instanceApplier, groupId, copies, matrices, `Copy ${describeInstances(groupId, ids)}`));
+        editor.selectInstances(groupId, copies);
+        return;
+      }
       events.emit('notice', { text: ERR_EDITOR_NOT_IMPLEMENTED });
     },
     get restorable() {
@@ -536,7 +606,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       // Models the scene no longer has: told, not queued.
       const known: QueueSnapshot = {};
       for (const [modelId, list] of Object.entries(left)) {
-        if (modelId !== SETTINGS_QUEUE && modelId !== OBJECTS_QUEUE && !modelById(world, modelId)) {
+        if (modelId !== SETTINGS_QUEUE && modelId !== OBJECTS_QUEUE && modelId !== INSTANCES_QUEUE && !modelById(world, modelId)) {
           events.emit('notice', { text: `${list.length} unsaved edit(s) of model '${modelId}' were dropped: the scene no longer has that model.` });
           continue;
         }
@@ -560,6 +630,16 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
           }
           continue;
         }
+        if (modelId === INSTANCES_QUEUE) {
+          for (const change of list as unknown as InstanceChange[]) {
+            try {
+              replayInstanceChange(world, change);
+            } catch (error) {
+              events.emit('notice', { text: `An unsaved change of instances could not be shown (${(error as Error).message}); it stays queued and is sent on Save.` });
+            }
+          }
+          continue;
+        }
         const { problems } = applyMutations(world, recordOf(modelId), list);
         for (const text of problems) events.emit('notice', { text });
       }
@@ -572,6 +652,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     dispose() {
       for (const off of offs) off();
+      boxSelector.dispose();
+      outline.dispose();
       helpers.detach();
       saver.dispose();
       gizmo.dispose();
@@ -582,7 +664,9 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   // Selection by a click: the viewer raises 'hit' / 'background-hit' for clicks no tool took.
   offs.push(
     viewer.events.on('hit', (hit) => {
-      if (!enabled || gizmo.dragging || !hit.modelId) return;
+      if (!enabled || gizmo.dragging) return;
+      if (hit.groupId && hit.instanceId !== null) return void editor.selectInstances(hit.groupId, [hit.instanceId]);
+      if (!hit.modelId) return;
       editor.select(hit.modelId, hit.nodeId);
     }),
     viewer.events.on('background-hit', () => {
@@ -613,7 +697,25 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       editor.deleteSelection();
       return true;
     }),
+    viewer.keys.bind('box-select', when(() => editor.setBoxSelect(!boxSelect))),
   );
+
+  const boxSelector = createBoxSelect({
+    world,
+    container: viewer.context.renderer.domElement.parentElement ?? viewer.context.renderer.domElement,
+    canvas: viewer.context.renderer.domElement,
+    camera: () => viewer.navigation.camera,
+    cameraInput: () => viewer.controls,
+    armed: () => enabled && boxSelect,
+    onSelect: (groupId, ids) => editor.selectInstances(groupId, ids),
+    onEmpty: () => editor.select(null),
+  });
+
+  /** 'Conifers #12' or '240 Conifers'. */
+  function describeInstances(groupId: string, ids: readonly number[]): string {
+    const name = objects.get(groupId)?.data.name ?? groupId;
+    return ids.length === 1 ? `${name} #${ids[0]}` : `${ids.length} ${name}`;
+  }
   return editor;
 }
 

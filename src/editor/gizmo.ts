@@ -7,14 +7,28 @@ import { HELPER_LAYER } from '../engine/layers';
 import type { ViewerWorld } from '../engine/world';
 import { SNAP_ROTATE_RAD, SNAP_SCALE, SNAP_TRANSLATE_M } from '../protocol/editor';
 import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
+import { getInstanceBounds, getInstanceMatrix, instanceGroupByUuid, setInstanceMatrices, type InstanceGroupRecord } from '../engine/instances';
 
 export type GizmoMode = 'translate' | 'rotate' | 'scale';
 export type GizmoSpace = 'local' | 'world';
 
+/** Instances of one instanced asset group, by stable id. */
+export interface InstanceTarget {
+  groupId: string;
+  ids: readonly number[];
+}
+
 export interface NodeGizmo {
   /** Shows the gizmo on entity `eid` (0 hides it). */
   attach(eid: number): void;
+  /**
+   * Shows the gizmo on instances of a group (null hides it): at the instance's own pose for one,
+   * at the centre of their positions (world axes) for several, which then move, turn and scale
+   * together about it.
+   */
+  attachInstances(target: InstanceTarget | null): void;
   readonly eid: number;
+  readonly instances: InstanceTarget | null;
   mode: GizmoMode;
   space: GizmoSpace;
   readonly dragging: boolean;
@@ -33,6 +47,8 @@ export interface GizmoOptions {
   enabled: () => boolean;
   /** One drag ended: the local matrices (16 numbers) before and after it. */
   onDragEnd: (eid: number, before: number[], after: number[]) => void;
+  /** One drag of instances ended: their group-local matrices (16 numbers each, in the order of ids) before and after it. */
+  onInstancesDragEnd?: (target: InstanceTarget, before: Float32Array, after: Float32Array) => void;
 }
 
 const m = new Matrix4();
@@ -93,7 +109,65 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     return pointer;
   };
 
+  // Instances: their group, their group-local matrices at the drag's start, and the pivot's
+  // world matrix then (the drag's change is pivotNow * pivotStart^-1, applied in world space).
+  let target: InstanceTarget | null = null;
+  let group: InstanceGroupRecord | null = null;
+  let startLocal = new Float32Array(0);
+  let working = new Float32Array(0);
+  const pivotStartInverse = new Matrix4();
+  const groupInverse = new Matrix4();
+  const delta = new Matrix4();
+  const im = new Matrix4();
+  const ib = new Box3();
+
+  const readInstances = (out: Float32Array) => {
+    if (!group || !target) return;
+    for (let i = 0; i < target.ids.length; i++) {
+      getInstanceMatrix(group, target.ids[i]!, im);
+      for (let k = 0; k < 16; k++) out[i * 16 + k] = im.elements[k]!;
+    }
+  };
+
+  /** The pivot's pose: one instance's own world pose, or the centre of several, world axes. */
+  const loadInstancePivot = () => {
+    if (!group || !target) return;
+    proxyParent.matrixWorld.identity();
+    if (target.ids.length === 1) {
+      getInstanceMatrix(group, target.ids[0]!, im).premultiply(group.object.matrixWorld);
+      im.decompose(proxy.position, proxy.quaternion, proxy.scale);
+    } else {
+      proxy.position.set(0, 0, 0);
+      for (const id of target.ids) {
+        getInstanceMatrix(group, id, im).premultiply(group.object.matrixWorld);
+        proxy.position.x += im.elements[12]!;
+        proxy.position.y += im.elements[13]!;
+        proxy.position.z += im.elements[14]!;
+      }
+      proxy.position.multiplyScalar(1 / target.ids.length);
+      proxy.quaternion.identity();
+      proxy.scale.set(1, 1, 1);
+    }
+    proxy.updateMatrixWorld(true);
+  };
+
+  const writeInstances = () => {
+    if (!group || !target) return;
+    proxy.updateMatrixWorld(true);
+    delta.multiplyMatrices(proxy.matrixWorld, pivotStartInverse);
+    groupInverse.copy(group.object.matrixWorld).invert();
+    // local' = G^-1 * delta * G * local
+    delta.premultiply(groupInverse).multiply(group.object.matrixWorld);
+    for (let i = 0; i < target.ids.length; i++) {
+      im.fromArray(startLocal, i * 16).premultiply(delta);
+      for (let k = 0; k < 16; k++) working[i * 16 + k] = im.elements[k]!;
+    }
+    setInstanceMatrices(world, group, target.ids, working);
+    boxDue = true;
+  };
+
   const loadProxy = () => {
+    if (target) return loadInstancePivot();
     const parent = Transform.parent[eid];
     if (parent) proxyParent.matrixWorld.fromArray(Transform.world, parent * 16);
     else proxyParent.matrixWorld.identity();
@@ -104,6 +178,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   };
 
   const writeEntity = () => {
+    if (target) return writeInstances();
     if (!eid) return;
     const p = eid * 3;
     const r = eid * 4;
@@ -132,6 +207,13 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   const endDrag = (p: PointerEvent | null) => {
     if (!controls.dragging) return;
     controls.pointerUp(p as PointerEvent);
+    if (target) {
+      const after = new Float32Array(startLocal.length);
+      readInstances(after);
+      if (after.some((v, i) => v !== startLocal[i])) options.onInstancesDragEnd?.(target, startLocal.slice(), after);
+      world.render.needsRender = true;
+      return;
+    }
     const after = localMatrixOf(eid);
     if (after.some((v, i) => v !== before[i])) options.onDragEnd(eid, before.slice(), after);
     world.render.needsRender = true;
@@ -139,7 +221,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
 
   const pointerInput = attachPointerInput(world, options.container, options.canvas, options.cameraInput, {
     grab(x, y) {
-      if (!eid || !options.enabled()) return false;
+      if ((!eid && !target) || !options.enabled()) return false;
       controls.camera = options.camera();
       loadProxy();
       const p = toPointer(x, y);
@@ -147,6 +229,11 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       if (controls.axis === null) return false;
       controls.pointerDown(p);
       if (!controls.dragging) return false;
+      if (target) {
+        readInstances(startLocal);
+        pivotStartInverse.copy(proxy.matrixWorld).invert();
+        return true;
+      }
       before = localMatrixOf(eid, before);
       return true;
     },
@@ -165,7 +252,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     shiftClick() {},
     doubleClick() {},
     hover(x, y) {
-      if (!eid || controls.dragging) return;
+      if ((!eid && !target) || controls.dragging) return;
       const axis = controls.axis;
       controls.camera = options.camera();
       controls.pointerHover(toPointer(x, y));
@@ -184,6 +271,19 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   const removeStep = addFrameStep(world, 'helpers', {
     name: 'editor gizmo',
     run() {
+      if (target) {
+        controls.camera = options.camera();
+        // The group went away (an undo of its creation, a reload): nothing to hold.
+        if (!group || instanceGroupByUuid(world, target.groupId) !== group) return void api.attachInstances(null);
+        if (!controls.dragging) loadProxy();
+        if (boxDue || world.transform.changed > 0) {
+          boxDue = false;
+          box.makeEmpty();
+          for (const id of target.ids) box.union(getInstanceBounds(group, id, ib));
+          boxHelper.visible = !box.isEmpty();
+        }
+        return;
+      }
       if (!eid) return;
       controls.camera = options.camera();
       if (!controls.dragging) loadProxy();
@@ -198,10 +298,12 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     },
   });
 
-  return {
+  const api: NodeGizmo = {
     attach(next) {
       // A key that changes the selection mid-drag (Delete, Escape...): the move so far is kept.
       endDrag(null);
+      target = null;
+      group = null;
       eid = next;
       if (eid && world.objects[eid]) {
         loadProxy();
@@ -214,8 +316,29 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       }
       world.render.needsRender = true;
     },
+    attachInstances(next) {
+      endDrag(null);
+      eid = 0;
+      group = next ? instanceGroupByUuid(world, next.groupId) : null;
+      target = group && next && next.ids.length > 0 ? { groupId: next.groupId, ids: [...next.ids] } : null;
+      if (target) {
+        startLocal = new Float32Array(target.ids.length * 16);
+        working = new Float32Array(target.ids.length * 16);
+        loadProxy();
+        controls.attach(proxy);
+        boxDue = true;
+      } else {
+        group = null;
+        controls.detach();
+        boxHelper.visible = false;
+      }
+      world.render.needsRender = true;
+    },
     get eid() {
       return eid;
+    },
+    get instances() {
+      return target;
     },
     get mode() {
       return controls.mode as GizmoMode;
@@ -245,4 +368,5 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       (boxHelper.material as { dispose(): void }).dispose();
     },
   };
+  return api;
 }

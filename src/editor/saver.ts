@@ -45,6 +45,11 @@ export interface QueueStore {
 export const OBJECTS_QUEUE = '@objects';
 /** The queue of the scene settings (one entry: the whole settings, sent by PATCH viewer-config). */
 export const SETTINGS_QUEUE = '@settings';
+/** The queue of instance changes of instanced asset groups (POST instance-changes). */
+export const INSTANCES_QUEUE = '@instances';
+
+/** Scene objects are saved before their instances (a new group exists before its first change). */
+const SAVE_ORDER = (id: string) => (id === OBJECTS_QUEUE ? 0 : id === INSTANCES_QUEUE ? 1 : 2);
 
 export interface SaverOptions {
   queues: MutationQueues;
@@ -125,9 +130,11 @@ export function createSaver(options: SaverOptions): Saver {
     const [url, method, body] =
       modelId === OBJECTS_QUEUE
         ? [`${scene}/object-changes`, 'POST', { changes: batch }]
-        : modelId === SETTINGS_QUEUE
+        : modelId === INSTANCES_QUEUE
+          ? [`${scene}/instance-changes`, 'POST', { changes: batch }]
+          : modelId === SETTINGS_QUEUE
           ? [`${scene}/viewer-config`, 'PATCH', { scene: (batch[batch.length - 1] as unknown as { properties: unknown }).properties }]
-          : [`${base}/v1/models/${encodeURIComponent(modelId)}/apply-mutations`, 'POST', { mutations: batch }];
+            : [`${base}/v1/models/${encodeURIComponent(modelId)}/apply-mutations`, 'POST', { mutations: batch }];
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -151,6 +158,8 @@ export function createSaver(options: SaverOptions): Saver {
     if (response.status === 403) throw new SaveError(`You may not change this scene: ${detail}`, 'forbidden');
     if (response.status === 404) throw new SaveError(`The model service has no such model or scene: ${detail}`, 'not-found');
     if (response.status === 413) throw new SaveError(`The server refused an edit as too large: ${detail}`, 'too-large');
+    // An instance id that exists already (another editor added it): sending again cannot help.
+    if (response.status === 409 && modelId === INSTANCES_QUEUE) throw new SaveError(`The server refused an edit: ${detail}`, 'refused');
     throw new SaveError(`The model service failed (${detail}); retrying.`, 'retry');
   };
 
@@ -202,7 +211,7 @@ export function createSaver(options: SaverOptions): Saver {
     // A failure on one model does not stop saving the others; only 401 (sign in again) stops all.
     let failure: SaveError | null = null;
     let retry = false;
-    models: for (const modelId of queues.models()) {
+    models: for (const modelId of [...queues.models()].sort((a, b) => SAVE_ORDER(a) - SAVE_ORDER(b))) {
       // Batch after batch of this model, until its queue is empty or a batch keeps mutations queued.
       for (;;) {
         const batch = queues.takeBatch(modelId);

@@ -43,6 +43,8 @@ export interface HitEventData {
   materialId: string | null;
   materialName: string;
   instanceId: number | null;
+  /** The instanced asset group hit (its scene object uuid; instanceId is the instance's stable id), else null. */
+  groupId: string | null;
 }
 
 /**

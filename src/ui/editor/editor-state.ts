@@ -20,6 +20,8 @@ export interface EditorUiState {
   history: { steps: HistoryStep[]; canUndo: boolean; canRedo: boolean };
   save: SaveState;
   gizmo: { mode: GizmoMode; space: GizmoSpace };
+  /** Box selection of instances is on. */
+  boxSelect: boolean;
   /** Bumped when the scene settings changed: the scene panel re-reads. */
   settingsVersion: number;
   /** Bumped when names or visibility change: the outliner re-reads. */
@@ -37,6 +39,7 @@ export function createEditorUiState(): EditorUiState {
     history: { steps: [], canUndo: false, canRedo: false },
     save: { status: 'saved', reason: null, signIn: false, pending: 0, rejected: [], retryAt: null },
     gizmo: { mode: 'translate', space: 'world' },
+    boxSelect: false,
     sceneVersion: 0,
     settingsVersion: 0,
     notices: [],
@@ -66,6 +69,7 @@ export function bindEditorState(editor: Editor, state: EditorUiState): () => voi
     editor.events.on('history', (h) => (state.history = h)),
     editor.events.on('save', (s) => (state.save = s)),
     editor.events.on('gizmo', (g) => (state.gizmo = g)),
+    editor.events.on('box-select', (b) => (state.boxSelect = b.on)),
     editor.events.on('scene', () => {
       state.sceneVersion++;
       state.restorable = editor.restorable;

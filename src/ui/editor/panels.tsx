@@ -34,6 +34,9 @@ export function Toolbar({ state }: { state: EditorUiState }) {
         <button type="button" disabled={!on} onClick={() => editor?.setGizmoSpace(snap.gizmo.space === 'world' ? 'local' : 'world')} title="Gizmo axes: world or the node's own">
           {snap.gizmo.space === 'world' ? 'World' : 'Local'}
         </button>
+        <button type="button" aria-pressed={snap.boxSelect} disabled={!on} onClick={() => editor?.setBoxSelect(!snap.boxSelect)} title={`Box select instances: drag a rectangle in the view (${key('KeyB')})`} data-testid="box-select-toggle">
+          Box select
+        </button>
       </div>
       <div className="group">
         <button type="button" disabled={!on || !snap.history.canUndo} onClick={() => editor?.undo()} title={`Undo (${key('Mod+z')})`}>
@@ -194,6 +197,7 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
   // Re-read after every history change or scene change.
   void snap.history.steps.length;
   void snap.sceneVersion;
+  if (editor && selection?.instances) return <InstancesPanel state={state} groupId={selection.instances.groupId} ids={selection.instances.ids} name={selection.name} />;
   if (editor && selection?.objectId) return <ObjectPanel state={state} uuid={selection.objectId} />;
   if (!editor || !selection) {
     return (
@@ -604,6 +608,33 @@ function ObjectPanel({ state, uuid }: { state: EditorUiState; uuid: string }) {
       <button type="button" className="danger" onClick={() => editor.removeObject(uuid)} data-testid="remove-object">
         Remove {data.name}
       </button>
+    </section>
+  );
+}
+
+/** Selected instances of an instanced asset group: what they are, and copy, delete, select the group. */
+function InstancesPanel({ state, groupId, ids, name }: { state: EditorUiState; groupId: string; ids: readonly number[]; name: string }) {
+  const editor = state.editor!;
+  const group = editor.readObject(groupId);
+  return (
+    <section className="editor-panel properties" aria-label="Properties" data-testid="instances-panel">
+      <h2>Properties</h2>
+      <p data-testid="instances-selected">{name}</p>
+      <div className="ids">
+        {ids.length === 1 ? `Instance ${ids[0]}` : `${ids.length} instances`} of {group?.name ?? groupId} · asset {group?.assetId ?? '?'}
+      </div>
+      <p className="hint">Drag the gizmo to move, turn or scale {ids.length === 1 ? 'it' : 'them together'}.</p>
+      <div className="row">
+        <button type="button" onClick={() => editor.copySelection()} title={`Copy beside (${key('Mod+c')})`} data-testid="copy-instances">
+          Copy
+        </button>
+        <button type="button" className="danger" onClick={() => editor.deleteSelection()} title={`Delete (${key('Delete')})`} data-testid="delete-instances">
+          Delete
+        </button>
+        <button type="button" onClick={() => editor.selectObject(groupId)}>
+          Select the group
+        </button>
+      </div>
     </section>
   );
 }

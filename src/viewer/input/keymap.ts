@@ -57,6 +57,7 @@ export type KeyAction =
   | 'scale-mode'
   | 'copy'
   | 'delete'
+  | 'box-select'
   | 'comment-cancel'
   | 'comment-submit';
 
@@ -106,7 +107,8 @@ export const KEY_MAP: readonly KeyBinding[] = [
   // The specification gives S to both save and scale; scale takes Shift so the two never clash.
   { action: 'scale-mode', context: 'editor', keys: ['Mod+Shift+s'], label: 'Scale with the gizmo' },
   { action: 'copy', context: 'editor', keys: ['Mod+c'], label: 'Copy the selected object' },
-  { action: 'delete', context: 'editor', keys: ['Delete', 'Backspace'], label: 'Delete the selected object' },
+  { action: 'delete', context: 'editor', keys: ['Delete', 'Backspace'], label: 'Delete the selected object or instances' },
+  { action: 'box-select', context: 'editor', keys: ['KeyB'], label: 'Box select: drag a rectangle to select the instances inside it (B again to stop)' },
 
   { action: 'comment-cancel', context: 'comment-tool', keys: ['Escape'], label: 'Close the comment being written' },
   { action: 'comment-submit', context: 'comment-tool', keys: ['Mod+Enter'], label: 'Post the comment' },

@@ -83,6 +83,7 @@ export function toHitEventData(hit: PickHit): HitEventData {
     materialId: hit.materialId,
     materialName: hit.material?.name ?? '',
     instanceId: hit.instanceId,
+    groupId: hit.groupId ?? null,
   };
 }
 

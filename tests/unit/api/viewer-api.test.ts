@@ -89,7 +89,7 @@ describe('viewer API', () => {
 
   it('forwards the viewer events as the API events', () => {
     const { events, emitted } = setup();
-    events.emit('hit', { point: { x: 1, y: 2, z: 3 }, normal: { x: 0, y: 1, z: 0 }, modelId: 'm', nodeId: '4', nodeName: 'Valve', materialId: '0', materialName: 'Steel', instanceId: null });
+    events.emit('hit', { point: { x: 1, y: 2, z: 3 }, normal: { x: 0, y: 1, z: 0 }, modelId: 'm', nodeId: '4', nodeName: 'Valve', materialId: '0', materialName: 'Steel', instanceId: null, groupId: null });
     events.emit('background-hit', { clientX: 10, clientY: 20 });
     expect(emitted.map((e) => e.event)).toEqual(['raycast', 'selection', 'background.click', 'selection']);
     expect(emitted[0].data).toMatchObject({ position: [1, 2, 3], normal: [0, 1, 0], nodeName: 'Valve', material: 'Steel' });

@@ -108,6 +108,7 @@ describe('toHitEventData', () => {
       materialId: null,
       materialName: '',
       instanceId: null,
+      groupId: null,
     });
     // Plain data: no three.js objects, survives structured cloning unchanged.
     expect(structuredClone(data)).toEqual(data);
