@@ -77,8 +77,8 @@ async function render(containerUrl: string, size: number): Promise<Blob> {
   const gltf = await loader.parse(asset, format === 'gltf' ? 'gltf' : 'glb');
   const scene = new Scene();
   scene.environment = environment;
-  scene.add(new HemisphereLight(0xffffff, 0x5a5a5a, 0.6));
-  const sun = new DirectionalLight(0xffffff, 1.6);
+  scene.add(new HemisphereLight(0xffffff, 0x5a5a5a, 0.35));
+  const sun = new DirectionalLight(0xffffff, 1.1);
   sun.position.set(3, 6, 4);
   scene.add(sun);
   scene.add(gltf.scene);
