@@ -195,4 +195,27 @@ describe('saver: the scene queues', () => {
     expect(queues.size).toBe(0);
     expect(saver.state.status).toBe('saved');
   });
+
+  it('sends instance changes to instance-changes after the scene objects (a new group exists first); a 409 is final', async () => {
+    const { OBJECTS_QUEUE, INSTANCES_QUEUE } = await import('../../../src/editor/saver');
+    const queues = new MutationQueues();
+    const calls: string[] = [];
+    let answer = 200;
+    const fetch = vi.fn(async (url: string) => {
+      calls.push(url.replace('http://svc/v1/scenes/scene-1/', ''));
+      return new Response(answer === 200 ? '{}' : JSON.stringify({ error: 'changes[0]: Instance id 4 already exists in group g' }), { status: url.endsWith('instance-changes') ? answer : 200 });
+    });
+    const saver = createSaver({ queues, modelService: 'http://svc', sceneId: 'scene-1', getToken: async () => 't', enabled: () => true, fetch: fetch as unknown as typeof globalThis.fetch });
+    // Queued instances first, then the group's object: the object still goes first.
+    queues.add(INSTANCES_QUEUE, { key: 'instances/g/add/x', uuid: 'i1', createdAt: 1, groupId: 'g', type: 'addInstances', ids: [4], matrices: new Array(12).fill(0) } as never);
+    queues.add(OBJECTS_QUEUE, { key: 'object/g', uuid: 'o1', createdAt: 1, type: 'removeObject', objectId: 'x' } as never);
+    await saver.save();
+    expect(calls).toEqual(['object-changes', 'instance-changes']);
+    answer = 409;
+    queues.add(INSTANCES_QUEUE, { key: 'instances/g/add/y', uuid: 'i2', createdAt: 2, groupId: 'g', type: 'addInstances', ids: [4], matrices: new Array(12).fill(0) } as never);
+    await saver.save();
+    expect(queues.size).toBe(0);
+    expect(saver.state.rejected.map((r) => r.reason)).toEqual(['The server refused an edit: changes[0]: Instance id 4 already exists in group g']);
+    expect(saver.state.retryAt).toBeNull();
+  });
 });
