@@ -29,7 +29,7 @@ import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type Queue
 import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
 import { besideMatrices, createBoxSelect, createInstanceApplier, createInstanceOutline, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
 import type { InstanceChange } from '../protocol/instances';
-import { instanceGroupByUuid } from '../engine/instances';
+import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type CreateInstanceGroupOptions } from '../engine/instances';
 
 /**
  * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
@@ -216,6 +216,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     events.emit('scene', undefined);
   });
   let boxSelect = false;
+  /** Instanced groups removed by an edit, kept for its undo (their asset, ids and matrices). */
+  const removedGroups = new Map<string, Pick<CreateInstanceGroupOptions, 'asset' | 'ids' | 'matrices' | 'nextId' | 'revision'>>();
 
   /** Shadow maps every casting light other than `except` needs (the sun, model lights, scene objects). */
   const otherShadowMaps = (exceptEid: number): number => {
@@ -236,9 +238,23 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         const warning = shadowMapWarning(otherShadowMaps(objects.get(uuid)?.eid ?? 0), data);
         if (warning) events.emit('notice', { text: warning });
       }
-      if (data) objects.put(data);
-      else {
+      if (data) {
+        const entry = objects.put(data);
+        // A removed instanced group put back (an undo): its instances as they were. The server
+        // keeps a removed group's set, so the saved put finds them there too.
+        const kept = removedGroups.get(uuid);
+        if (kept && data.type === 'InstancedAssetGroup' && !instanceGroupOf(world, entry.eid)) {
+          removedGroups.delete(uuid);
+          createInstanceGroup(world, entry.eid, { uuid, ...kept, castShadow: data.castShadow ?? true, receiveShadow: true });
+        }
+      } else {
         if (selection?.objectId === uuid) editor.select(null);
+        const entry = objects.get(uuid);
+        const group = entry ? instanceGroupOf(world, entry.eid) : null;
+        if (group) {
+          const ids = Array.from(instanceIds(group));
+          removedGroups.set(uuid, { asset: group.asset, ids: Uint32Array.from(ids), matrices: readInstanceMatrices(group, ids), nextId: group.nextId, revision: group.revision });
+        }
         objects.remove(uuid);
       }
       const change: SceneObjectChange = data

@@ -1,3 +1,4 @@
+import { disposeInstanceGroup } from '../engine/instances';
 import { addComponent } from 'bitecs';
 import {
   AmbientLight,
@@ -181,6 +182,8 @@ export class SceneObjects {
     }
     this.entries.delete(uuid);
     this.byEid.delete(entry.eid);
+    // An instanced asset group's meshes and records go with its object.
+    disposeInstanceGroup(world, entry.eid);
     unbindObject(world, entry.eid);
     removeTransformEntity(world, entry.eid);
     entry.object.removeFromParent();

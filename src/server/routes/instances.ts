@@ -30,6 +30,7 @@ export default async function instanceRoutes(app: FastifyInstance, opts: { confi
     const scene = await store.getScene(id);
     if (!scene) throw new HttpError(404, `Scene '${id}' not found`);
     assertCanReadScene(request, scene);
+    if (!(scene.viewerConfig.objects ?? []).some((o) => o.uuid === groupId && o.type === 'InstancedAssetGroup')) throw new HttpError(404, `Instanced group '${groupId}' not found in scene '${id}'`);
     const set = await instances.read(id, groupId);
     if (!set) throw new HttpError(404, `Instanced group '${groupId}' not found in scene '${id}'`);
     const etag = `"${groupId}-r${set.revision}"`;

@@ -33,7 +33,6 @@ export default async function sceneObjectRoutes(app: FastifyInstance, opts: { co
     // change, and a new group without them starts empty. A change the scene has seen is skipped
     // here too, so a repeated request never puts back instances edited since.
     const seen = new Set(scene.viewerConfig.objectChanges ?? []);
-    const removedGroups: string[] = [];
     const changes: SceneObjectChange[] = [];
     for (const change of parsed) {
       if (change.type === 'putObject' && change.object.type === 'InstancedAssetGroup') {
@@ -51,7 +50,8 @@ export default async function sceneObjectRoutes(app: FastifyInstance, opts: { co
         }
         changes.push({ ...change, object });
       } else {
-        if (change.type === 'removeObject' && !seen.has(change.uuid)) removedGroups.push(change.objectId);
+        // A removed group's set stays (an undo puts the group back with its instances); the
+        // instances of a group the scene does not list are not served.
         changes.push(change);
       }
     }
@@ -71,8 +71,6 @@ export default async function sceneObjectRoutes(app: FastifyInstance, opts: { co
       return { ...current, viewerConfig: { ...current.viewerConfig, objects: result.objects, objectChanges: result.seen } };
     });
     if (!updated) throw new HttpError(404, `Scene '${id}' not found`);
-    const groups = new Set((updated.viewerConfig.objects ?? []).map((o) => o.uuid));
-    for (const groupId of removedGroups) if (!groups.has(groupId)) await instances.remove(id, groupId);
     reply.header('cache-control', 'no-store');
     const response: ApplyObjectChangesResponse = { sceneId: id, applied, skipped };
     return response;

@@ -107,9 +107,13 @@ describe('instanced asset group routes', () => {
     expect(decodeInstanceSet(new Uint8Array(await (await get(ada, 'trees')).arrayBuffer())).ids).toHaveLength(3);
   });
 
-  it('removing the group object removes its instances', async () => {
+  it('a removed group is not served, and keeps its set so that putting it back (an undo) restores its instances', async () => {
     expect((await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [{ key: 'object/trees', uuid: 'o9', createdAt: 2, type: 'removeObject', objectId: 'trees' }] })).status).toBe(200);
     expect((await get(ada, 'trees')).status).toBe(404);
-    expect(await server.store.instanceGroupRevision(sceneId, 'trees')).toBeUndefined();
+    const back = putGroup('o10', 'trees');
+    expect((await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [back] })).status).toBe(200);
+    const set = decodeInstanceSet(new Uint8Array(await (await get(ada, 'trees')).arrayBuffer()));
+    expect([...set.ids].sort()).toEqual([0, 1, 2]);
+    expect(set.matrices[1 * FLOATS_PER_INSTANCE + 9]).toBe(9);
   });
 });
