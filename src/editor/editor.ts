@@ -1,6 +1,7 @@
 import type { Material, Mesh, Object3D } from 'three';
 import { query } from 'bitecs';
 import { Color, Matrix4, Quaternion, Texture, Vector2, Vector3 } from 'three';
+import type { InstanceGroupRecord } from '../engine/instances';
 import { Light, Shadows, Transform, Visibility } from '../../components';
 import { materialById, modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
 import type { ModelRecord } from '../engine/world';
@@ -29,7 +30,7 @@ import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type Queue
 import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
 import { besideMatrices, createBoxSelect, createInstanceApplier, createInstanceOutline, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
 import type { InstanceChange } from '../protocol/instances';
-import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type CreateInstanceGroupOptions } from '../engine/instances';
+import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type CreateInstanceGroupOptions, type InstanceAsset } from '../engine/instances';
 
 /**
  * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
@@ -77,6 +78,8 @@ export interface EditorOptions {
   clock?: () => number;
   /** The scene's saved settings (viewerConfig.scene): a settings change saves them with the changed fields. */
   sceneSettings?: Record<string, unknown>;
+  /** Loads an asset of the asset CDN (the viewer's cache) for placing it. */
+  loadAsset?: (assetId: string) => Promise<{ asset: InstanceAsset; error?: Error | null }>;
 }
 
 export interface Editor {
@@ -113,6 +116,11 @@ export interface Editor {
   selectObject(uuid: string | null): void;
   /** Selects instances of one group (replacing the selection); an empty list clears it. */
   selectInstances(groupId: string, ids: readonly number[]): void;
+  /**
+   * Puts one instance of an asset of the asset CDN where the view looks (the asset library's
+   * Place): into the scene's group of that asset, or a new group; one undoable step; selected.
+   */
+  placeAsset(assetId: string, name?: string): Promise<void>;
   /** Box selection: while on, a drag on the view selects the instances inside its rectangle. */
   boxSelect: boolean;
   setBoxSelect(on: boolean): void;
@@ -216,6 +224,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     events.emit('scene', undefined);
   });
   let boxSelect = false;
+  /** Assets placed from the library in this session, by id (a new group of one is drawn with it). */
+  const placedAssets = new Map<string, InstanceAsset>();
   /** Instanced groups removed by an edit, kept for its undo (their asset, ids and matrices). */
   const removedGroups = new Map<string, Pick<CreateInstanceGroupOptions, 'asset' | 'ids' | 'matrices' | 'nextId' | 'revision'>>();
 
@@ -246,6 +256,9 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         if (kept && data.type === 'InstancedAssetGroup' && !instanceGroupOf(world, entry.eid)) {
           removedGroups.delete(uuid);
           createInstanceGroup(world, entry.eid, { uuid, ...kept, castShadow: data.castShadow ?? true, receiveShadow: true });
+        } else if (data.type === 'InstancedAssetGroup' && !instanceGroupOf(world, entry.eid) && placedAssets.has(data.assetId!)) {
+          // A group made in this editor (Place): empty until its first instance is added.
+          createInstanceGroup(world, entry.eid, { uuid, asset: placedAssets.get(data.assetId!)!, ids: new Uint32Array(0), matrices: new Float32Array(0), castShadow: data.castShadow ?? true, receiveShadow: true });
         }
       } else {
         if (selection?.objectId === uuid) editor.select(null);
@@ -484,6 +497,33 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       gizmo.attachInstances({ groupId, ids: live });
       outline.show(groupId, live);
       events.emit('selection', selection);
+    },
+    async placeAsset(assetId, name) {
+      if (!enabled) throw new Error('The editor is disabled: enable it to place assets.');
+      const focus = viewFocus(world, new Vector3());
+      const place = new Matrix4().makeTranslation(focus.x, focus.y, focus.z);
+      let existing: InstanceGroupRecord | null = null;
+      for (const g of world.instanceGroups.values()) if (g.asset.assetId === assetId && !g.asset.placeholder && objects.get(g.uuid)) existing = g;
+      if (existing) {
+        const local = new Matrix4().copy(existing.object.matrixWorld).invert().multiply(place);
+        const id = existing.nextId;
+        history.execute(new AddInstancesCommand(instanceApplier, existing.uuid, [id], new Float32Array(local.elements), `Place ${describeInstances(existing.uuid, [id])}`));
+        editor.selectInstances(existing.uuid, [id]);
+        return;
+      }
+      const loaded = options.loadAsset ? await options.loadAsset(assetId) : null;
+      if (!loaded || loaded.error || loaded.asset.placeholder) {
+        events.emit('notice', { text: `The asset "${name ?? assetId}" could not be placed: ${loaded?.error?.message ?? 'it could not be loaded'}` });
+        return;
+      }
+      placedAssets.set(assetId, loaded.asset);
+      const uuid = newUuid();
+      const base = defaultSceneObject('InstancedAssetGroup', uuid, name ?? assetId);
+      const data: SceneObject = { ...base, assetId };
+      const create = new SetObjectCommand(objectApplier, uuid, null, data);
+      const first = new AddInstancesCommand(instanceApplier, uuid, [0], new Float32Array(place.elements), `Place ${data.name}`);
+      history.execute(new MultiCommand([create, first], `Place ${data.name}`));
+      editor.selectInstances(uuid, [0]);
     },
     get boxSelect() {
       return boxSelect;

@@ -168,7 +168,8 @@ export function expandMatrices(packed: Float32Array): Float32Array {
  */
 export async function fetchGroupInstances(config: ClientConfig, sceneId: string, object: SceneObject, signal?: AbortSignal): Promise<LoadedInstances> {
   if (object.matrices) return inlineInstances(object.matrices, object.instanceRevision ?? 0);
-  if (object.instanceCount === 0) return { ids: new Uint32Array(0), matrices: new Float32Array(0), nextId: 0, revision: object.instanceRevision ?? 0 };
+  // instanceCount is as of the group's last putObject (instance changes do not rewrite the scene):
+  // the set is always asked for.
   const url = instanceSetUrl(config, sceneId, object.uuid);
   const response = await fetch(url, { signal, headers: { Accept: INSTANCE_SET_MIME } });
   if (!response.ok) throw new Error(`${url} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);

@@ -16,7 +16,7 @@ import { createAnimationControl, type ViewerAnimations } from './animation-contr
 import { Emitter, type ViewerEventMap } from './events';
 import { createKeyboard, type Keyboard } from './input/keyboard';
 import { loadScene, type LoadCallbacks } from './load';
-import { createAssetCache, type AssetCache } from '../scene/instance-assets';
+import { createAssetCache, type AssetCache, type LoadedAsset } from '../scene/instance-assets';
 import { createNavigation, type FitOptions, type Navigation } from './navigation';
 import { createOrientationGizmo, type OrientationGizmo } from './orientation-gizmo';
 import { createPicker, type ViewerPicker } from './picking';
@@ -73,6 +73,8 @@ export interface Viewer {
   /** The loaded models' animations (play, pause, resume, stop, speed); changes go out as 'animation' events. */
   readonly animations: ViewerAnimations;
   loadScene(config: ClientConfig, scene: SceneDoc, callbacks?: LoadCallbacks): Promise<LoadSceneResult>;
+  /** An asset of the asset CDN for instanced groups, through the viewer's cache (one download per asset). */
+  instanceAsset(config: ClientConfig, assetId: string): Promise<LoadedAsset>;
   /**
    * Frames every loaded model (the frame's systems run first, so every world matrix is current):
    * from the three-quarter view, or from the current direction with `keepDirection` (the Fit button).
@@ -202,6 +204,9 @@ export function createViewer(options: ViewerOptions): Viewer {
     picker,
     tools,
     animations,
+    instanceAsset(config, assetId) {
+      return assetsFor(config).get(assetId);
+    },
     async loadScene(config, scene, callbacks = {}) {
       try {
         const result = await loadScene(

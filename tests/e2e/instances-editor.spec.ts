@@ -4,7 +4,8 @@ import { loadServerConfig } from '../../src/server/config';
 import { ensureDemoAssets } from '../../src/server/demo-instances-scene';
 import { createInstanceService } from '../../src/server/instances';
 import { decodeInstanceSet } from '../../src/protocol/instances';
-import { store, underLock } from './helpers';
+import { join } from 'node:path';
+import { MODELS, store, underLock } from './helpers';
 import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
 
 /**
@@ -212,4 +213,34 @@ test('box selection takes the instances inside the rectangle, and moves them tog
   await expect(page.getByTestId('history')).toContainText('Move 2 Houses');
   await page.keyboard.press('Control+z');
   await expect.poll(() => engineInstances(page)).toEqual(before);
+});
+
+test("the editor's asset library uploads an asset and Place puts it in the view as a new group; saved, it is there after a reload", async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signIn(page, `/edit/${SCENE}`);
+  await ready(page);
+  const library = page.getByTestId('editor-assets');
+  await library.getByLabel('Choose asset files').setInputFiles(join(MODELS, 'Duck.glb'));
+  await expect(library.getByText("Duck.glb is in your assets as 'Duck'.")).toBeVisible({ timeout: 60_000 });
+  const groupsBefore = await page.evaluate(() => (window as any).__viewer.viewer.world.instanceGroups.size);
+  await library.getByRole('button', { name: 'Place Duck' }).first().click();
+  await expect.poll(() => page.evaluate(() => (window as any).__viewer.viewer.world.instanceGroups.size)).toBe(groupsBefore + 1);
+  const placed = await page.evaluate(() => (window as any).__editor.selection?.instances ?? null);
+  expect(placed?.ids).toEqual([0]);
+  await expect(page.getByTestId('history')).toContainText('Place');
+  // The focus is on the library's button (keys belong to the view): the toolbar's Save.
+  await page.getByTestId('save').click();
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+  await page.reload();
+  await ready(page);
+  await expect
+    .poll(() =>
+      page.evaluate((uuid) => {
+        const g = [...(window as any).__viewer.viewer.world.instanceGroups.values()].find((r: any) => r.uuid === uuid) as any;
+        return g ? { live: g.live, placeholder: g.asset.placeholder } : null;
+      }, placed.groupId),
+    )
+    .toEqual({ live: 1, placeholder: false });
+  expect(errors).toEqual([]);
 });

@@ -10,6 +10,7 @@ import { ShortcutsOverlay } from '../ShortcutsOverlay';
 import { addEditorNotice, bindEditorState, createEditorUiState, type EditorUiState } from './editor-state';
 import { HistoryPanel, Outliner, PropertiesPanel, StatusBar, Toolbar } from './panels';
 import { ScenePanel } from './scene-panel';
+import { AssetLibrary } from '../AssetLibrary';
 import './editor.css';
 
 /** The editor screen, /edit/{sceneId}: the viewer's canvas with the outliner, properties, history, toolbar and status bar. */
@@ -56,7 +57,7 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
         return null;
       });
       if (cancelled) return;
-      editor = createEditor(viewer, { sceneId, modelService: config.endpoints.modelService, getToken: () => getToken(), store, restorable, sceneSettings: scene.viewerConfig?.scene });
+      editor = createEditor(viewer, { sceneId, modelService: config.endpoints.modelService, getToken: () => getToken(), store, restorable, sceneSettings: scene.viewerConfig?.scene, loadAsset: (assetId) => viewer.instanceAsset(config, assetId) });
       unbind = bindEditorState(editor, state);
       editor.enable();
       exposeEditor(editor);
@@ -107,6 +108,16 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
         {ready && viewer && <PropertiesPanel state={state} />}
         {ready && viewer && <ScenePanel state={state} />}
         {ready && <HistoryPanel state={state} />}
+        {ready && (
+          <section className="editor-panel assets" aria-label="Assets" data-testid="editor-assets">
+            <h2>Assets</h2>
+            <AssetLibrary
+              signedIn
+              returnTo={`/edit/${sceneId}`}
+              onPlace={(assetId) => void state.editor?.placeAsset(assetId).catch((error: unknown) => addEditorNotice(state, `The asset could not be placed: ${(error as Error).message}`))}
+            />
+          </section>
+        )}
       </aside>
       <StatusBar state={state} sceneId={sceneId} />
     </div>
