@@ -103,21 +103,26 @@ export interface PagesServer {
   hostUrl(src: string): string;
   /** The plain page for the GLB registered as `name`, on http://127.0.0.1:{port}. */
   plainUrl(name: string): string;
+  /** Any path of this server on the plain page's origin (http://127.0.0.1:{port}). */
+  url(path: string): string;
   close(): Promise<void>;
 }
 
 /**
  * Serves /host.html?src=..., /plain.html?glb=NAME, /models/NAME.glb (from `glbs`, in memory) and
  * /three/** (node_modules/three, read from disk on each request like a static server). No
- * compression, no caching headers: every run uses a fresh browser profile anyway.
+ * compression, no caching headers: every run uses a fresh browser profile anyway. `extra`: more
+ * files by path (another benchmark's pages and data), served the same way on both origins.
  */
-export async function startPagesServer(glbs: Record<string, Uint8Array>): Promise<PagesServer> {
+export async function startPagesServer(glbs: Record<string, Uint8Array>, extra: Record<string, { type: string; body: string | Uint8Array }> = {}): Promise<PagesServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const send = (status: number, type: string, body: string | Uint8Array) => {
       res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
       res.end(body);
     };
+    const file = extra[url.pathname];
+    if (file) return send(200, file.type, file.body);
     if (url.pathname === '/host.html') return send(200, TYPES['.html'], hostPage(url.searchParams.get('src') ?? 'about:blank'));
     // No icon (a 404 would show up among the pages' console errors).
     if (url.pathname === '/favicon.ico') return send(200, 'image/x-icon', new Uint8Array(0));
@@ -165,6 +170,7 @@ export async function startPagesServer(glbs: Record<string, Uint8Array>): Promis
     port,
     hostUrl: (src) => `http://localhost:${port}/host.html?src=${encodeURIComponent(src)}`,
     plainUrl: (name) => `http://127.0.0.1:${port}/plain.html?glb=${encodeURIComponent(name)}`,
+    url: (path) => `http://127.0.0.1:${port}${path}`,
     close: () =>
       new Promise((res) => {
         server.closeAllConnections();

@@ -34,6 +34,7 @@ export function transformSystem(world: ViewerWorld): ViewerWorld {
   }
   t.anyDirty = false;
   t.changed = changed;
+  t.epoch++;
   return world;
 }
 
@@ -41,6 +42,7 @@ function clearChanged(world: ViewerWorld): void {
   const { order, count } = world.transform;
   for (let i = 0; i < count; i++) CHANGED[order[i]] = 0;
   world.transform.changed = 0;
+  world.transform.epoch++;
 }
 
 /** W[e] = W[p] * compose(P[e], R[e], S[e]) (or the local matrix alone for a root), column-major. */

@@ -25,7 +25,8 @@ import type { ViewerWorld } from './world';
  *   index     InstanceIndex  id -> slot (open addressing, src/engine/instance-index.ts)
  *   matrices  Float32Array 16 floats a slot, group-local: the array of one InstancedBufferAttribute
  *             shared by every mesh of the group (one GPU buffer)
- *   bvh       InstanceBVH  the instances' bounds, for picking (src/engine/instance-bvh.ts)
+ *   bvh       InstanceBVH  the instances' bounds, for picking (src/engine/instance-bvh.ts); built
+ *             lazily (idle time after the first picture, or the first pick that reaches the group)
  *
  * Drawing: one InstancedMesh per asset primitive (x material, a multi-material primitive draws
  * once per material), children of the group's Object3D, so the group's transform (written by the
@@ -94,7 +95,11 @@ export interface CreateInstanceGroupOptions {
   asset: InstanceAsset;
   /** Instance ids in slot order. */
   ids: Uint32Array;
-  /** 16 floats per instance (three.js order), group-local, in the order of ids. */
+  /**
+   * Group-local matrices in the order of ids: 16 floats per instance (three.js order), or 12 (the
+   * instance set's packed form: three columns and the translation, src/protocol/instances.ts),
+   * copied straight into the group's buffer.
+   */
   matrices: Float32Array;
   nextId?: number;
   revision?: number;
@@ -118,10 +123,12 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
   if (!object) throw new Error(`Entity ${eid} has no object to hold an instanced asset group.`);
   if (world.instanceGroups.has(eid)) disposeInstanceGroup(world, eid);
   const n = options.ids.length;
-  if (options.matrices.length !== n * 16) throw new Error(`An instanced asset group of ${n} instances needs ${n * 16} matrix values, not ${options.matrices.length}.`);
+  const packed = options.matrices.length === n * 12 && n > 0;
+  if (!packed && options.matrices.length !== n * 16) throw new Error(`An instanced asset group of ${n} instances needs ${n * 16} matrix values (or ${n * 12} packed), not ${options.matrices.length}.`);
   const capacity = capacityFor(n);
   const array = new Float32Array(capacity * 16);
-  array.set(options.matrices);
+  if (packed) unpackInto(options.matrices, array, n);
+  else array.set(options.matrices);
   const attribute = new InstancedBufferAttribute(array, 16);
   attribute.setUsage(DynamicDrawUsage);
   const ids = new Uint32Array(capacity);
@@ -134,6 +141,8 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     index.set(id, slot);
     if (id >= nextId) nextId = id + 1;
   }
+  // The bounds index is built when first needed (a pick, or idle time after the first frame:
+  // buildPendingBounds), never before the first picture: stale until then.
   const bvh = new InstanceBVH(options.asset.box);
   bvh.matrices = array;
   const group: InstanceGroupRecord = {
@@ -155,7 +164,6 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     dirtyMin: Infinity,
     dirtyMax: -1,
   };
-  bvh.build(array, n, (slot) => ids[slot] !== REMOVED_ID);
   recomputeLocalBox(group);
   for (const part of options.asset.parts) {
     // Made with no instances of its own (three would fill an identity per slot), then given the group's buffer.
@@ -293,7 +301,8 @@ export function addInstances(world: ViewerWorld, group: InstanceGroupRecord, ids
     if (id >= group.nextId) group.nextId = id + 1;
   }
   group.live += ids.length;
-  if (group.bvh.needsRebuild(group.count)) rebuildBounds(group);
+  // A tree that exists and would test too many pending instances is rebuilt; one never built waits.
+  if (!group.bvh.stale && group.bvh.needsRebuild(group.count)) rebuildBounds(group);
   for (const mesh of group.meshes) mesh.count = group.count;
   markSlots(group, first, ids.length);
   updateMeshBounds(group);
@@ -401,6 +410,30 @@ export function rebuildBounds(group: InstanceGroupRecord): void {
   updateMeshBounds(group);
 }
 
+/** Whether the group's bounds index must be (re)built before a query. */
+export function boundsPending(group: InstanceGroupRecord): boolean {
+  return group.bvh.needsRebuild(group.count);
+}
+
+/**
+ * Builds the bounds index of every group that needs one, one group per task, in idle time (after
+ * the first picture: the load calls this); a pick before then builds the group it reaches on
+ * demand. Resolves when done; stops when `signal` aborts.
+ */
+export async function buildPendingBounds(world: ViewerWorld, signal?: AbortSignal): Promise<void> {
+  for (const group of [...world.instanceGroups.values()]) {
+    await idle();
+    if (signal?.aborted) return;
+    if (world.instanceGroups.get(group.eid) !== group || !boundsPending(group)) continue;
+    rebuildBounds(group);
+  }
+}
+
+function idle(): Promise<void> {
+  const ric = (globalThis as { requestIdleCallback?: (fn: () => void, options?: { timeout: number }) => number }).requestIdleCallback;
+  return new Promise((resolve) => (ric ? ric(() => resolve(), { timeout: 1000 }) : setTimeout(resolve, 0)));
+}
+
 /** Approximate bytes the group keeps per instance on the JS side (ids, index, matrices, bounds index). */
 export function instanceGroupBytes(group: InstanceGroupRecord): number {
   return group.ids.byteLength + group.index.byteLength + group.attribute.array.byteLength + group.bvh.byteLength + group.holes.byteLength;
@@ -470,11 +503,61 @@ function markSlots(group: InstanceGroupRecord, first: number, count: number): vo
 
 function recomputeLocalBox(group: InstanceGroupRecord): void {
   group.localBox.makeEmpty();
-  if (group.bvh.rootBox(scratchBox)) {
-    group.localBox.min.set(scratchBox[0]!, scratchBox[1]!, scratchBox[2]!);
-    group.localBox.max.set(scratchBox[3]!, scratchBox[4]!, scratchBox[5]!);
+  let from = 0;
+  if (!group.bvh.stale) {
+    if (group.bvh.rootBox(scratchBox)) {
+      group.localBox.min.set(scratchBox[0]!, scratchBox[1]!, scratchBox[2]!);
+      group.localBox.max.set(scratchBox[3]!, scratchBox[4]!, scratchBox[5]!);
+    }
+    from = group.bvh.built;
   }
-  for (let slot = group.bvh.built; slot < group.count; slot++) if (group.ids[slot] !== REMOVED_ID) growLocalBox(group, slot);
+  // The instances the tree does not hold (all of them before it is built), in one tight loop.
+  const m = group.attribute.array as Float32Array;
+  const ids = group.ids;
+  const b = group.asset.box;
+  const cx = (b[0]! + b[3]!) / 2, cy = (b[1]! + b[4]!) / 2, cz = (b[2]! + b[5]!) / 2;
+  const hx = (b[3]! - b[0]!) / 2, hy = (b[4]! - b[1]!) / 2, hz = (b[5]! - b[2]!) / 2;
+  let minX = Infinity, minY = Infinity, minZ = Infinity, maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
+  for (let slot = from, o = from * 16; slot < group.count; slot++, o += 16) {
+    if (ids[slot] === REMOVED_ID) continue;
+    const m0 = m[o]!, m1 = m[o + 1]!, m2 = m[o + 2]!, m4 = m[o + 4]!, m5 = m[o + 5]!, m6 = m[o + 6]!, m8 = m[o + 8]!, m9 = m[o + 9]!, m10 = m[o + 10]!;
+    const wx = m0 * cx + m4 * cy + m8 * cz + m[o + 12]!;
+    const wy = m1 * cx + m5 * cy + m9 * cz + m[o + 13]!;
+    const wz = m2 * cx + m6 * cy + m10 * cz + m[o + 14]!;
+    const ex = Math.abs(m0) * hx + Math.abs(m4) * hy + Math.abs(m8) * hz;
+    const ey = Math.abs(m1) * hx + Math.abs(m5) * hy + Math.abs(m9) * hz;
+    const ez = Math.abs(m2) * hx + Math.abs(m6) * hy + Math.abs(m10) * hz;
+    if (wx - ex < minX) minX = wx - ex;
+    if (wy - ey < minY) minY = wy - ey;
+    if (wz - ez < minZ) minZ = wz - ez;
+    if (wx + ex > maxX) maxX = wx + ex;
+    if (wy + ey > maxY) maxY = wy + ey;
+    if (wz + ez > maxZ) maxZ = wz + ez;
+  }
+  if (minX <= maxX) {
+    box3.min.set(minX, minY, minZ);
+    box3.max.set(maxX, maxY, maxZ);
+    group.localBox.union(box3);
+  }
+}
+
+/** 12 floats an instance (three columns, then the translation) into 16 (three's), the constant row filled in. */
+function unpackInto(packed: Float32Array, out: Float32Array, n: number): void {
+  for (let i = 0, p = 0, o = 0; i < n; i++, p += 12, o += 16) {
+    out[o] = packed[p]!;
+    out[o + 1] = packed[p + 1]!;
+    out[o + 2] = packed[p + 2]!;
+    out[o + 4] = packed[p + 3]!;
+    out[o + 5] = packed[p + 4]!;
+    out[o + 6] = packed[p + 5]!;
+    out[o + 8] = packed[p + 6]!;
+    out[o + 9] = packed[p + 7]!;
+    out[o + 10] = packed[p + 8]!;
+    out[o + 12] = packed[p + 9]!;
+    out[o + 13] = packed[p + 10]!;
+    out[o + 14] = packed[p + 11]!;
+    out[o + 15] = 1;
+  }
 }
 
 function growLocalBox(group: InstanceGroupRecord, slot: number): void {

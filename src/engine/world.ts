@@ -139,6 +139,11 @@ export interface ViewerContext {
     anyDirty: boolean;
     /** Number of world matrices the last transform system run changed. */
     changed: number;
+    /**
+     * Bumped by every transform system run that sets or clears worldChanged flags: a reader that
+     * saw epoch E and now finds E + 1 with `changed > 0` may read the flags of exactly the runs it missed.
+     */
+    epoch: number;
   };
   models: Map<number, ModelRecord>;
   /** Instanced asset groups by their entity (src/engine/instances.ts). */
@@ -166,7 +171,7 @@ export function createViewerWorld(): ViewerWorld {
     messages: { queue: [], handlers: new Map() },
     flags: { dirty: new Uint32Array(256), count: 0, flagged: new Uint8Array(MAX_ENTITIES) },
     measurementPoints: new Map(),
-    transform: { order: new Uint32Array(1024), count: 0, version: 0, builtVersion: -1, anyDirty: false, changed: 0 },
+    transform: { order: new Uint32Array(1024), count: 0, version: 0, builtVersion: -1, anyDirty: false, changed: 0, epoch: 0 },
     models: new Map(),
     instanceGroups: new Map(),
     animation: { speed: 1, listeners: new Set() },

@@ -122,7 +122,8 @@ export function createEmbedController(
         const reasons = result.failed.map((f) => `${f.model.sourceFileName}: ${f.error.message}`).join(' ');
         throw new Error(reasons || 'No model could be loaded.');
       }
-      if (attempted === 0) addNotice(state, 'This scene has no models to show yet.');
+      // A scene of instanced asset groups alone has something to show (their failures are notices of their own).
+      if (attempted === 0 && !result.instanceGroups) addNotice(state, 'This scene has no models to show yet.');
       await viewer.nextFrame();
       mark('first-frame');
       if (abort.signal.aborted) return;

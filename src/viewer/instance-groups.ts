@@ -3,7 +3,7 @@ import { createInstanceGroup, type InstanceGroupRecord } from '../engine/instanc
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
 import type { SceneObject } from '../protocol/scene-objects';
-import type { AssetCache } from '../scene/instance-assets';
+import type { AssetCache, LoadedAsset, LoadedInstances } from '../scene/instance-assets';
 import { fetchGroupInstances } from '../scene/instance-assets';
 import { mark } from '../scene/load-scene';
 import { sceneObjectsOf } from './scene-objects';
@@ -23,6 +23,27 @@ export interface InstanceGroupsLoad {
   failedGroups: string[];
 }
 
+/** Each group's asset and instances, downloading: started by the load before anything else. */
+export type InstanceGroupDownloads = Map<string, Promise<[LoadedAsset, LoadedInstances | Error]>>;
+
+/**
+ * Starts the downloads of the groups' assets (through the cache: one per asset) and instance sets
+ * at once, so that they overlap the rest of the load (models, environment, the first picture).
+ */
+export function startInstanceGroupDownloads(config: ClientConfig, sceneId: string, objects: readonly SceneObject[], assets: AssetCache, signal?: AbortSignal): InstanceGroupDownloads {
+  const downloads: InstanceGroupDownloads = new Map();
+  for (const object of objects) {
+    if (object.type !== 'InstancedAssetGroup' || !object.assetId) continue;
+    const both = Promise.all([
+      assets.get(object.assetId),
+      fetchGroupInstances(config, sceneId, object, signal).catch((error: unknown) => (signal?.aborted ? Promise.reject(error) : (error as Error))),
+    ]);
+    both.catch(() => undefined);
+    downloads.set(object.uuid, both);
+  }
+  return downloads;
+}
+
 export async function loadInstanceGroups(
   world: ViewerWorld,
   scene: Scene,
@@ -30,20 +51,33 @@ export async function loadInstanceGroups(
   sceneId: string,
   objects: readonly SceneObject[],
   assets: AssetCache,
-  options: { onNotice?: (text: string) => void; signal?: AbortSignal } = {},
+  options: { onNotice?: (text: string) => void; signal?: AbortSignal; downloads?: InstanceGroupDownloads } = {},
 ): Promise<InstanceGroupsLoad> {
   const result: InstanceGroupsLoad = { groups: [], failedAssets: [], failedGroups: [] };
   const registry = sceneObjectsOf(world, scene);
   const told = new Set<string>();
+  let sets = 0;
+  let assetsLoaded = 0;
+  const total = objects.filter((o) => o.type === 'InstancedAssetGroup' && o.assetId).length;
   await Promise.all(
     objects
       .filter((o) => o.type === 'InstancedAssetGroup' && o.assetId)
       .map(async (object) => {
         const entry = registry.get(object.uuid);
         if (!entry) return;
+        const started = options.downloads?.get(object.uuid);
         const [loaded, instances] = await Promise.all([
-          assets.get(object.assetId!),
-          fetchGroupInstances(config, sceneId, object, options.signal).catch((error: unknown) => (options.signal?.aborted ? Promise.reject(error) : (error as Error))),
+          (started ? started.then(([a]) => a) : assets.get(object.assetId!)).then((a) => {
+            if (++assetsLoaded === total) mark('instance-assets');
+            return a;
+          }),
+          (started
+            ? started.then(([, i]) => i)
+            : fetchGroupInstances(config, sceneId, object, options.signal).catch((error: unknown) => (options.signal?.aborted ? Promise.reject(error) : (error as Error)))
+          ).then((i) => {
+            if (++sets === total) mark('instance-sets');
+            return i;
+          }),
         ]);
         options.signal?.throwIfAborted();
         if (loaded.error && !told.has(object.assetId!)) {

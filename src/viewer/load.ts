@@ -13,7 +13,8 @@ import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
 import { areaLightTables, sceneObjectsOf } from './scene-objects';
 import type { AssetCache } from '../scene/instance-assets';
-import { groupRoots, loadInstanceGroups } from './instance-groups';
+import { groupRoots, loadInstanceGroups, startInstanceGroupDownloads } from './instance-groups';
+import { buildPendingBounds } from '../engine/instances';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
@@ -99,6 +100,9 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   target.useRenderConfig(checked.renderConfig);
   world.render.hold++;
   let result: LoadSceneResult;
+  // Instanced asset groups' assets and sets download from the start, alongside the models.
+  const groupObjects = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
+  const groupDownloads = groupObjects.length > 0 && target.assets ? startInstanceGroupDownloads(config, scene._id, groupObjects, target.assets, callbacks.signal) : undefined;
   try {
     const environment = checked.environment ? startEnvironment(context.renderer, checked.environment) : null;
     const logs = new Map<string, Promise<SavedEdits>>();
@@ -157,17 +161,21 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     const roots = result.loaded.map((record) => record.root);
     void Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]).then(() => target.preparePicking(roots));
   }
-  const groups = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
+  const groups = groupObjects;
   if (groups.length > 0 && target.assets) {
     // Instanced asset groups after the models' first picture, so they never delay it; the load
     // (and the viewer's ready) waits for them.
     target.release?.();
     await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, { onNotice: callbacks.onNotice, signal: callbacks.signal });
+    const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, { onNotice: callbacks.onNotice, signal: callbacks.signal, downloads: groupDownloads });
     result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
     // A scene of groups alone is framed on them (unless its settings placed the camera).
     if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
-    if (loaded.groups.length > 0) target.preparePicking(groupRoots(world));
+    if (loaded.groups.length > 0) {
+      target.preparePicking(groupRoots(world));
+      // The groups' bounds indexes in idle time once the first picture is out (a pick before builds on demand).
+      void target.nextFrame().then(() => buildPendingBounds(world, callbacks.signal));
+    }
     world.render.needsRender = true;
   }
   return result;

@@ -64,6 +64,9 @@ test.describe('instanced asset groups', () => {
     // One draw per part and material, the shadow pass at most doubling it (plus the scene's own props).
     expect(facts.drawCalls).toBeGreaterThan(0);
     expect(facts.drawCalls).toBeLessThanOrEqual(facts.meshes * 2 + 4);
+    // A scene of groups alone has something to show: no "no models" notice (it is added before 'ready').
+    await expect(page.getByText(/no models to show/)).toHaveCount(0);
+    await page.screenshot({ path: test.info().outputPath('instances-city-page.png') });
 
     // Click the middle of the canvas: the hit names an instance whose box holds the hit point.
     await page.evaluate(() => {
@@ -117,6 +120,7 @@ test.describe('instanced asset groups', () => {
     });
     expect(group).toEqual({ placeholder: true, live: 3 });
     await expect(page.getByText(/no-such-asset/)).toBeVisible();
+    await expect(page.getByText(/no models to show/)).toHaveCount(0);
     const pixels = await canvasPixels(page);
     expect(pixels.nonBackground).toBeGreaterThan(0.01);
     const canvas = page.getByTestId('viewer-canvas');

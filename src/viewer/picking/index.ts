@@ -8,6 +8,8 @@ import { castRay, pickCamera, type RaycastContext } from './raycast';
 import { snapToVertex } from './snapping';
 import { createPickState } from './state';
 import { createPickTrees, type PickTreesOptions } from './trees';
+import { SceneMeshIndex } from './scene-index';
+import { addFrameStep } from '../../engine/frame-steps';
 
 /**
  * Picking with three-mesh-bvh: first hits under a screen point for the viewer's current camera
@@ -23,6 +25,7 @@ import { createPickTrees, type PickTreesOptions } from './trees';
  *   bounds.ts     the bounding spheres tested before a mesh's triangles
  *   clipping.ts   the drawn interval of the ray; what material and section planes keep
  *   raycast.ts    casting the ray through the models, mesh by mesh, into the best hit
+ *   scene-index.ts  the models' mesh bounds index: a pick casts only the meshes its ray reaches
  *   state.ts      what one pick's parts share: the ray, its drawn interval, the best hit
  *   snapping.ts   the nearest vertex of a hit's mesh
  *   hits.ts       the hit with its ids (src/engine/stable-ids.ts); hits as event data
@@ -35,6 +38,11 @@ export { WORKER_MIN_TRIANGLES } from './trees';
 export interface PickerOptions extends PickTreesOptions {
   /** The world whose models, camera, scene and renderer a pick reads. */
   world: ViewerWorld;
+  /**
+   * Model picks through the scene's mesh bounds index (scene-index.ts; default true). False: every
+   * object is visited (the full scan; the benchmark's baseline).
+   */
+  sceneIndex?: boolean;
 }
 
 /** The viewer's picker: the Picker contract plus what tests and tools may inspect. */
@@ -54,7 +62,10 @@ export interface ViewerPicker extends Picker {
 export function createPicker(options: PickerOptions): ViewerPicker {
   const { world } = options;
   const trees = createPickTrees({ workerMinTriangles: options.workerMinTriangles, useWorker: options.useWorker });
-  const ctx: RaycastContext = { world, trees, state: createPickState() };
+  const index = options.sceneIndex === false ? null : new SceneMeshIndex(world);
+  const ctx: RaycastContext = { world, trees, state: createPickState(), index };
+  // The index follows moved meshes each frame, after the sync system (a pick also catches up first).
+  const removeStep = index ? addFrameStep(world, 'helpers', { name: 'pick-index-refit', run: () => index.refitChanged() }) : () => undefined;
   let disposed = false;
 
   const pick = (x: number, y: number, pickOptions?: PickOptions): PickHit | null => {
@@ -82,6 +93,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
     idle: () => trees.idle(),
     dispose() {
       disposed = true;
+      removeStep();
       trees.dispose();
     },
   };

@@ -21,6 +21,8 @@ import { followsPose, isDrawable } from './drawables';
 import { resetBest, type PickState } from './state';
 import { castInstanceGroups } from './instances';
 import type { PickTrees } from './trees';
+import type { SceneMeshIndex } from './scene-index';
+import type { InstanceRayVisitor } from '../../engine/instance-bvh';
 
 /**
  * Casting the pick ray: from the camera through a screen point, against the drawn models (or a
@@ -34,6 +36,8 @@ export interface RaycastContext {
   world: ViewerWorld;
   trees: PickTrees;
   state: PickState;
+  /** The models' mesh bounds index; without it a model pick visits every object (the full scan). */
+  index?: SceneMeshIndex | null;
 }
 
 const MESH_RAYCAST = Mesh.prototype.raycast;
@@ -90,7 +94,10 @@ export function castRay(ctx: RaycastContext, camera: Camera, x: number, y: numbe
   if (planes) for (const plane of planes) clipInterval(state, state.ray, plane);
   resetBest(state);
   if (state.near <= state.far) {
-    walk(ctx, !objects);
+    if (!objects && ctx.index) {
+      stack.length = 0;
+      castIndexed(ctx, ctx.index, world.render.scene!);
+    } else walk(ctx, !objects);
     // Instanced asset groups: through their bounds index, never instance by instance.
     if (!objects) castInstanceGroups(ctx);
   }
@@ -102,6 +109,50 @@ export function castRay(ctx: RaycastContext, camera: Camera, x: number, y: numbe
 /** Whether a model root is drawn: in the scene, under visible ancestors that are not helpers. */
 function drawnRoot(root: Object3D, scene: Object3D): boolean {
   for (let o: Object3D | null = root.parent; o; o = o.parent) {
+    if (!o.visible || o.layers.isEnabled(HELPER_LAYER)) return false;
+    if (o === scene) return true;
+  }
+  return false;
+}
+
+// The indexed model pick's visitor: reads the pick being cast.
+const indexed = { ctx: null as RaycastContext | null, index: null as SceneMeshIndex | null, scene: null as Object3D | null };
+const indexResult = { distance: 0 };
+const indexVisitor: InstanceRayVisitor = {
+  live: (item) => drawnModelMesh(indexed.index!.meshes[item]!, indexed.scene!),
+  test(item) {
+    const ctx = indexed.ctx!;
+    const before = ctx.state.best.distance;
+    castMesh(ctx, indexed.index!.meshes[item]!);
+    return ctx.state.best.distance < before ? ctx.state.best.distance : Infinity;
+  },
+};
+
+/**
+ * A model pick through the scene's mesh bounds index: the meshes kept out of the tree first, then
+ * only the meshes whose world boxes the ray reaches before the nearest hit so far, nearest box first.
+ */
+function castIndexed(ctx: RaycastContext, index: SceneMeshIndex, scene: Object3D): void {
+  index.update();
+  const loose = index.loose;
+  for (let i = 0; i < loose.length; i++) if (drawnModelMesh(loose[i]!, scene)) castMesh(ctx, loose[i]!);
+  const { ray } = ctx.state;
+  indexed.ctx = ctx;
+  indexed.index = index;
+  indexed.scene = scene;
+  try {
+    index.raycast(ray.origin.x, ray.origin.y, ray.origin.z, ray.direction.x, ray.direction.y, ray.direction.z, Math.min(ctx.state.far, ctx.state.best.distance), indexVisitor, indexResult);
+  } finally {
+    indexed.ctx = null;
+    indexed.index = null;
+    indexed.scene = null;
+  }
+}
+
+/** What the full scan would cast: a mesh on the model layer under visible ancestors, none of them a helper, in the scene. */
+function drawnModelMesh(mesh: Mesh, scene: Object3D): boolean {
+  if (!mesh.layers.test(MODEL_LAYERS)) return false;
+  for (let o: Object3D | null = mesh; o; o = o.parent) {
     if (!o.visible || o.layers.isEnabled(HELPER_LAYER)) return false;
     if (o === scene) return true;
   }

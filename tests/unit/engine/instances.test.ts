@@ -1,9 +1,11 @@
-import { Box3, BoxGeometry, Group, Matrix4, MeshBasicMaterial } from 'three';
+import { Box3, BoxGeometry, Group, Matrix4, MeshBasicMaterial, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { InstanceGroup } from '../../../components';
 import { bindObject } from '../../../src/engine/registry';
 import {
   addInstances,
+  boundsPending,
+  buildPendingBounds,
   compactInstanceGroup,
   createInstanceGroup,
   getInstanceBounds,
@@ -39,6 +41,30 @@ function setup(n: number) {
 }
 
 describe('instanced asset groups in the engine', () => {
+  it('takes the set\'s packed 12-float matrices, and builds its bounds index only when asked (the first picture never waits for it)', async () => {
+    const world = createViewerWorld();
+    const eid = addViewerEntity(world);
+    bindObject(world, eid, new Group());
+    const m = new Matrix4().makeRotationY(0.5).setPosition(4, 1, -2);
+    const packed = new Float32Array(24);
+    const e = m.elements;
+    packed.set([e[0], e[1], e[2], e[4], e[5], e[6], e[8], e[9], e[10], e[12], e[13], e[14]], 12);
+    packed.set([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], 0);
+    const group = createInstanceGroup(world, eid, { uuid: 'packed', asset: asset(1), ids: new Uint32Array([7, 9]), matrices: packed });
+    const out = getInstanceMatrix(group, 9, new Matrix4());
+    out.elements.forEach((v, i) => expect(v).toBeCloseTo(e[i]!, 5));
+    expect(boundsPending(group)).toBe(true);
+    expect(group.bvh.nodes).toBe(0);
+    // The group's box is known without the tree: both instances inside.
+    expect(group.localBox.containsPoint(new Vector3().setFromMatrixPosition(m))).toBe(true);
+    expect(group.localBox.min.x).toBeCloseTo(-0.5, 5);
+    await buildPendingBounds(world);
+    expect(boundsPending(group)).toBe(false);
+    expect(group.bvh.nodes).toBeGreaterThan(0);
+    expect(() => createInstanceGroup(world, eid, { uuid: 'bad', asset: asset(1), ids: new Uint32Array([1]), matrices: new Float32Array(13) })).toThrow(/16 matrix values \(or 12 packed\)/);
+  });
+
+
   it('draws one InstancedMesh per part, sharing one matrix buffer, under the group object', () => {
     const { group, object, world, eid } = setup(10);
     expect(group.meshes).toHaveLength(2);

@@ -1,0 +1,267 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { loadServerConfig } from '../src/server/config';
+import { createInstanceAssets } from '../src/server/demo-instances';
+import { createInstancesScene } from '../src/server/demo-instances-scene';
+import { createInstanceService } from '../src/server/instances';
+import { openFileStore } from '../src/server/store';
+import { INSTANCE_SET_MIME } from '../src/protocol/instances';
+import { startPagesServer } from './load-pages';
+import { measureLoad, type LoadRun } from './load-run';
+import { startServer } from './server';
+import type { BenchResult } from './types';
+
+/**
+ * Issue 15's load to first frame of instanced asset groups, in the browser: a scene generated as
+ * `npm run demo -- instances N` makes it (six demo assets on the asset CDN, one group per asset,
+ * binary instance sets on the model service), for N = 100,000 and 1,000,000.
+ *
+ * Ours: /embed/{scene} framed at 800 x 600 by a host page of another site (bench/load-pages.ts),
+ * timed from the host's navigation start until it receives `viewerready`, which the embed posts
+ * after the first frame drawn with the loaded groups. Baseline, measured in the same run: the page a
+ * person writes with plain three.js (below): the same binary sets (the bytes our model service
+ * sends) and the demo assets' GLBs, fetched in parallel, one InstancedMesh per asset mesh filled
+ * with setMatrixAt, a hemisphere light, framed on Box3.setFromObject, one render, a message after
+ * the next animation frame. Each run is a fresh Chromium with a new user-data-dir (bench/load-run.ts);
+ * ours and plain alternate; medians.
+ *
+ * For the median run of ours, the page's marks (viewer:*) and its long tasks are rows, so the
+ * report says where the time went; BENCH_INSTANCES_PROFILE=1 also records a CPU profile of one
+ * more run of ours through CDP and prints its heaviest functions.
+ *
+ * Environment: BENCH_INSTANCES_RUNS (3), BENCH_INSTANCES_SIZES (100000,1000000),
+ * BENCH_INSTANCES_QUERY ('?quality=low': the detected tier adds shadow passes, which SwiftShader
+ * draws on the CPU for every instance, for both pages alike the plain page has no shadows),
+ * BENCH_LOAD_TIMEOUT_S (180 per run).
+ */
+
+const RUNS = Number(process.env.BENCH_INSTANCES_RUNS ?? 3);
+const SIZES = (process.env.BENCH_INSTANCES_SIZES ?? '100000,1000000').split(',').map((s) => Number(s.trim()));
+const QUERY = process.env.BENCH_INSTANCES_QUERY ?? '?quality=low';
+const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 180) * 1000;
+const PROFILE = process.env.BENCH_INSTANCES_PROFILE === '1';
+/** Issue 15: load to first frame of 1,000,000 instances. */
+const GOAL_MS = 5000;
+const PLAIN_INSTANCES_READY = 'plaininstancesready';
+const MARKS = ['viewerinit', 'scene', 'instance-sets', 'instance-assets', 'instance-groups', 'first-frame'];
+
+const round = (ms: number) => Math.round(ms);
+
+function medianRun<T extends { ms: number }>(runs: T[]): T {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
+}
+
+/**
+ * The plain three.js page. The set's layout (src/protocol/instances.ts) is read the way its
+ * documentation says: count at byte 8, ids then 12 floats an instance (3 columns and the
+ * translation) from byte 24.
+ */
+function plainInstancesPage(groups: { glb: string; set: string }[]): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Plain three.js instances</title>
+<style>html,body{margin:0;height:100%;overflow:hidden}canvas{display:block}</style>
+<script type="importmap">{"imports":{"three":"/three/build/three.module.js","three/addons/":"/three/examples/jsm/"}}</script>
+</head><body>
+<script type="module">
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+
+const renderer = new THREE.WebGLRenderer({ antialias: true });
+renderer.setPixelRatio(window.devicePixelRatio);
+renderer.setSize(window.innerWidth, window.innerHeight);
+document.body.appendChild(renderer.domElement);
+const scene = new THREE.Scene();
+scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 3));
+const camera = new THREE.PerspectiveCamera(45, window.innerWidth / window.innerHeight, 0.1, 1000);
+const loader = new GLTFLoader();
+const groups = ${JSON.stringify(groups)};
+let instances = 0;
+await Promise.all(groups.map(async (g) => {
+  const [gltf, buffer] = await Promise.all([loader.loadAsync(g.glb), fetch(g.set).then((r) => r.arrayBuffer())]);
+  const count = new DataView(buffer).getUint32(8, true);
+  const m = new Float32Array(buffer, 24 + count * 4, count * 12);
+  gltf.scene.updateMatrixWorld(true);
+  const meshes = [];
+  gltf.scene.traverse((o) => {
+    if (o.isMesh) meshes.push(new THREE.InstancedMesh(o.geometry.clone().applyMatrix4(o.matrixWorld), o.material, count));
+  });
+  const matrix = new THREE.Matrix4();
+  for (let i = 0; i < count; i++) {
+    const p = i * 12;
+    matrix.set(m[p], m[p + 3], m[p + 6], m[p + 9], m[p + 1], m[p + 4], m[p + 7], m[p + 10], m[p + 2], m[p + 5], m[p + 8], m[p + 11], 0, 0, 0, 1);
+    for (const mesh of meshes) mesh.setMatrixAt(i, matrix);
+  }
+  for (const mesh of meshes) scene.add(mesh);
+  instances += count;
+}));
+const sphere = new THREE.Box3().setFromObject(scene).getBoundingSphere(new THREE.Sphere());
+const distance = sphere.radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2));
+camera.position.copy(sphere.center).add(new THREE.Vector3(0.6, 0.4, 1).normalize().multiplyScalar(distance));
+camera.near = distance / 100;
+camera.far = distance * 100;
+camera.updateProjectionMatrix();
+camera.lookAt(sphere.center);
+renderer.render(scene, camera);
+window.__instances = instances;
+requestAnimationFrame(() => window.parent.postMessage({ type: ${JSON.stringify(PLAIN_INSTANCES_READY)} }, '*'));
+</script></body></html>`;
+}
+
+/** Our marks without the 'viewer:' prefix, first of each. */
+function markTimes(run: LoadRun): Map<string, number> {
+  const out = new Map<string, number>();
+  if (run.messages.viewerinit !== undefined) out.set('viewerinit', run.messages.viewerinit);
+  for (const [name, t] of run.marks) if (!out.has(name)) out.set(name, t);
+  return out;
+}
+
+function phaseAt(marks: Map<string, number>, t: number): string {
+  let phase = 'start';
+  let at = -Infinity;
+  for (const [name, time] of marks) if (time <= t && time >= at) [phase, at] = [name, time];
+  return phase;
+}
+
+/** One more load of ours with V8's CPU profiler on in the embed's frame (CDP): the heaviest functions by self time. */
+async function profileOnce(url: string): Promise<string[]> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'bench-instances-profile-'));
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true, viewport: { width: 800, height: 600 } });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await cdp.send('Profiler.start');
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.waitForFunction(`window.__viewer && (window.__viewer.phase === 'ready' || window.__viewer.phase === 'failed')`, undefined, { timeout: TIMEOUT_MS, polling: 100 });
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+    const selfTime = new Map<number, number>();
+    profile.samples.forEach((id, i) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+    const byName = new Map<string, number>();
+    for (const node of profile.nodes) {
+      const f = node.callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+      byName.set(key, (byName.get(key) ?? 0) + (selfTime.get(node.id) ?? 0));
+    }
+    return [...byName].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, us]) => `${Math.round(us / 1000)} ms  ${k}`);
+  } finally {
+    await context.close().catch(() => undefined);
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+export default async function run(): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-instances-load-'));
+  try {
+    // The scenes, as `npm run demo -- instances N` makes them.
+    const config = loadServerConfig({ ...process.env, DATA_DIR: dataDir });
+    const store = await openFileStore(dataDir);
+    const scenes: { n: number; sceneId: string; groups: { groupId: string; assetId: string; count: number }[] }[] = [];
+    try {
+      const instances = createInstanceService(store);
+      for (const n of SIZES) {
+        const made = await createInstancesScene({ config, store, instances }, n, { sceneId: `bench-instances-${n}` });
+        console.log(`[instances-load] scene of ${n.toLocaleString('en-US')} instances made in ${Math.round(made.ms)} ms`);
+        scenes.push({ n, sceneId: made.scene._id, groups: made.groups });
+      }
+    } finally {
+      await store.close();
+    }
+    const server = await startServer(dataDir);
+    // The plain page's files: the demo assets' GLBs and the very bytes of each set our service sends.
+    const assets = await createInstanceAssets();
+    const extra: Record<string, { type: string; body: string | Uint8Array }> = {};
+    for (const a of assets) extra[`/files/demo-${a.key}.glb`] = { type: 'model/gltf-binary', body: a.glb };
+    for (const scene of scenes) {
+      for (const g of scene.groups) {
+        const response = await fetch(`${server.base}/v1/scenes/${scene.sceneId}/groups/${g.groupId}/instances`, { headers: { Accept: INSTANCE_SET_MIME } });
+        if (!response.ok) throw new Error(`the set of ${g.groupId} answered ${response.status}`);
+        extra[`/files/${scene.sceneId}/${g.groupId}.bin`] = { type: 'application/octet-stream', body: new Uint8Array(await response.arrayBuffer()) };
+      }
+      extra[`/instances-${scene.sceneId}.html`] = {
+        type: 'text/html; charset=utf-8',
+        body: plainInstancesPage(scene.groups.map((g) => ({ glb: `/files/${g.assetId}.glb`, set: `/files/${scene.sceneId}/${g.groupId}.bin` }))),
+      };
+    }
+    const pages = await startPagesServer({}, extra);
+    try {
+      for (const scene of scenes) {
+        const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} assets${QUERY ? `, ${QUERY}` : ''})`;
+        const oursUrl = `${server.base}/embed/${scene.sceneId}${QUERY}`;
+        const ours: LoadRun[] = [];
+        const plain: LoadRun[] = [];
+        const failures: string[] = [];
+        const loads: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          for (const [side, into] of [
+            ['ours', ours],
+            ['plain', plain],
+          ] as const) {
+            loads.push(loadavg()[0]);
+            try {
+              const r =
+                side === 'ours'
+                  ? await measureLoad({ hostUrl: pages.hostUrl(oursUrl), frameOrigin: server.base, message: 'viewerready', timeoutMs: TIMEOUT_MS })
+                  : await measureLoad({ hostUrl: pages.hostUrl(pages.url(`/instances-${scene.sceneId}.html`)), frameOrigin: pages.url(''), message: PLAIN_INSTANCES_READY, timeoutMs: TIMEOUT_MS });
+              into.push(r);
+              console.log(`[instances-load] ${label} #${i + 1} ${side}: ${round(r.ms)} ms${r.cpu ? `; CPU ${round(r.cpu.total)} ms` : ''}; load average ${loadavg()[0].toFixed(1)}`);
+            } catch (error) {
+              failures.push(`${side} #${i + 1}: ${(error as Error).message}`);
+              console.log(`[instances-load] ${label} #${i + 1} ${side}: FAILED ${(error as Error).message}`);
+            }
+          }
+        }
+        if (failures.length) results.push({ name: `instances load: ${label}: failed runs (${failures.join(' | ').slice(0, 300)})`, value: failures.length, unit: 'runs', goal: '0', pass: false });
+        if (!ours.length || !plain.length) continue;
+        const o = medianRun(ours);
+        const p = medianRun(plain);
+        const goal = scene.n >= 1_000_000 ? { goal: `<= ${GOAL_MS / 1000} s`, pass: o.ms <= GOAL_MS } : {};
+        results.push({
+          name: `instances load: ${label}: host navigation -> first frame with the instances (viewerready) vs plain three.js InstancedMesh + setMatrixAt, median of ${ours.length}/${plain.length}`,
+          value: round(o.ms),
+          unit: 'ms',
+          baseline: round(p.ms),
+          ratio: Math.round((p.ms / o.ms) * 100) / 100,
+          ...goal,
+        });
+        const oc = ours.flatMap((r) => (r.cpu ? [{ ms: r.cpu.total }] : []));
+        const pc = plain.flatMap((r) => (r.cpu ? [{ ms: r.cpu.total }] : []));
+        if (oc.length && pc.length) {
+          const a = medianRun(oc).ms;
+          const b = medianRun(pc).ms;
+          results.push({ name: `instances load: ${label}: CPU time of all browser processes until the message, median (plain: baseline)`, value: round(a), unit: 'ms', baseline: round(b), ratio: Math.round((b / a) * 100) / 100 });
+        }
+        const marks = markTimes(o);
+        for (const name of MARKS) {
+          const t = marks.get(name);
+          if (t !== undefined) results.push({ name: `instances load: ${label}: median run, '${name}'`, value: round(t), unit: 'ms' });
+        }
+        const tasks = [...o.longTasks].sort((a, b) => b[1] - a[1]);
+        tasks.slice(0, 3).forEach(([start, duration], i) => results.push({ name: `instances load: ${label}: median run, long task ${i + 1} (after '${phaseAt(marks, start)}')`, value: round(duration), unit: 'ms' }));
+        results.push({ name: `instances load: ${label}: median run, long tasks in all (plain page: baseline)`, value: round(tasks.reduce((s, [, d]) => s + d, 0)), unit: 'ms', baseline: round(p.longTasks.reduce((s, [, d]) => s + d, 0)) });
+        console.log(`[instances-load] ${label}: ours ${ours.map((r) => round(r.ms)).join(' ')} | plain ${plain.map((r) => round(r.ms)).join(' ')}`);
+        console.log(`[instances-load] ${label}, median run marks: ${[...marks].map(([n, t]) => `${n} ${round(t)}`).join(', ')}`);
+        console.log(`[instances-load] ${label}, median run long tasks: ${tasks.slice(0, 8).map(([s, d]) => `${round(d)} ms at ${round(s)} (after '${phaseAt(marks, s)}')`).join('; ')}`);
+        console.log(`[instances-load] ${label}, plain median run long tasks: ${[...p.longTasks].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([s, d]) => `${round(d)} ms at ${round(s)}`).join('; ')}`);
+        if (PROFILE) {
+          try {
+            console.log(`[instances-load] ${label}, CPU profile of one more load of ours (self time):\n  ${(await profileOnce(oursUrl)).join('\n  ')}`);
+          } catch (error) {
+            console.log(`[instances-load] ${label}: profile failed: ${(error as Error).message}`);
+          }
+        }
+        results.push({ name: `instances load: ${label}: machine load average (1 min) during the runs, ${cpus().length} cores`, value: Math.round((loads.reduce((a, b) => a + b, 0) / loads.length) * 10) / 10, unit: '' });
+      }
+      return results;
+    } finally {
+      await pages.close();
+      server.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
