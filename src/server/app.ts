@@ -16,6 +16,7 @@ import mutationRoutes from './routes/mutations.ts';
 import assetRoutes from './routes/assets.ts';
 import sceneRoutes from './routes/scenes.ts';
 import sceneObjectRoutes from './routes/scene-objects.ts';
+import commentRoutes from './routes/comments.ts';
 import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
 import { StoreError, type Store } from './store.ts';
@@ -325,6 +326,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   const ROUTE_PLUGINS = [
     sceneRoutes,
     sceneObjectRoutes,
+    commentRoutes, // comment threads of scenes (issue 16)
     modelRoutes,
     mutationRoutes,
     authRoutes,

@@ -17,6 +17,7 @@ import {
   type SceneRow,
   type Store,
 } from './common.ts';
+import { sqliteComments } from './comments.ts';
 import { openFiles } from './files.ts';
 import { importLegacyJson } from './legacy.ts';
 import { conflictError, sameMutation, targetId } from './mutations.ts';
@@ -243,6 +244,7 @@ export async function openSqliteStore(dataDir: string, options: SqliteOptions = 
     },
 
     ...files,
+    ...sqliteComments(db),
 
     async close() {
       if (db.open) db.close();
