@@ -40,6 +40,10 @@ export const MAX_VIEW_MEASUREMENTS = 64;
 /** Most points of one measurement in a view. */
 export const MAX_MEASUREMENT_POINTS = 256;
 
+/** The comment tool's cursor (editor specification sections 2 and 7), made by scripts/assets/comment-cursor.ts; its hot spot is the bubble's tail. */
+export const COMMENT_CURSOR_URL = '/assets/images/comment-cursor-4.png';
+export const COMMENT_CURSOR_HOTSPOT = [1, 31] as const;
+
 export const COMMENT_STATUSES = ['open', 'resolved'] as const;
 export type CommentStatus = (typeof COMMENT_STATUSES)[number];
 
