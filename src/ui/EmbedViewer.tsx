@@ -8,6 +8,7 @@ import { CallTiles } from './CallPanel';
 import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
+import { CommentsPanel } from './CommentsPanel';
 import { ViewControls } from './ViewControls';
 import { refreshAnimations } from './viewer-bridge';
 import type { ToolsSnapshot } from '../viewer/tools';
@@ -116,6 +117,7 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
               state.screenshotAnnotations = on;
             }}
           />
+          {controllerRef.current.comments && <CommentsPanel viewer={controllerRef.current.viewer} session={controllerRef.current.comments} />}
           <div className="gizmo-slot" ref={gizmoSlotRef} />
           <ViewControls
             viewer={controllerRef.current.viewer}

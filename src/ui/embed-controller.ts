@@ -1,3 +1,5 @@
+import { Vector3 } from 'three';
+import { commentAnnotationStore, createCommentsClient, createCommentsSession, type CommentsSession } from '../api/comments';
 import { ref } from 'valtio';
 import { createHostApi, type HostApi } from '../api/host-api';
 import { createViewerApi, type ViewerApi } from '../api/viewer-api';
@@ -18,6 +20,8 @@ export interface EmbedController {
   start(): void;
   /** The viewer once started (null before start and after dispose). */
   readonly viewer: Viewer | null;
+  /** The scene's comment threads once the scene is shown (src/api/comments.ts). */
+  readonly comments: CommentsSession | null;
   /** The scene's meeting once joined (null before and after leaving). */
   readonly meeting: Meeting | null;
   /** The meeting's audio and video (null when not in a meeting). */
@@ -68,6 +72,7 @@ export function createEmbedController(
     instanceId: new URLSearchParams(window.location.search).get('instanceId'),
   });
   let viewerApi: ViewerApi | null = null;
+  let comments: CommentsSession | null = null;
   sceneDocuments(sceneId).then(
     ({ scene }) => hostApi.setOrigins(scene.hostOrigins),
     (error) => hostApi.fail(`The scene could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
@@ -127,7 +132,28 @@ export function createEmbedController(
       mark('first-frame');
       if (abort.signal.aborted) return;
       state.phase = 'ready';
-      viewerApi = createViewerApi({ viewer, api: hostApi, container: elements.container, canvas: elements.canvas });
+      comments = startComments(viewer, config, scene);
+      const session = comments;
+      const shownViewer = viewer;
+      viewerApi = createViewerApi({
+        viewer,
+        api: hostApi,
+        container: elements.container,
+        canvas: elements.canvas,
+        annotations: commentAnnotationStore(session, {
+          captureView: () => shownViewer.comments.captureView(),
+          anchorFor: (p) => shownViewer.comments.anchorFor(new Vector3(p[0], p[1], p[2])),
+        }),
+        comments: {
+          async open(id, transition) {
+            const thread = session.find(id);
+            if (!thread) return false;
+            shownViewer.comments.select(id);
+            await shownViewer.comments.openView(thread.view, transition);
+            return true;
+          },
+        },
+      });
       hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
       loaded = { config, scene };
@@ -137,7 +163,7 @@ export function createEmbedController(
       const shown = viewer;
       meetingBridge().then(
         ({ joinMeeting }) => {
-          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access);
+          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access, comments);
         },
         (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
       );
@@ -157,6 +183,9 @@ export function createEmbedController(
     get viewer() {
       return viewer;
     },
+    get comments() {
+      return comments;
+    },
     get meeting() {
       return meeting?.meeting ?? null;
     },
@@ -170,7 +199,7 @@ export function createEmbedController(
       const { guestToken, joinMeeting } = await meetingBridge();
       const token = await guestToken(loaded.config, sceneId, firstName, lastName);
       if (!viewer || !loaded || abort.signal.aborted) return;
-      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, { kind: 'guest', token });
+      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, { kind: 'guest', token }, comments);
     },
     joinAsMember() {
       const access = memberAccess();
@@ -181,7 +210,7 @@ export function createEmbedController(
         ({ joinMeeting }) => {
           if (viewer !== shown || abort.signal.aborted) return;
           meeting?.leave();
-          meeting = joinMeeting(shown, state, documents.config, documents.scene, access);
+          meeting = joinMeeting(shown, state, documents.config, documents.scene, access, comments);
         },
         (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
       );
@@ -203,6 +232,18 @@ export function createEmbedController(
       viewer = null;
     },
   };
+}
+
+/**
+ * The scene's comments: fetched from the model service (signed in with the page's token when
+ * there is one; a public scene's comments are read without), pinned by the viewer.
+ */
+function startComments(viewer: Viewer, config: ClientConfig, scene: SceneDoc): CommentsSession {
+  const access = memberAccess();
+  const client = createCommentsClient({ modelService: config.endpoints.modelService, sceneId: scene._id, token: async () => (access ? access.token() : null) });
+  const session = createCommentsSession(client, (threads) => viewer.comments.setThreads(threads));
+  session.refresh().catch((error: unknown) => console.error('The comments could not be loaded:', error));
+  return session;
 }
 
 /** window.__viewer: a read-only debug handle for devtools and browser tests (DESIGN.md section 6). */

@@ -6,6 +6,8 @@ import { createMeeting, type Meeting } from '../meeting/meeting';
 import { createCall, type Call } from '../meeting/rtc';
 import type { Viewer } from '../viewer/viewer';
 import type { EmbedState } from './embed-state';
+import type { CommentsSession } from '../api/comments';
+import { shareComments } from '../meeting/comments';
 
 /** How long a join/leave notice stays in the participants panel. */
 export const MEETING_NOTICE_MS = 6000;
@@ -24,6 +26,7 @@ export function joinMeeting(
   config: ClientConfig,
   scene: SceneDoc,
   access: { kind: 'member'; token: () => Promise<string> } | { kind: 'guest'; token: string },
+  comments?: CommentsSession | null,
 ): { meeting: Meeting; call: Call; leave: () => void } {
   const endpoint = access.kind === 'member' ? config.endpoints.meetings : config.endpoints.publicMeetings;
   const url = meetingUrl(endpoint, scene._id, window.location.href);
@@ -59,6 +62,8 @@ export function joinMeeting(
     participants: () => new Set(meeting.snapshot().participants.map((p) => p.id)),
   });
   state.meeting = { snapshot: meeting.snapshot(), notices: [], call: call.snapshot() };
+  // New comments, replies and resolutions reach everyone in the meeting at once.
+  const offComments = comments ? shareComments(meeting, comments, (message) => console.error(message)) : () => undefined;
   const offCall = call.onChange(() => {
     if (state.meeting) state.meeting.call = call.snapshot();
   });
@@ -66,6 +71,7 @@ export function joinMeeting(
     meeting,
     call,
     leave: () => {
+      offComments();
       offCall();
       call.dispose();
       off();

@@ -25,6 +25,7 @@ import { disposeSceneSettings } from './scene-settings';
 import { takeScreenshot, type ScreenshotOptions } from './screenshot';
 import { summarize, type ModelSummary } from './summary';
 import { createTools, type ViewerTools } from './tools';
+import { createComments, type ViewerComments } from './comments';
 
 export type { ModelSummary } from './summary';
 
@@ -69,6 +70,8 @@ export interface Viewer {
   readonly picker: ViewerPicker;
   /** Pointer input, measurement, section planes and the point sampler (src/viewer/tools). */
   readonly tools: ViewerTools;
+  /** The comment tool, the pins of the scene's comments and their views (src/viewer/comments). */
+  readonly comments: ViewerComments;
   /** The loaded models' animations (play, pause, resume, stop, speed); changes go out as 'animation' events. */
   readonly animations: ViewerAnimations;
   loadScene(config: ClientConfig, scene: SceneDoc, callbacks?: LoadCallbacks): Promise<LoadSceneResult>;
@@ -168,6 +171,17 @@ export function createViewer(options: ViewerOptions): Viewer {
   });
 
   const animations = createAnimationControl(world, events);
+  const comments = createComments({
+    world,
+    scene: context.scene,
+    canvas: options.canvas,
+    events,
+    navigation,
+    picker,
+    tools,
+    keyboard: keys,
+    pixelRatio: () => context.renderer.getPixelRatio(),
+  });
 
   const viewer: Viewer = {
     world,
@@ -185,6 +199,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     events,
     picker,
     tools,
+    comments,
     animations,
     async loadScene(config, scene, callbacks = {}) {
       try {
@@ -259,6 +274,7 @@ export function createViewer(options: ViewerOptions): Viewer {
       loop.stop();
       animations.dispose();
       events.clear();
+      comments.dispose();
       tools.dispose();
       picker.dispose();
       observer.disconnect();

@@ -1,0 +1,235 @@
+import { useEffect, useState } from 'react';
+import type { CommentsSession, CommentsSnapshot } from '../api/comments';
+import { authorName, type CommentThread } from '../protocol/comments';
+import type { CommentPlaceEvent } from '../viewer/comments';
+import { bindingsFor } from '../viewer/input/keymap';
+import type { Viewer } from '../viewer/viewer';
+
+/**
+ * The comments panel (issue 16): the comment tool's button, the composer a click of the tool opens,
+ * the list of threads (open / resolved, author, time) and the open thread with its replies. A click
+ * on an entry or a pin flies to the comment's view. Talks to the viewer's interface and the
+ * comments session only.
+ */
+export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: CommentsSession }) {
+  const [snap, setSnap] = useState<CommentsSnapshot>(session.snapshot);
+  const [open, setOpen] = useState(false);
+  const [toolOn, setToolOn] = useState(viewer.comments.toolActive);
+  const [filter, setFilter] = useState<'open' | 'resolved'>('open');
+  const [draft, setDraft] = useState<CommentPlaceEvent | null>(null);
+  const [text, setText] = useState('');
+  const [current, setCurrent] = useState<string | null>(null);
+  const [reply, setReply] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => session.subscribe(setSnap), [session]);
+  useEffect(() => {
+    const offs = [
+      viewer.events.on('comment-tool', ({ active }) => setToolOn(active)),
+      viewer.events.on('comment-place', (event) => {
+        setDraft(event);
+        setText('');
+        setOpen(true);
+      }),
+      viewer.events.on('comment-pin', ({ id }) => {
+        setOpen(true);
+        show(id);
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [viewer]);
+
+  const show = (id: string) => {
+    setCurrent(id);
+    viewer.comments.select(id);
+    const thread = session.find(id);
+    if (thread) {
+      setFilter(thread.status);
+      void viewer.comments.openView(thread.view, true);
+    }
+  };
+
+  const act = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await work();
+    } catch {
+      // The session keeps the error text; the panel shows it.
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const post = () =>
+    act(async () => {
+      if (!draft || !text.trim()) return;
+      const thread = await session.create({ anchor: draft.anchor, view: draft.view, text });
+      setDraft(null);
+      setText('');
+      viewer.comments.setTool(false);
+      setCurrent(thread._id);
+      viewer.comments.select(thread._id);
+      setFilter('open');
+    });
+
+  const submitKeys = (event: React.KeyboardEvent, submit: () => void, cancel: () => void) => {
+    const actions = bindingsFor(event.nativeEvent).map((b) => b.action);
+    if (actions.includes('comment-submit')) {
+      event.preventDefault();
+      submit();
+    } else if (actions.includes('comment-cancel')) {
+      event.preventDefault();
+      cancel();
+    }
+  };
+
+  const thread: CommentThread | undefined = current ? snap.threads.find((t) => t._id === current) : undefined;
+  const shown = snap.threads.filter((t) => t.status === filter);
+  const time = (iso: string) => new Date(iso).toLocaleString();
+
+  return (
+    <div className="comments-panel" data-testid="comments-panel">
+      <div className="comments-bar">
+        <button
+          type="button"
+          className={toolOn ? 'active' : ''}
+          aria-pressed={toolOn}
+          data-testid="comment-tool"
+          disabled={!snap.mayComment}
+          title={snap.mayComment ? 'Comment: click a surface to pin a comment there' : snap.commentsEnabled ? 'Sign in to comment' : 'The owner turned comments off'}
+          onClick={() => viewer.comments.setTool(!toolOn)}
+        >
+          Comment
+        </button>
+        <button type="button" aria-expanded={open} data-testid="comments-toggle" onClick={() => setOpen(!open)}>
+          Comments ({snap.threads.filter((t) => t.status === 'open').length})
+        </button>
+      </div>
+      {snap.error && (
+        <p className="comments-error" role="alert" data-testid="comments-error">
+          {snap.error}
+        </p>
+      )}
+      {draft && (
+        <form
+          className="comment-composer"
+          data-testid="comment-composer"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void post();
+          }}
+        >
+          <textarea
+            autoFocus
+            value={text}
+            placeholder="Write a comment"
+            aria-label="Comment text"
+            data-testid="comment-text"
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => submitKeys(e, () => void post(), () => setDraft(null))}
+          />
+          <div className="comment-actions">
+            <button type="submit" disabled={busy || !text.trim()} data-testid="comment-post">
+              Post
+            </button>
+            <button type="button" onClick={() => setDraft(null)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+      {open && (
+        <div className="comments-list-panel">
+          <div className="comments-filter" role="tablist">
+            {(['open', 'resolved'] as const).map((f) => (
+              <button key={f} type="button" role="tab" aria-selected={filter === f} data-testid={`comments-filter-${f}`} onClick={() => setFilter(f)}>
+                {f === 'open' ? 'Open' : 'Resolved'} ({snap.threads.filter((t) => t.status === f).length})
+              </button>
+            ))}
+          </div>
+          <ul className="comments-list" data-testid="comments-list">
+            {shown.map((t) => (
+              <li key={t._id} className={t._id === current ? 'selected' : ''}>
+                <button type="button" data-testid="comment-entry" data-comment-id={t._id} onClick={() => show(t._id)}>
+                  <span className="comment-author">{authorName(t.author)}</span>
+                  <span className="comment-time">{time(t.createdAt)}</span>
+                  <span className="comment-excerpt">{t.title || t.text}</span>
+                  {t.replies.length > 0 && <span className="comment-replies">{t.replies.length} replies</span>}
+                </button>
+              </li>
+            ))}
+            {shown.length === 0 && <li className="comments-empty">{snap.loaded ? `No ${filter} comments.` : 'Loading…'}</li>}
+          </ul>
+          {thread && (
+            <div className="comment-thread" data-testid="comment-thread">
+              <div className="comment-head">
+                <strong>{authorName(thread.author)}</strong> <span className="comment-time">{time(thread.createdAt)}</span>
+              </div>
+              <p className="comment-body" data-testid="comment-body">
+                {thread.text}
+              </p>
+              <ul className="comment-reply-list">
+                {thread.replies.map((r) => (
+                  <li key={r._id} data-testid="comment-reply">
+                    <strong>{authorName(r.author)}</strong> <span className="comment-time">{time(r.createdAt)}</span>
+                    <p>{r.text}</p>
+                    {snap.mayModerate && (
+                      <button type="button" onClick={() => void act(() => session.removeReply(thread._id, r._id))}>
+                        Delete reply
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+              {snap.mayComment && (
+                <form
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    void act(async () => {
+                      if (!reply.trim()) return;
+                      await session.reply(thread._id, reply);
+                      setReply('');
+                    });
+                  }}
+                >
+                  <textarea value={reply} placeholder="Reply" aria-label="Reply text" data-testid="reply-text" onChange={(e) => setReply(e.target.value)} />
+                  <button type="submit" disabled={busy || !reply.trim()} data-testid="reply-post">
+                    Reply
+                  </button>
+                </form>
+              )}
+              <div className="comment-actions">
+                <button
+                  type="button"
+                  data-testid="comment-resolve"
+                  disabled={busy}
+                  onClick={() => void act(() => session.update(thread._id, { status: thread.status === 'open' ? 'resolved' : 'open' }))}
+                >
+                  {thread.status === 'open' ? 'Resolve' : 'Reopen'}
+                </button>
+                <button type="button" data-testid="comment-goto" onClick={() => void viewer.comments.openView(thread.view, true)}>
+                  Go to view
+                </button>
+                <button
+                  type="button"
+                  data-testid="comment-delete"
+                  disabled={busy}
+                  onClick={() =>
+                    void act(async () => {
+                      await session.remove(thread._id);
+                      setCurrent(null);
+                      viewer.comments.select(null);
+                    })
+                  }
+                >
+                  Delete
+                </button>
+              </div>
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
