@@ -83,6 +83,7 @@ function normalize(a: readonly number[]): Vec3 | undefined {
   const l = len(a);
   return l > 1e-12 ? scale(a, 1 / l) : undefined;
 }
+const noNegativeZero = (a: Vec3): Vec3 => [a[0] + 0, a[1] + 0, a[2] + 0];
 const same = (a: readonly number[], b: readonly number[]): boolean => len(sub(a, b)) <= 1e-9 * Math.max(1, len(a));
 
 /** The up vector made perpendicular to the direction (BCF's CameraUpVector); world Y/Z as fallbacks. */
@@ -115,13 +116,13 @@ export function sectionToClippingPlane(section: CommentSectionPlane): BcfClippin
   const l = len(section.normal);
   if (!(l > 1e-12)) return undefined;
   const n = scale(section.normal, 1 / l);
-  return { location: scale(n, -section.constant / l), direction: scale(n, -1) };
+  return { location: noNegativeZero(scale(n, -section.constant / l)), direction: noNegativeZero(scale(n, -1)) };
 }
 
 export function clippingPlaneToSection(plane: BcfClippingPlane): CommentSectionPlane | undefined {
   const d = normalize(plane.direction);
   if (!d) return undefined;
-  const normal = scale(d, -1);
+  const normal = noNegativeZero(scale(d, -1));
   return { normal, constant: -dot(normal, plane.location) + 0 };
 }
 
