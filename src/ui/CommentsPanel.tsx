@@ -155,7 +155,7 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
                   <span className="comment-author">{authorName(t.author)}</span>
                   <span className="comment-time">{time(t.createdAt)}</span>
                   <span className="comment-excerpt">{t.title || t.text}</span>
-                  {t.replies.length > 0 && <span className="comment-replies">{t.replies.length} replies</span>}
+                  {t.replies.length > 0 && <span className="comment-replies">{t.replies.length === 1 ? '1 reply' : `${t.replies.length} replies`}</span>}
                 </button>
               </li>
             ))}
