@@ -1,4 +1,5 @@
 import {
+  CommentAuthor,
   CommentList,
   CommentThread,
   commentToAnnotation,
@@ -45,11 +46,14 @@ export interface CommentsClient {
   reply(id: string, text: string): Promise<CommentThread>;
   updateReply(id: string, replyId: string, text: string): Promise<CommentThread>;
   removeReply(id: string, replyId: string): Promise<CommentThread>;
+  /** The signed-in person (GET /v1/me), or null when not signed in. */
+  me(): Promise<Pick<CommentAuthor, 'firstName' | 'lastName'> | null>;
 }
 
 export function createCommentsClient(options: CommentsClientOptions): CommentsClient {
   const doFetch = options.fetch ?? fetch.bind(globalThis);
-  const base = `${options.modelService.replace(/\/+$/, '')}/v1/scenes/${encodeURIComponent(options.sceneId)}/comments`;
+  const service = options.modelService.replace(/\/+$/, '');
+  const base = `${service}/v1/scenes/${encodeURIComponent(options.sceneId)}/comments`;
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const token = await options.token();
     let response: Response;
@@ -116,6 +120,16 @@ export function createCommentsClient(options: CommentsClientOptions): CommentsCl
     async removeReply(id, replyId) {
       return thread(await call('DELETE', `/${encodeURIComponent(id)}/replies/${encodeURIComponent(replyId)}`));
     },
+    async me() {
+      const token = await options.token();
+      if (!token) return null;
+      const response = await doFetch(`${service}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+      if (response.status === 401) return null;
+      if (!response.ok) throw new CommentsError(response.status, `Who is signed in could not be read (HTTP ${response.status}).`);
+      const parsed = CommentAuthor.pick({ firstName: true, lastName: true }).safeParse(await response.json());
+      if (!parsed.success) throw new CommentsError(502, 'The service described the signed-in person in a form this page cannot read.');
+      return parsed.data;
+    },
   };
 }
 
@@ -139,6 +153,8 @@ export interface CommentsSession {
   reply(id: string, text: string): Promise<CommentThread>;
   removeReply(id: string, replyId: string): Promise<CommentThread>;
   find(id: string): CommentThread | undefined;
+  /** The signed-in person's name, or null (BCF import: whose BCF comments are one's own). */
+  me(): Promise<Pick<CommentAuthor, 'firstName' | 'lastName'> | null>;
   /** A change another meeting participant made: refetch that thread. */
   applyRemoteChange(change: CommentChange): Promise<void>;
   /** Where each of our own changes is told (the meeting). */
@@ -225,6 +241,7 @@ export function createCommentsSession(client: CommentsClient, show: (threads: re
         return thread;
       }),
     find: (id) => snapshot.threads.find((t) => t._id === id),
+    me: () => client.me(),
     async applyRemoteChange(change) {
       if (change.action === 'deleted') {
         drop(change.commentId);

@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { CommentsSession, CommentsSnapshot } from '../api/comments';
-import { authorName, type CommentThread } from '../protocol/comments';
-import type { CommentPlaceEvent } from '../viewer/comments';
+import { authorName, type CommentThread, type CommentView } from '../protocol/comments';
+import type { CommentPlaceEvent, ViewerComments } from '../viewer/comments';
 import { bindingsFor } from '../viewer/input/keymap';
 import type { Viewer } from '../viewer/viewer';
 
@@ -11,16 +11,18 @@ import type { Viewer } from '../viewer/viewer';
  * on an entry or a pin flies to the comment's view. Talks to the viewer's interface and the
  * comments session only.
  */
-export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: CommentsSession }) {
+export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer: Viewer; comments: ViewerComments; session: CommentsSession; sceneName: string }) {
   const [snap, setSnap] = useState<CommentsSnapshot>(session.snapshot);
   const [open, setOpen] = useState(false);
-  const [toolOn, setToolOn] = useState(viewer.comments.toolActive);
+  const [toolOn, setToolOn] = useState(comments.toolActive);
   const [filter, setFilter] = useState<'open' | 'resolved'>('open');
   const [draft, setDraft] = useState<CommentPlaceEvent | null>(null);
   const [text, setText] = useState('');
   const [current, setCurrent] = useState<string | null>(null);
   const [reply, setReply] = useState('');
   const [busy, setBusy] = useState(false);
+  const [bcf, setBcf] = useState<{ busy: boolean; lines: string[]; failed: boolean } | null>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => session.subscribe(setSnap), [session]);
   useEffect(() => {
@@ -42,11 +44,11 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
 
   const show = (id: string) => {
     setCurrent(id);
-    viewer.comments.select(id);
+    comments.select(id);
     const thread = session.find(id);
     if (thread) {
       setFilter(thread.status);
-      void viewer.comments.openView(thread.view, true);
+      void comments.openView(thread.view, true);
     }
   };
 
@@ -67,11 +69,57 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
       const thread = await session.create({ anchor: draft.anchor, view: draft.view, text });
       setDraft(null);
       setText('');
-      viewer.comments.setTool(false);
+      comments.setTool(false);
       setCurrent(thread._id);
-      viewer.comments.select(thread._id);
+      comments.select(thread._id);
       setFilter('open');
     });
+
+  const aspect = () => {
+    const canvas = viewer.context.renderer.domElement;
+    return canvas.clientWidth > 0 && canvas.clientHeight > 0 ? canvas.clientWidth / canvas.clientHeight : 16 / 9;
+  };
+
+  // BCF: the module (and its XML parser) is fetched on the first click.
+  const exportBcf = async () => {
+    setBcf({ busy: true, lines: ['Exporting…'], failed: false });
+    try {
+      const { exportSceneBcf, bcfFileName } = await import('./comments-bcf');
+      const views = {
+        captureView: () => comments.captureView(),
+        openView: (view: CommentView, transition?: boolean) => comments.openView(view, transition),
+        nextFrame: () => viewer.nextFrame(),
+        screenshot: (options: { width: number; height: number; format: 'png' }) => viewer.screenshot(options),
+      };
+      const result = await exportSceneBcf(session, views, { aspect: aspect(), projectName: sceneName || 'Comments' });
+      const url = URL.createObjectURL(new Blob([result.bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = bcfFileName(sceneName);
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      const pictures = result.snapshots === result.topics ? 'with a snapshot each' : `${result.snapshots} with a snapshot (snapshots are taken for up to ${result.snapshotLimit} topics)`;
+      setBcf({ busy: false, lines: [`Exported ${result.topics} topic(s) ${result.topics ? pictures : ''}.`.replace(' .', '.')], failed: false });
+    } catch (error) {
+      setBcf({ busy: false, lines: [`The BCF file could not be made: ${error instanceof Error ? error.message : String(error)}`], failed: true });
+    }
+  };
+
+  const importBcf = async (file: File) => {
+    setBcf({ busy: true, lines: [`Importing ${file.name}…`], failed: false });
+    try {
+      const { importSceneBcf } = await import('./comments-bcf');
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const report = await importSceneBcf(session, bytes, { aspect: aspect(), defaultFov: viewer.navigation.perspectiveCamera.fov });
+      const lines = [`Imported ${report.imported.length} of ${report.topics} topic(s) from ${file.name}.`, ...report.skipped, ...report.problems, ...report.failures];
+      setBcf({ busy: false, lines, failed: report.failures.length > 0 || report.problems.length > 0 });
+      setFilter('open');
+    } catch (error) {
+      setBcf({ busy: false, lines: [`${file.name} could not be imported: ${error instanceof Error ? error.message : String(error)}`], failed: true });
+    }
+  };
 
   const submitKeys = (event: React.KeyboardEvent, submit: () => void, cancel: () => void) => {
     const actions = bindingsFor(event.nativeEvent).map((b) => b.action);
@@ -98,7 +146,7 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
           data-testid="comment-tool"
           disabled={!snap.mayComment}
           title={snap.mayComment ? 'Comment: click a surface to pin a comment there' : snap.commentsEnabled ? 'Sign in to comment' : 'The owner turned comments off'}
-          onClick={() => viewer.comments.setTool(!toolOn)}
+          onClick={() => comments.setTool(!toolOn)}
         >
           Comment
         </button>
@@ -148,6 +196,40 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
               </button>
             ))}
           </div>
+          <div className="comments-bcf">
+            <button type="button" data-testid="bcf-export" disabled={bcf?.busy} title="Download the comments as a BCF 2.1 file (.bcfzip)" onClick={() => void exportBcf()}>
+              Export BCF
+            </button>
+            {snap.mayComment && (
+              <button type="button" data-testid="bcf-import" disabled={bcf?.busy} title="Add the topics of a BCF 2.1 file (.bcfzip) as comments" onClick={() => fileRef.current?.click()}>
+                Import BCF
+              </button>
+            )}
+            <input
+              ref={fileRef}
+              type="file"
+              accept=".bcfzip,.bcf,application/zip"
+              hidden
+              data-testid="bcf-file"
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                e.target.value = '';
+                if (file) void importBcf(file);
+              }}
+            />
+          </div>
+          {bcf && (
+            <div className={bcf.failed ? 'comments-bcf-report failed' : 'comments-bcf-report'} role={bcf.failed ? 'alert' : 'status'} data-testid="bcf-report">
+              {bcf.lines.map((line, i) => (
+                <p key={i}>{line}</p>
+              ))}
+              {!bcf.busy && (
+                <button type="button" onClick={() => setBcf(null)}>
+                  Close
+                </button>
+              )}
+            </div>
+          )}
           <ul className="comments-list" data-testid="comments-list">
             {shown.map((t) => (
               <li key={t._id} className={t._id === current ? 'selected' : ''}>
@@ -208,7 +290,7 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
                 >
                   {thread.status === 'open' ? 'Resolve' : 'Reopen'}
                 </button>
-                <button type="button" data-testid="comment-goto" onClick={() => void viewer.comments.openView(thread.view, true)}>
+                <button type="button" data-testid="comment-goto" onClick={() => void comments.openView(thread.view, true)}>
                   Go to view
                 </button>
                 <button
@@ -219,7 +301,7 @@ export function CommentsPanel({ viewer, session }: { viewer: Viewer; session: Co
                     void act(async () => {
                       await session.remove(thread._id);
                       setCurrent(null);
-                      viewer.comments.select(null);
+                      comments.select(null);
                     })
                   }
                 >

@@ -26,7 +26,8 @@ export function joinMeeting(
   config: ClientConfig,
   scene: SceneDoc,
   access: { kind: 'member'; token: () => Promise<string> } | { kind: 'guest'; token: string },
-  comments?: CommentsSession | null,
+  /** The scene's comments (a chunk that may still be on its way): shared once they are there. */
+  comments?: Promise<CommentsSession | null> | CommentsSession | null,
 ): { meeting: Meeting; call: Call; leave: () => void } {
   const endpoint = access.kind === 'member' ? config.endpoints.meetings : config.endpoints.publicMeetings;
   const url = meetingUrl(endpoint, scene._id, window.location.href);
@@ -63,7 +64,11 @@ export function joinMeeting(
   });
   state.meeting = { snapshot: meeting.snapshot(), notices: [], call: call.snapshot() };
   // New comments, replies and resolutions reach everyone in the meeting at once.
-  const offComments = comments ? shareComments(meeting, comments, (message) => console.error(message)) : () => undefined;
+  let offComments: () => void = () => undefined;
+  let left = false;
+  void Promise.resolve(comments).then((session) => {
+    if (session && !left) offComments = shareComments(meeting, session, (message) => console.error(message));
+  });
   const offCall = call.onChange(() => {
     if (state.meeting) state.meeting.call = call.snapshot();
   });
@@ -71,6 +76,7 @@ export function joinMeeting(
     meeting,
     call,
     leave: () => {
+      left = true;
       offComments();
       offCall();
       call.dispose();

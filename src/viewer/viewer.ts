@@ -25,7 +25,7 @@ import { disposeSceneSettings } from './scene-settings';
 import { takeScreenshot, type ScreenshotOptions } from './screenshot';
 import { summarize, type ModelSummary } from './summary';
 import { createTools, type ViewerTools } from './tools';
-import { createComments, type ViewerComments } from './comments';
+import type { ViewerComments } from './comments';
 
 export type { ModelSummary } from './summary';
 
@@ -70,8 +70,13 @@ export interface Viewer {
   readonly picker: ViewerPicker;
   /** Pointer input, measurement, section planes and the point sampler (src/viewer/tools). */
   readonly tools: ViewerTools;
-  /** The comment tool, the pins of the scene's comments and their views (src/viewer/comments). */
-  readonly comments: ViewerComments;
+  /**
+   * The comment tool, the pins of the scene's comments and their views (src/viewer/comments): a
+   * chunk of its own, fetched by `loadComments()` once a page wants comments; null until then.
+   */
+  readonly comments: ViewerComments | null;
+  /** Fetches and starts the comments (once; later calls get the same). */
+  loadComments(): Promise<ViewerComments>;
   /** The loaded models' animations (play, pause, resume, stop, speed); changes go out as 'animation' events. */
   readonly animations: ViewerAnimations;
   loadScene(config: ClientConfig, scene: SceneDoc, callbacks?: LoadCallbacks): Promise<LoadSceneResult>;
@@ -171,17 +176,27 @@ export function createViewer(options: ViewerOptions): Viewer {
   });
 
   const animations = createAnimationControl(world, events);
-  const comments = createComments({
-    world,
-    scene: context.scene,
-    canvas: options.canvas,
-    events,
-    navigation,
-    picker,
-    tools,
-    keyboard: keys,
-    pixelRatio: () => context.renderer.getPixelRatio(),
-  });
+  // Comments (pins, the comment tool, views) are a chunk of their own: the embed's first load
+  // stays small, and a page without comments never fetches them.
+  let comments: ViewerComments | null = null;
+  let commentsLoading: Promise<ViewerComments> | null = null;
+  let disposed = false;
+  const loadComments = () =>
+    (commentsLoading ??= import('./comments').then(({ createComments }) => {
+      if (disposed) throw new Error('The viewer was closed before its comments loaded.');
+      comments = createComments({
+        world,
+        scene: context.scene,
+        canvas: options.canvas,
+        events,
+        navigation,
+        picker,
+        tools,
+        keyboard: keys,
+        pixelRatio: () => context.renderer.getPixelRatio(),
+      });
+      return comments;
+    }));
 
   const viewer: Viewer = {
     world,
@@ -199,7 +214,10 @@ export function createViewer(options: ViewerOptions): Viewer {
     events,
     picker,
     tools,
-    comments,
+    get comments() {
+      return comments;
+    },
+    loadComments,
     animations,
     async loadScene(config, scene, callbacks = {}) {
       try {
@@ -274,7 +292,9 @@ export function createViewer(options: ViewerOptions): Viewer {
       loop.stop();
       animations.dispose();
       events.clear();
-      comments.dispose();
+      disposed = true;
+      comments?.dispose();
+      comments = null;
       tools.dispose();
       picker.dispose();
       observer.disconnect();

@@ -264,3 +264,79 @@ test('a comment made with a section plane brings the plane back when its entry i
   await page.screenshot({ path: test.info().outputPath('view-restored.png') });
   expect(errors).toEqual([]);
 });
+
+test('BCF: export the comments, import them into another scene: same topics, statuses and views', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const OTHER = 'comments-box-bcf';
+  await importIntoScene(await writeToolsBox(join(ROOT, 'tests/.tmp/tools-box.glb')), OTHER);
+  await signInTo(page, EMBED);
+  await ready(page);
+  await page.getByTestId('comments-toggle').click();
+  const downloading = page.waitForEvent('download');
+  await page.getByTestId('bcf-export').click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe(`${SCENE}.bcfzip`);
+  const file = test.info().outputPath('export.bcfzip');
+  await download.saveAs(file);
+  await expect(page.getByTestId('bcf-report')).toContainText(/Exported \d+ topic\(s\) with a snapshot each\./);
+  await page.screenshot({ path: test.info().outputPath('bcf-exported.png') });
+
+  await page.goto(`/embed/${OTHER}?quality=low&uiWatermark=false`);
+  await ready(page);
+  await page.getByTestId('comments-toggle').click();
+  await page.getByTestId('bcf-file').setInputFiles(file);
+  const list = async (scene: string) =>
+    page.evaluate(async (s) => {
+      const response = await fetch(`/v1/scenes/${s}/comments`);
+      return ((await response.json()).comments as any[]).map((t) => ({ title: t.title || t.text, status: t.status, replies: t.replies.length, view: t.view, pin: t.anchor.position }));
+    }, scene);
+  const source = await list(SCENE);
+  expect(source.length).toBeGreaterThan(0);
+  await expect(page.getByTestId('bcf-report')).toContainText(`Imported ${source.length} of ${source.length} topic(s) from export.bcfzip.`);
+  await page.screenshot({ path: test.info().outputPath('bcf-imported.png') });
+  const imported = await list(OTHER);
+  const key = (t: { title: string }) => t.title;
+  const sorted = (ts: typeof source) => [...ts].sort((a, b) => key(a).localeCompare(key(b)));
+  expect(sorted(imported).map((t) => [t.title, t.status, t.replies])).toEqual(sorted(source).map((t) => [t.title.split('\n')[0], t.status, t.replies]));
+  for (const [i, t] of sorted(imported).entries()) {
+    const s = sorted(source)[i]!;
+    for (let k = 0; k < 3; k++) {
+      expect(t.view.position[k]).toBeCloseTo(s.view.position[k], 4);
+      expect(t.pin[k]).toBeCloseTo(s.pin[k], 4);
+    }
+    expect(t.view.sections.length).toBe(s.view.sections.length);
+  }
+  // The pins are there too.
+  await expect.poll(() => page.evaluate(() => (window as any).__viewer.viewer.comments.pins.count)).toBe(source.length);
+  // A second import of the same file makes nothing twice.
+  await page.getByTestId('bcf-file').setInputFiles(file);
+  await expect(page.getByTestId('bcf-report')).toContainText(`Imported 0 of ${source.length} topic(s)`);
+  await expect(page.getByTestId('bcf-report')).toContainText('is already in this scene');
+  expect((await list(OTHER)).length).toBe(source.length);
+  expect(errors).toEqual([]);
+});
+
+test('in the editor: the comments panel is there, and the comment tool takes the click that would select', async ({ page }) => {
+  await signInTo(page, `/edit/${SCENE}`);
+  expect(await settled(page)).toBe('ready');
+  // The box is nobody's: a copy of one's own to edit.
+  await page.getByTestId('duplicate').click();
+  await page.waitForURL((url) => url.pathname.startsWith('/edit/') && url.pathname !== `/edit/${SCENE}`, { timeout: 60_000 });
+  expect(await settled(page)).toBe('ready');
+  await expect(page.getByTestId('outliner')).toBeVisible({ timeout: 60_000 });
+  await ready(page);
+  const selection = () => page.evaluate(() => (window as any).__editor.selection?.nodeId ?? null);
+  await page.getByTestId('comment-tool').click();
+  const c = await toClient(page, [0, 1, Z]);
+  await page.mouse.click(c.x, c.y);
+  await expect(page.getByTestId('comment-composer')).toBeVisible();
+  expect(await selection()).toBeNull();
+  await page.getByTestId('comment-text').fill('Seen in the editor');
+  await page.getByTestId('comment-post').click();
+  await expect(page.getByTestId('comment-composer')).toBeHidden();
+  // The tool is off once posted: the same click selects the box.
+  await page.mouse.click(c.x + 40, c.y + 40);
+  await expect.poll(selection).not.toBeNull();
+  await page.screenshot({ path: test.info().outputPath('editor-comments.png') });
+});

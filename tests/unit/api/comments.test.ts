@@ -66,6 +66,7 @@ function fakeClient(): CommentsClient & { store: Map<string, CommentThread> } {
     removeReply: async () => {
       throw new Error('unused');
     },
+    me: async () => ({ firstName: 'Ada', lastName: 'L' }),
   };
 }
 
