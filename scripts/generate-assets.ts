@@ -5,7 +5,8 @@
  *  - /assets/environments/{id}.jpg and {id}.hdr: procedural skies (dawn, noon, overcast, sunset,
  *    night) and a studio, each as a gain-map JPEG ('hdrjpeg') and a Radiance file ('hdr');
  *  - /assets/environments/catalog.json: the catalog (id, name, path, format), hdr entries last;
- *  - /textures/waternormals.jpg: the tileable normal map three.js' Water animates.
+ *  - /textures/waternormals.jpg: the tileable normal map three.js' Water animates;
+ *  - /assets/images/comment-cursor-4.png: the comment tool's cursor (issue 16).
  *
  * Deterministic (same bytes every run) and fast (a few seconds). Run alone:
  *   npx tsx scripts/generate-assets.ts [outDir]      (default: dist)
@@ -20,6 +21,8 @@ import { encodeGainMapJpeg } from './assets/gain-map-jpeg';
 import { encodeRadianceHdr } from './assets/radiance-hdr';
 import { ENVIRONMENTS, renderEnvironment } from './assets/skies';
 import { renderWaterNormals } from './assets/water-normals';
+import { COMMENT_CURSOR_SIZE, encodePng, renderCommentCursor } from './assets/comment-cursor';
+import { COMMENT_CURSOR_URL } from '../src/protocol/comments';
 
 export interface GeneratedAsset {
   /** URL path from the site root, e.g. /assets/environments/sky_noon.hdr */
@@ -66,6 +69,7 @@ export function generateAssets(options: GenerateOptions = {}): GeneratedAsset[] 
   const normals = renderWaterNormals({ size: options.waterNormalsSize ?? WATER_NORMALS_SIZE });
   const normalsJpeg = jpeg.encode({ width: normals.size, height: normals.size, data: normals.rgba }, 92).data;
   assets.push({ path: WATER_NORMALS_URL, contentType: 'image/jpeg', bytes: new Uint8Array(normalsJpeg) });
+  assets.push({ path: COMMENT_CURSOR_URL, contentType: 'image/png', bytes: encodePng(COMMENT_CURSOR_SIZE, COMMENT_CURSOR_SIZE, renderCommentCursor()) });
   return assets;
 }
 

@@ -48,3 +48,22 @@ export function createMemoryAnnotationStore(): AnnotationStore {
     },
   };
 }
+
+/**
+ * A store usable at once whose functions wait for the real one (the comments are a chunk fetched
+ * after the scene is shown, the host API answers before): a call made meanwhile is answered once
+ * it is there, or fails with `failure` when it could not start (null).
+ */
+export function deferredAnnotationStore(ready: Promise<AnnotationStore | null>, failure: string): AnnotationStore {
+  const store = async () => {
+    const real = await ready;
+    if (!real) throw new Error(failure);
+    return real;
+  };
+  return {
+    list: async () => (await store()).list(),
+    create: async (fields) => (await store()).create(fields),
+    update: async (id, fields) => (await store()).update(id, fields),
+    remove: async (id) => (await store()).remove(id),
+  };
+}

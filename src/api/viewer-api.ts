@@ -54,6 +54,12 @@ export interface ViewerApiOptions {
   canvas: HTMLCanvasElement;
   /** Where annotations are kept (default: in memory, for this page only). */
   annotations?: AnnotationStore;
+  /**
+   * The annotations are the scene's comments (src/api/comments.ts): the viewer's comment pins
+   * draw them (no label pins here), a pin's click is 'annotation.click', and gotoAnnotation opens
+   * the comment's whole view (camera, section planes, measurements) through `open`.
+   */
+  comments?: { open(id: string, transition: boolean): Promise<boolean> };
 }
 
 export interface ViewerApi {
@@ -296,7 +302,11 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     }),
   );
 
+  if (options.comments) {
+    disposers.push(viewer.events.on('comment-pin', ({ id }) => api.emit('annotation.click', { annotationId: id })));
+  }
   const showPin = (annotation: HostResult<'createAnnotation'>) => {
+    if (options.comments) return;
     let label = pins.get(annotation.id);
     if (!label) {
       label = labels.add('annotation-pin', annotation.title, () => api.emit('annotation.click', { annotationId: annotation.id }));
@@ -308,7 +318,7 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     label.point.set(annotation.position[0], annotation.position[1], annotation.position[2]);
     pinsDirty = true;
   };
-  void store.list().then(
+  if (!options.comments) void store.list().then(
     (list) => list.forEach(showPin),
     (error) => console.error('The annotations could not be read:', error),
   );
@@ -625,6 +635,10 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       return { ok: true as const };
     },
     gotoAnnotation: async ({ id, transition }) => {
+      if (options.comments) {
+        if (!(await options.comments.open(id, transition ?? true))) throw new Error(`There is no annotation '${id}'.`);
+        return cameraState();
+      }
       const found = (await store.list()).find((a) => a.id === id);
       if (!found) throw new Error(`There is no annotation '${id}'.`);
       await lookAt(found.eye, found.target, transition ?? true);

@@ -406,23 +406,23 @@ export const HOST_FUNCTIONS = {
     Image,
   ),
   // annotations
-  listAnnotations: fn('Annotations', 'read', 'The annotations.', none, z.array(AnnotationInfo)),
+  listAnnotations: fn('Annotations', 'read', "The annotations: the scene's comment threads, as stored by the model service (read by whoever may read the scene).", none, z.array(AnnotationInfo)),
   createAnnotation: fn(
     'Annotations',
     'change',
-    'Pins an annotation at a 3D point; `eye`/`target` default to the current camera.',
+    "Pins an annotation at a 3D point; `eye`/`target` default to the current camera. Saved at once as a comment thread of the scene (with the whole current view: camera, section planes, measurements), so it is there after a reload and for everyone. Refused with the service's reason when the page's user is not signed in (no token generator, no sign-in) or the owner turned comments off; an annotation needs a title or a text.",
     args({ position: vec3('position'), title: text('title'), text: text('text').optional(), eye: vec3('eye').optional(), target: vec3('target').optional() }),
     AnnotationInfo,
   ),
   updateAnnotation: fn(
     'Annotations',
     'change',
-    'Changes the fields given.',
+    'Changes the title and text given, saved at once; only the comment\'s author may (the service refuses others). The position, eye and target of a saved annotation cannot change: remove it and create it again.',
     args({ id: id('id'), title: text('title').optional(), text: text('text').optional(), position: vec3('position').optional(), eye: vec3('eye').optional(), target: vec3('target').optional() }),
     AnnotationInfo,
   ),
-  removeAnnotation: fn('Annotations', 'change', 'Removes an annotation.', args({ id: id('id') }), Ok),
-  gotoAnnotation: fn('Annotations', 'change', "Moves the camera to an annotation's eye and target.", args({ id: id('id'), transition: bool('transition').optional() }), CameraState),
+  removeAnnotation: fn('Annotations', 'change', "Deletes an annotation's comment thread on the service: the author's own, or any for the scene's owner (others are refused).", args({ id: id('id') }), Ok),
+  gotoAnnotation: fn('Annotations', 'change', "Opens an annotation's view: the camera flies to its eye and target, its projection and field of view, and its section planes and measurements replace the present ones.", args({ id: id('id'), transition: bool('transition').optional() }), CameraState),
 } as const;
 
 export type HostFunctionName = keyof typeof HOST_FUNCTIONS;

@@ -35,13 +35,14 @@ export const CreateSceneRequest = z.strictObject(
 );
 export type CreateSceneRequest = z.infer<typeof CreateSceneRequest>;
 
-/** PATCH /v1/scenes/{id}: name by owner and editors; public, editors and hostOrigins by the owner only (null removes hostOrigins). */
+/** PATCH /v1/scenes/{id}: name by owner and editors; public, editors, hostOrigins and commentsEnabled by the owner only (null removes hostOrigins). */
 export const UpdateSceneRequest = z.strictObject(
   {
     name: name.optional(),
     public: isPublic.optional(),
     editors: editors.optional(),
     hostOrigins: HostOrigins.nullable().optional(),
+    commentsEnabled: z.boolean({ error: 'commentsEnabled must be true or false' }).optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'the body must be a JSON object') },
 );

@@ -62,6 +62,8 @@ export const SceneDoc = z.object({
    * Only the owner changes it (PATCH /v1/scenes/{id}).
    */
   hostOrigins: HostOrigins.optional(),
+  /** Whether signed-in readers may comment (issue 16; absent: yes). Only the owner changes it (PATCH /v1/scenes/{id}). */
+  commentsEnabled: z.boolean().optional(),
 });
 export type SceneDoc = z.infer<typeof SceneDoc>;
 

@@ -18,6 +18,7 @@ import sceneRoutes from './routes/scenes.ts';
 import sceneObjectRoutes from './routes/scene-objects.ts';
 import instanceRoutes from './routes/instances.ts';
 import { createInstanceService, type InstanceService } from './instances.ts';
+import commentRoutes from './routes/comments.ts';
 import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot, type UploadService } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
 import { StoreError, type Store } from './store.ts';
@@ -328,6 +329,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     sceneRoutes,
     sceneObjectRoutes,
     instanceRoutes, // instanced asset groups' instances (src/server/instances.ts)
+    commentRoutes, // comment threads of scenes (issue 16)
     modelRoutes,
     mutationRoutes,
     authRoutes,

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type MouseEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { useSnapshot } from 'valtio';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions } from './embed-options';
@@ -8,6 +8,7 @@ import { CallTiles } from './CallPanel';
 import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
+import type { PageComments } from './comments-bridge';
 import { ViewControls } from './ViewControls';
 import { refreshAnimations } from './viewer-bridge';
 import type { ToolsSnapshot } from '../viewer/tools';
@@ -42,6 +43,20 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
   }, [sceneId, state, options.autoPlay]);
 
   const ready = snap.phase === 'ready' && !!snap.viewer && !!controllerRef.current?.viewer;
+  // The comments (a chunk of their own) come a moment after the scene.
+  const [comments, setComments] = useState<PageComments | null>(null);
+  useEffect(() => {
+    const controller = controllerRef.current;
+    if (!ready || !controller) return;
+    let live = true;
+    void controller.commentsReady.then((started) => {
+      if (live) setComments(started);
+    });
+    return () => {
+      live = false;
+      setComments(null);
+    };
+  }, [ready]);
   // Tab order follows the screen: view, tools (top left), orientation gizmo (top right), view
   // toolbar (right), animations (bottom left), watermark. The gizmo is the viewer's own element:
   // it is moved into its place among the panels.
@@ -116,6 +131,7 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
               state.screenshotAnnotations = on;
             }}
           />
+          {comments && <comments.Panel viewer={controllerRef.current.viewer} comments={comments.viewer} session={comments.session} sceneName={snap.sceneName} />}
           <div className="gizmo-slot" ref={gizmoSlotRef} />
           <ViewControls
             viewer={controllerRef.current.viewer}

@@ -1,4 +1,6 @@
 import { ref } from 'valtio';
+import { deferredAnnotationStore } from '../api/annotations';
+import type { PageComments } from './comments-bridge';
 import { createHostApi, type HostApi } from '../api/host-api';
 import { createViewerApi, type ViewerApi } from '../api/viewer-api';
 import { mark, sceneDocuments } from '../viewer/documents';
@@ -18,6 +20,10 @@ export interface EmbedController {
   start(): void;
   /** The viewer once started (null before start and after dispose). */
   readonly viewer: Viewer | null;
+  /** The scene's comments (pins, threads, panel: ./comments-bridge.ts, a chunk fetched once the scene is shown); null before. */
+  readonly comments: PageComments | null;
+  /** Resolves with the comments once they started (null when they could not, or the page closed first). */
+  readonly commentsReady: Promise<PageComments | null>;
   /** The scene's meeting once joined (null before and after leaving). */
   readonly meeting: Meeting | null;
   /** The meeting's audio and video (null when not in a meeting). */
@@ -68,6 +74,12 @@ export function createEmbedController(
     instanceId: new URLSearchParams(window.location.search).get('instanceId'),
   });
   let viewerApi: ViewerApi | null = null;
+  let comments: PageComments | null = null;
+  let settleComments: (value: PageComments | null) => void = () => undefined;
+  const commentsReady = new Promise<PageComments | null>((resolve) => {
+    settleComments = resolve;
+  });
+  const commentSession = () => commentsReady.then((c) => c?.session ?? null);
   sceneDocuments(sceneId).then(
     ({ scene }) => hostApi.setOrigins(scene.hostOrigins),
     (error) => hostApi.fail(`The scene could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
@@ -128,7 +140,43 @@ export function createEmbedController(
       mark('first-frame');
       if (abort.signal.aborted) return;
       state.phase = 'ready';
-      viewerApi = createViewerApi({ viewer, api: hostApi, container: elements.container, canvas: elements.canvas });
+      const shownViewer = viewer;
+      const sceneAccess = memberAccess();
+      // The comments are a chunk of their own: the scene shows without waiting for them; the host
+      // API's annotation calls made meanwhile wait for them.
+      import('./comments-bridge')
+        .then(({ startComments }) =>
+          startComments(shownViewer, { modelService: config.endpoints.modelService, sceneId: scene._id, token: async () => (sceneAccess ? sceneAccess.token() : null) }),
+        )
+        .then(
+          (started) => {
+            if (abort.signal.aborted) return settleComments(null);
+            comments = started;
+            settleComments(started);
+          },
+          (error: unknown) => {
+            settleComments(null);
+            if (abort.signal.aborted) return;
+            console.error('The comments could not be started:', error);
+            addNotice(state, `The comments could not be started: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        );
+      viewerApi = createViewerApi({
+        viewer,
+        api: hostApi,
+        container: elements.container,
+        canvas: elements.canvas,
+        annotations: deferredAnnotationStore(
+          commentsReady.then((c) => c?.annotations ?? null),
+          'The comments of this scene could not be started: annotations are not available.',
+        ),
+        comments: {
+          async open(id, transition) {
+            const started = await commentsReady;
+            return started ? started.open(id, transition) : false;
+          },
+        },
+      });
       hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
       loaded = { config, scene };
@@ -138,7 +186,7 @@ export function createEmbedController(
       const shown = viewer;
       meetingBridge().then(
         ({ joinMeeting }) => {
-          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access);
+          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access, commentSession());
         },
         (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
       );
@@ -158,6 +206,10 @@ export function createEmbedController(
     get viewer() {
       return viewer;
     },
+    get comments() {
+      return comments;
+    },
+    commentsReady,
     get meeting() {
       return meeting?.meeting ?? null;
     },
@@ -171,7 +223,7 @@ export function createEmbedController(
       const { guestToken, joinMeeting } = await meetingBridge();
       const token = await guestToken(loaded.config, sceneId, firstName, lastName);
       if (!viewer || !loaded || abort.signal.aborted) return;
-      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, { kind: 'guest', token });
+      meeting = joinMeeting(viewer, state, loaded.config, loaded.scene, { kind: 'guest', token }, commentSession());
     },
     joinAsMember() {
       const access = memberAccess();
@@ -182,7 +234,7 @@ export function createEmbedController(
         ({ joinMeeting }) => {
           if (viewer !== shown || abort.signal.aborted) return;
           meeting?.leave();
-          meeting = joinMeeting(shown, state, documents.config, documents.scene, access);
+          meeting = joinMeeting(shown, state, documents.config, documents.scene, access, commentSession());
         },
         (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
       );
@@ -196,6 +248,8 @@ export function createEmbedController(
       meeting?.leave();
       meeting = null;
       abort.abort();
+      settleComments(null);
+      comments = null;
       viewerApi?.dispose();
       viewerApi = null;
       hostApi.dispose();

@@ -6,6 +6,8 @@ import { createMeeting, type Meeting } from '../meeting/meeting';
 import { createCall, type Call } from '../meeting/rtc';
 import type { Viewer } from '../viewer/viewer';
 import type { EmbedState } from './embed-state';
+import type { CommentsSession } from '../api/comments';
+import { shareComments } from '../meeting/comments';
 
 /** How long a join/leave notice stays in the participants panel. */
 export const MEETING_NOTICE_MS = 6000;
@@ -24,6 +26,8 @@ export function joinMeeting(
   config: ClientConfig,
   scene: SceneDoc,
   access: { kind: 'member'; token: () => Promise<string> } | { kind: 'guest'; token: string },
+  /** The scene's comments (a chunk that may still be on its way): shared once they are there. */
+  comments?: Promise<CommentsSession | null> | CommentsSession | null,
 ): { meeting: Meeting; call: Call; leave: () => void } {
   const endpoint = access.kind === 'member' ? config.endpoints.meetings : config.endpoints.publicMeetings;
   const url = meetingUrl(endpoint, scene._id, window.location.href);
@@ -59,6 +63,12 @@ export function joinMeeting(
     participants: () => new Set(meeting.snapshot().participants.map((p) => p.id)),
   });
   state.meeting = { snapshot: meeting.snapshot(), notices: [], call: call.snapshot() };
+  // New comments, replies and resolutions reach everyone in the meeting at once.
+  let offComments: () => void = () => undefined;
+  let left = false;
+  void Promise.resolve(comments).then((session) => {
+    if (session && !left) offComments = shareComments(meeting, session, (message) => console.error(message));
+  });
   const offCall = call.onChange(() => {
     if (state.meeting) state.meeting.call = call.snapshot();
   });
@@ -66,6 +76,8 @@ export function joinMeeting(
     meeting,
     call,
     leave: () => {
+      left = true;
+      offComments();
       offCall();
       call.dispose();
       off();

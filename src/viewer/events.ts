@@ -1,3 +1,4 @@
+import type { CommentPlaceEvent } from './comments';
 import type { AnimationEvent } from '../engine/world';
 import type { ToolsSnapshot } from './tools/tool-state';
 
@@ -72,6 +73,14 @@ export interface ViewerEventMap extends Record<string, unknown> {
   animation: AnimationEvent;
   /** A scene's models were loaded (those that failed are not listed). */
   models: { modelIds: string[] };
+  /** The comment tool turned on or off (src/viewer/comments). */
+  'comment-tool': { active: boolean };
+  /** The comment tool's click hit a surface: the UI opens the composer with this anchor and view. */
+  'comment-place': CommentPlaceEvent;
+  /** The comment tool's click hit nothing. */
+  'comment-miss': { clientX: number; clientY: number };
+  /** A comment pin was clicked (a cluster's click zooms in instead). */
+  'comment-pin': { id: string };
 }
 
 export interface NavigationEventData {

@@ -26,6 +26,7 @@ import { disposeSceneSettings } from './scene-settings';
 import { takeScreenshot, type ScreenshotOptions } from './screenshot';
 import { summarize, type ModelSummary } from './summary';
 import { createTools, type ViewerTools } from './tools';
+import type { ViewerComments } from './comments';
 
 export type { ModelSummary } from './summary';
 
@@ -70,6 +71,13 @@ export interface Viewer {
   readonly picker: ViewerPicker;
   /** Pointer input, measurement, section planes and the point sampler (src/viewer/tools). */
   readonly tools: ViewerTools;
+  /**
+   * The comment tool, the pins of the scene's comments and their views (src/viewer/comments): a
+   * chunk of its own, fetched by `loadComments()` once a page wants comments; null until then.
+   */
+  readonly comments: ViewerComments | null;
+  /** Fetches and starts the comments (once; later calls get the same). */
+  loadComments(): Promise<ViewerComments>;
   /** The loaded models' animations (play, pause, resume, stop, speed); changes go out as 'animation' events. */
   readonly animations: ViewerAnimations;
   loadScene(config: ClientConfig, scene: SceneDoc, callbacks?: LoadCallbacks): Promise<LoadSceneResult>;
@@ -186,6 +194,27 @@ export function createViewer(options: ViewerOptions): Viewer {
     world.render.hold--;
     world.render.needsRender = true;
   };
+  // Comments (pins, the comment tool, views) are a chunk of their own: the embed's first load
+  // stays small, and a page without comments never fetches them.
+  let comments: ViewerComments | null = null;
+  let commentsLoading: Promise<ViewerComments> | null = null;
+  let disposed = false;
+  const loadComments = () =>
+    (commentsLoading ??= import('./comments').then(({ createComments }) => {
+      if (disposed) throw new Error('The viewer was closed before its comments loaded.');
+      comments = createComments({
+        world,
+        scene: context.scene,
+        canvas: options.canvas,
+        events,
+        navigation,
+        picker,
+        tools,
+        keyboard: keys,
+        pixelRatio: () => context.renderer.getPixelRatio(),
+      });
+      return comments;
+    }));
 
   const viewer: Viewer = {
     world,
@@ -203,6 +232,10 @@ export function createViewer(options: ViewerOptions): Viewer {
     events,
     picker,
     tools,
+    get comments() {
+      return comments;
+    },
+    loadComments,
     animations,
     instanceAsset(config, assetId) {
       return assetsFor(config).get(assetId);
@@ -280,6 +313,9 @@ export function createViewer(options: ViewerOptions): Viewer {
       loop.stop();
       animations.dispose();
       events.clear();
+      disposed = true;
+      comments?.dispose();
+      comments = null;
       tools.dispose();
       picker.dispose();
       observer.disconnect();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Mutation as MutationSchema, type LoggedMutation, type Mutation, type SavedMutation } from '../../protocol/mutation.ts';
 import { ModelDoc, SceneDoc, VersionKey } from '../../protocol/scene.ts';
+import type { CommentStore } from './comments.ts';
 
 /**
  * What every storage adapter (SQLite, PostgreSQL) offers: scene and model documents, the saved
@@ -8,7 +9,7 @@ import { ModelDoc, SceneDoc, VersionKey } from '../../protocol/scene.ts';
  * under DATA_DIR whatever the database. Documents are checked against the zod schemas of
  * src/protocol on the way in and on the way out.
  */
-export interface Store {
+export interface Store extends CommentStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Where the data is, for logs: a path, or host/database (never a password). */
   readonly location: string;

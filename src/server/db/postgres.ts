@@ -16,6 +16,7 @@ import {
   type SceneRow,
   type Store,
 } from './common.ts';
+import { postgresComments } from './comments.ts';
 import { openFiles } from './files.ts';
 import { importLegacyJson } from './legacy.ts';
 import { planBatch } from './mutations.ts';
@@ -353,6 +354,7 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
     },
 
     ...files,
+    ...postgresComments(pool, transaction),
 
     async close() {
       await pool.end();

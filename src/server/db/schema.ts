@@ -8,6 +8,8 @@
  * on (model_id, uuid) makes saving idempotent with one index lookup per mutation.
  */
 
+import { POSTGRES_COMMENTS_MIGRATION, SQLITE_COMMENTS_MIGRATION } from './comments.ts';
+
 export const SQLITE_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE scenes (
@@ -70,6 +72,8 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE UNIQUE INDEX instance_changes_uuid ON instance_changes (scene_id, uuid);
   `,
+  // 3: comment threads of scenes (issue 16)
+  SQLITE_COMMENTS_MIGRATION,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -133,4 +137,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX instance_changes_uuid ON instance_changes (scene_id, uuid);
   `,
+  // 3: comment threads of scenes (issue 16)
+  POSTGRES_COMMENTS_MIGRATION,
 ];

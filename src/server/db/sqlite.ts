@@ -19,6 +19,7 @@ import {
   type SceneRow,
   type Store,
 } from './common.ts';
+import { sqliteComments } from './comments.ts';
 import { openFiles } from './files.ts';
 import { importLegacyJson } from './legacy.ts';
 import { conflictError, sameMutation, targetId } from './mutations.ts';
@@ -320,6 +321,7 @@ export async function openSqliteStore(dataDir: string, options: SqliteOptions = 
     },
 
     ...files,
+    ...sqliteComments(db),
 
     async close() {
       if (db.open) db.close();

@@ -15,7 +15,7 @@ import { HttpError, checkId, parseBody } from './http.ts';
  *   GET   /v1/scenes                      { scenes: [{ id, name, modelCount, thumbnailUrl? }] } (readable ones)
  *   POST  /v1/scenes                      { name, public?, editors?, viewerConfig? } -> 201 Scene (owner: you)
  *   GET   /v1/scenes/{id}                 Scene
- *   PATCH /v1/scenes/{id}                 { name?, public?, editors?, hostOrigins? } -> Scene (hostOrigins: the host API's allowlist, src/protocol/host-api.ts)
+ *   PATCH /v1/scenes/{id}                 { name?, public?, editors?, hostOrigins?, commentsEnabled? } -> Scene (hostOrigins: the host API's allowlist, src/protocol/host-api.ts)
  *   PATCH /v1/scenes/{id}/viewer-config   { scene?, postprocessing?, uiConfig? } -> Scene
  *   PUT   /v1/scenes/{id}/thumbnail       an image (png, jpeg, webp) or { thumbnailUrl } -> Scene
  *   POST  /v1/scenes/{id}/duplicate       -> 201 a copy owned by you ("duplicate to edit", issue 11)
@@ -57,7 +57,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     const user = assertCanWriteScene(request, scene);
     const allowed = (current: SceneDoc) => (ownerOnly ? isOwner(user, current) : canWriteScene(user, current));
     const denied = (current: SceneDoc) =>
-      new AuthError(403, ownerOnly ? `Only the owner of scene '${current._id}' may change who can read or edit it, or which pages may drive it (hostOrigins)` : `You may not change scene '${current._id}': only its owner and editors may`);
+      new AuthError(403, ownerOnly ? `Only the owner of scene '${current._id}' may change who can read or edit it, which pages may drive it (hostOrigins), or whether it takes comments (commentsEnabled)` : `You may not change scene '${current._id}': only its owner and editors may`);
     if (!allowed(scene)) throw denied(scene);
     const updated = await store.updateScene(scene._id, (current) => {
       if (!allowed(current)) throw denied(current);
@@ -104,7 +104,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
   app.patch<{ Params: { id: string } }>('/v1/scenes/:id', async (request, reply) => {
     requireUser(request);
     const body = parseBody(UpdateSceneRequest, request.body);
-    const sharing = body.public !== undefined || body.editors !== undefined || body.hostOrigins !== undefined;
+    const sharing = body.public !== undefined || body.editors !== undefined || body.hostOrigins !== undefined || body.commentsEnabled !== undefined;
     const updated = await change(
       request,
       (scene) => {
@@ -114,6 +114,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
         if (body.editors !== undefined) next.editors = [...new Set(body.editors)];
         if (body.hostOrigins === null) delete next.hostOrigins;
         else if (body.hostOrigins !== undefined) next.hostOrigins = [...new Set(body.hostOrigins)];
+        if (body.commentsEnabled !== undefined) next.commentsEnabled = body.commentsEnabled;
         return next;
       },
       sharing,

@@ -7,6 +7,7 @@ import { sceneDocuments } from '../../viewer/documents';
 import { createEmbedController, type EmbedController } from '../embed-controller';
 import { createEmbedState } from '../embed-state';
 import { ShortcutsOverlay } from '../ShortcutsOverlay';
+import type { PageComments } from '../comments-bridge';
 import { addEditorNotice, bindEditorState, createEditorUiState, type EditorUiState } from './editor-state';
 import { HistoryPanel, Outliner, PropertiesPanel, StatusBar, Toolbar } from './panels';
 import { ScenePanel } from './scene-panel';
@@ -23,6 +24,22 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
   const containerRef = useRef<HTMLDivElement>(null);
   const controllerRef = useRef<EmbedController | null>(null);
   const [ready, setReady] = useState(false);
+  // The scene's comments (the same panel as the embed's; a chunk fetched once the scene is shown).
+  // The comment tool's click wins over the editor's selection while the tool is on: it takes the
+  // click before the viewer raises the 'hit' the editor selects on.
+  const [comments, setComments] = useState<PageComments | null>(null);
+  useEffect(() => {
+    const controller = controllerRef.current;
+    if (embedSnap.phase !== 'ready' || !controller) return;
+    let live = true;
+    void controller.commentsReady.then((started) => {
+      if (live) setComments(started);
+    });
+    return () => {
+      live = false;
+      setComments(null);
+    };
+  }, [embedSnap.phase]);
 
   useEffect(() => {
     const canvas = canvasRef.current;
@@ -101,6 +118,7 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
           </div>
         )}
         {viewer && embedSnap.phase === 'ready' && <ShortcutsOverlay keys={viewer.keys} />}
+        {viewer && comments && <comments.Panel viewer={viewer} comments={comments.viewer} session={comments.session} sceneName={embedSnap.sceneName} />}
         <AccessBanner state={state} sceneId={sceneId} />
         <Notices state={state} embedNotices={embedSnap.notices.map((n) => n.text)} />
       </div>

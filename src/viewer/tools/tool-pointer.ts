@@ -19,6 +19,8 @@ export function toolPointerHandlers(
     surfaces: SurfacePicker;
     setSampling: (on: boolean) => void;
     recentre: (point: Vector3) => void;
+    /** Offered every click first (comment pins, the comment tool): true when it took the click. */
+    clickHook?: () => ((clientX: number, clientY: number) => boolean) | null;
   },
 ): PointerHandlers {
   const { manager, measurements, sections, sampler } = parts;
@@ -61,6 +63,7 @@ export function toolPointerHandlers(
     },
     click(x, y) {
       clearFeedback();
+      if (!parts.sampling && options.clickHook?.()?.(x, y)) return;
       const target = clickTarget(false, parts.sampling, manager.active);
       if (target === 'sampler') {
         options.setSampling(samplingStaysArmed(sampler.sampleAt(x, y) !== null));

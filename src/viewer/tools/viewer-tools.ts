@@ -37,6 +37,11 @@ export interface ViewerTools {
    * returns the settings in effect. Every label is rewritten.
    */
   setDisplay(patch: Partial<DisplayUnits>): DisplayUnits;
+  /**
+   * A handler offered every click before the tools and the scene (comment pins and the comment
+   * tool, src/viewer/comments): it returns true when it took the click. null removes it.
+   */
+  setClickHook(hook: ((clientX: number, clientY: number) => boolean) | null): void;
   /** The labels pinned to world points (measurement values, the sampled point): screenshots draw them. */
   readonly labels: LabelLayer;
   /** What the UI shows; the same object is sent as the 'tools' event after every change. */
@@ -70,6 +75,7 @@ export interface ToolsOptions {
  */
 export function createTools(options: ToolsOptions): ViewerTools {
   let snapshot: ToolsSnapshot | null = null;
+  let clickHook: ((clientX: number, clientY: number) => boolean) | null = null;
   let notifyQueued = false;
   const changed = () => {
     snapshot = null;
@@ -151,7 +157,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
     options.container,
     ctx.renderer.domElement,
     () => options.camera,
-    toolPointerHandlers(parts, { events: options.events, surfaces: ctx.surfaces, setSampling, recentre: options.recentre }),
+    toolPointerHandlers(parts, { events: options.events, surfaces: ctx.surfaces, setSampling, recentre: options.recentre, clickHook: () => clickHook }),
   );
   const resizeObserver = new ResizeObserver(() => ctx.redraw());
   resizeObserver.observe(options.container);
@@ -165,6 +171,9 @@ export function createTools(options: ToolsOptions): ViewerTools {
     toggle: (name) => manager.toggle(name),
     deleteSelected,
     setSampling,
+    setClickHook(hook) {
+      clickHook = hook;
+    },
     setDisplay(patch) {
       const next = mergeDisplay(ctx.display, patch ?? {});
       Object.assign(ctx.display, next);

@@ -71,6 +71,11 @@ export interface Measurements {
   select(eid: number): void;
   readonly selected: number;
   remove(eid: number): void;
+  /**
+   * Makes a finished measurement from world points (a comment's view, issue 16): 2 for a length,
+   * 3 for an angle (the vertex in the middle), 3 or more coplanar for an area. Returns its id.
+   */
+  restore(kind: MeasureKind, points: readonly Vector3[]): number;
   list(): MeasurementInfo[];
   /** World points of a measurement (copies). */
   points(eid: number): Vector3[];
@@ -387,6 +392,19 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
       return selected;
     },
     remove,
+    restore(restoredKind, points) {
+      const needed = restoredKind === 'length' ? 2 : 3;
+      if (points.length < needed || (restoredKind !== 'area' && points.length !== needed)) {
+        throw new Error(`A ${restoredKind} measurement needs ${restoredKind === 'area' ? 'at least 3' : needed} points, got ${points.length}.`);
+      }
+      const plane = restoredKind === 'area' ? new Plane().setFromCoplanarPoints(points[0], points[1], points[2]) : null;
+      const entry = spawnMeasurement(ctx, restoredKind, points.map((p) => p.clone()), plane, (eid) => select(eid));
+      entries.set(entry.eid, entry);
+      ctx.events.emit('measurement', measurementEvent(entry, 'created'));
+      ctx.redraw();
+      ctx.changed();
+      return entry.eid;
+    },
     list() {
       return [...entries.values()].map((e) => ({
         id: e.eid,

@@ -1,0 +1,310 @@
+import {
+  CommentAuthor,
+  CommentList,
+  CommentThread,
+  commentToAnnotation,
+  usableComments,
+  type CommentAnchor,
+  type CommentChange,
+  type CommentStatus,
+  type CommentView,
+} from '../protocol/comments';
+import type { AnnotationInfo } from '../protocol/host-api';
+import type { AnnotationStore } from './annotations';
+
+/**
+ * The scene's comment threads in the page (issue 16): the REST client of
+ * /v1/scenes/{id}/comments (src/protocol/comments.ts) and one session that holds the threads,
+ * hands them to the viewer's pins and to the UI, tells a meeting about each change and hears the
+ * meeting's changes. The host API's annotation functions are an AnnotationStore over it.
+ */
+
+export interface CommentsClientOptions {
+  /** The model service's base URL. */
+  modelService: string;
+  sceneId: string;
+  /** The bearer token, or null when the visitor is not signed in (reading a public scene still works). */
+  token: () => Promise<string | null>;
+  fetch?: typeof fetch;
+}
+
+export class CommentsError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'CommentsError';
+    this.status = status;
+  }
+}
+
+export interface CommentsClient {
+  list(): Promise<CommentList & { ignored: number }>;
+  get(id: string): Promise<CommentThread | null>;
+  create(body: { anchor: Omit<CommentAnchor, '_id'>; view: CommentView; text: string; title?: string }): Promise<CommentThread>;
+  update(id: string, body: { text?: string; title?: string; status?: CommentStatus }): Promise<CommentThread>;
+  remove(id: string): Promise<void>;
+  reply(id: string, text: string): Promise<CommentThread>;
+  updateReply(id: string, replyId: string, text: string): Promise<CommentThread>;
+  removeReply(id: string, replyId: string): Promise<CommentThread>;
+  /** The signed-in person (GET /v1/me), or null when not signed in. */
+  me(): Promise<Pick<CommentAuthor, 'firstName' | 'lastName'> | null>;
+}
+
+export function createCommentsClient(options: CommentsClientOptions): CommentsClient {
+  const doFetch = options.fetch ?? fetch.bind(globalThis);
+  const service = options.modelService.replace(/\/+$/, '');
+  const base = `${service}/v1/scenes/${encodeURIComponent(options.sceneId)}/comments`;
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const token = await options.token();
+    let response: Response;
+    try {
+      response = await doFetch(`${base}${path}`, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (error) {
+      throw new CommentsError(0, `The comments could not be reached (${error instanceof Error ? error.message : String(error)}): check the connection and try again.`);
+    }
+    const text = await response.text();
+    let json: unknown = undefined;
+    if (text) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new CommentsError(response.status, `The comment service answered ${response.status} with something that is not JSON.`);
+      }
+    }
+    if (!response.ok) {
+      const message = json && typeof json === 'object' && 'error' in json ? String((json as { error: unknown }).error) : `HTTP ${response.status}`;
+      throw new CommentsError(response.status, message);
+    }
+    return json;
+  };
+  const thread = (value: unknown): CommentThread => {
+    const parsed = CommentThread.safeParse(value);
+    if (!parsed.success) throw new CommentsError(502, `The comment service sent a comment this page cannot read: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    return parsed.data;
+  };
+  return {
+    async list() {
+      const json = (await call('GET', '')) as { comments?: unknown[] } & Record<string, unknown>;
+      // The anchor rule applies on this side too: threads lacking position, target or direction are ignored.
+      const { comments, ignored, invalid } = usableComments(Array.isArray(json?.comments) ? json.comments : []);
+      const rest = CommentList.omit({ comments: true }).parse(json);
+      return { ...rest, comments, ignored: ignored + invalid };
+    },
+    async get(id) {
+      try {
+        return thread(await call('GET', `/${encodeURIComponent(id)}`));
+      } catch (error) {
+        if (error instanceof CommentsError && error.status === 404) return null;
+        throw error;
+      }
+    },
+    async create(body) {
+      return thread(await call('POST', '', body));
+    },
+    async update(id, body) {
+      return thread(await call('PATCH', `/${encodeURIComponent(id)}`, body));
+    },
+    async remove(id) {
+      await call('DELETE', `/${encodeURIComponent(id)}`);
+    },
+    async reply(id, text) {
+      return thread(await call('POST', `/${encodeURIComponent(id)}/replies`, { text }));
+    },
+    async updateReply(id, replyId, text) {
+      return thread(await call('PATCH', `/${encodeURIComponent(id)}/replies/${encodeURIComponent(replyId)}`, { text }));
+    },
+    async removeReply(id, replyId) {
+      return thread(await call('DELETE', `/${encodeURIComponent(id)}/replies/${encodeURIComponent(replyId)}`));
+    },
+    async me() {
+      const token = await options.token();
+      if (!token) return null;
+      const response = await doFetch(`${service}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+      if (response.status === 401) return null;
+      if (!response.ok) throw new CommentsError(response.status, `Who is signed in could not be read (HTTP ${response.status}).`);
+      const parsed = CommentAuthor.pick({ firstName: true, lastName: true }).safeParse(await response.json());
+      if (!parsed.success) throw new CommentsError(502, 'The service described the signed-in person in a form this page cannot read.');
+      return parsed.data;
+    },
+  };
+}
+
+export interface CommentsSnapshot {
+  threads: CommentThread[];
+  loaded: boolean;
+  commentsEnabled: boolean;
+  mayComment: boolean;
+  mayModerate: boolean;
+  /** The last failure, in words (null after a success). */
+  error: string | null;
+}
+
+export interface CommentsSession {
+  readonly snapshot: CommentsSnapshot;
+  subscribe(listener: (snapshot: CommentsSnapshot) => void): () => void;
+  refresh(): Promise<void>;
+  create(body: { anchor: Omit<CommentAnchor, '_id'>; view: CommentView; text: string; title?: string }): Promise<CommentThread>;
+  update(id: string, body: { text?: string; title?: string; status?: CommentStatus }): Promise<CommentThread>;
+  remove(id: string): Promise<void>;
+  reply(id: string, text: string): Promise<CommentThread>;
+  removeReply(id: string, replyId: string): Promise<CommentThread>;
+  find(id: string): CommentThread | undefined;
+  /** The signed-in person's name, or null (BCF import: whose BCF comments are one's own). */
+  me(): Promise<Pick<CommentAuthor, 'firstName' | 'lastName'> | null>;
+  /** A change another meeting participant made: refetch that thread. */
+  applyRemoteChange(change: CommentChange): Promise<void>;
+  /** Where each of our own changes is told (the meeting). */
+  onLocalChange(listener: (change: CommentChange) => void): () => void;
+}
+
+/** The session: `show` receives every new list (the viewer's pins). */
+export function createCommentsSession(client: CommentsClient, show: (threads: readonly CommentThread[]) => void): CommentsSession {
+  let snapshot: CommentsSnapshot = { threads: [], loaded: false, commentsEnabled: true, mayComment: false, mayModerate: false, error: null };
+  const listeners = new Set<(s: CommentsSnapshot) => void>();
+  const changeListeners = new Set<(c: CommentChange) => void>();
+  const publish = (patch: Partial<CommentsSnapshot>) => {
+    snapshot = { ...snapshot, ...patch };
+    if (patch.threads) show(snapshot.threads);
+    for (const l of [...listeners]) l(snapshot);
+  };
+  const put = (thread: CommentThread) => {
+    const i = snapshot.threads.findIndex((t) => t._id === thread._id);
+    const threads = snapshot.threads.slice();
+    if (i >= 0) threads[i] = thread;
+    else threads.push(thread);
+    publish({ threads, error: null });
+  };
+  const drop = (id: string) => publish({ threads: snapshot.threads.filter((t) => t._id !== id), error: null });
+  const tell = (change: CommentChange) => {
+    for (const l of [...changeListeners]) l(change);
+  };
+  /** Runs a change; a failure is kept in the snapshot (the UI says it) and thrown to the caller. */
+  const run = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      publish({ error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  };
+  return {
+    get snapshot() {
+      return snapshot;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    refresh: () =>
+      run(async () => {
+        const list = await client.list();
+        publish({ threads: list.comments, loaded: true, commentsEnabled: list.commentsEnabled, mayComment: list.mayComment, mayModerate: list.mayModerate, error: null });
+      }),
+    create: (body) =>
+      run(async () => {
+        const thread = await client.create(body);
+        put(thread);
+        tell({ commentId: thread._id, action: 'created' });
+        return thread;
+      }),
+    update: (id, body) =>
+      run(async () => {
+        const before = snapshot.threads.find((t) => t._id === id);
+        const thread = await client.update(id, body);
+        put(thread);
+        const action = body.status && body.status !== before?.status ? (body.status === 'resolved' ? 'resolved' : 'reopened') : 'updated';
+        tell({ commentId: id, action });
+        return thread;
+      }),
+    remove: (id) =>
+      run(async () => {
+        await client.remove(id);
+        drop(id);
+        tell({ commentId: id, action: 'deleted' });
+      }),
+    reply: (id, text) =>
+      run(async () => {
+        const thread = await client.reply(id, text);
+        put(thread);
+        tell({ commentId: id, action: 'replied' });
+        return thread;
+      }),
+    removeReply: (id, replyId) =>
+      run(async () => {
+        const thread = await client.removeReply(id, replyId);
+        put(thread);
+        tell({ commentId: id, action: 'updated' });
+        return thread;
+      }),
+    find: (id) => snapshot.threads.find((t) => t._id === id),
+    me: () => client.me(),
+    async applyRemoteChange(change) {
+      if (change.action === 'deleted') {
+        drop(change.commentId);
+        return;
+      }
+      const thread = await client.get(change.commentId);
+      if (thread) put(thread);
+      else drop(change.commentId);
+    },
+    onLocalChange(listener) {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
+  };
+}
+
+/**
+ * The host API's annotations as comments of the scene: createAnnotation starts a thread (the
+ * annotation's title and text; its view is the current one, with `eye`/`target` when given),
+ * updateAnnotation edits text and title, removeAnnotation deletes. Saved on the model service, so
+ * the page's user must be signed in and allowed to comment (the service's error says why not).
+ */
+export function commentAnnotationStore(session: CommentsSession, views: { captureView(): CommentView; anchorFor(point: [number, number, number]): Omit<CommentAnchor, '_id'> }): AnnotationStore {
+  const find = (id: string) => {
+    const found = session.find(id);
+    if (!found) throw new Error(`There is no annotation '${id}'.`);
+    return found;
+  };
+  return {
+    async list(): Promise<AnnotationInfo[]> {
+      if (!session.snapshot.loaded) await session.refresh();
+      return session.snapshot.threads.map(commentToAnnotation);
+    },
+    async create(fields) {
+      const view = views.captureView();
+      if (fields.eye) view.position = [...fields.eye];
+      if (fields.target) view.target = [...fields.target];
+      const anchor = views.anchorFor(fields.position);
+      anchor.target = [...view.target];
+      const dx = view.target[0] - view.position[0];
+      const dy = view.target[1] - view.position[1];
+      const dz = view.target[2] - view.position[2];
+      const length = Math.hypot(dx, dy, dz);
+      if (length > 1e-9) anchor.direction = [dx / length, dy / length, dz / length];
+      // A thread needs text: an annotation with a title only keeps the title as its text.
+      const text = fields.text.trim() || fields.title.trim();
+      if (!text) throw new Error('An annotation needs a title or a text.');
+      return commentToAnnotation(await session.create({ anchor, view, text, title: fields.title }));
+    },
+    async update(id, fields) {
+      const current = find(id);
+      if (fields.position || fields.eye || fields.target) {
+        throw new Error('The position and view of a saved annotation cannot change: remove it and create it again.');
+      }
+      const body: { text?: string; title?: string } = {};
+      if (fields.text !== undefined && fields.text.trim() && fields.text !== current.text) body.text = fields.text;
+      if (fields.title !== undefined && fields.title !== current.title) body.title = fields.title;
+      if (Object.keys(body).length === 0) return commentToAnnotation(current);
+      return commentToAnnotation(await session.update(id, body));
+    },
+    async remove(id) {
+      find(id);
+      await session.remove(id);
+    },
+  };
+}

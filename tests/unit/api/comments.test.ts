@@ -1,0 +1,112 @@
+import { describe, expect, it, vi } from 'vitest';
+import { commentAnnotationStore, createCommentsClient, createCommentsSession, type CommentsClient } from '../../../src/api/comments';
+import { shareComments } from '../../../src/meeting/comments';
+import type { CommentThread, CommentView } from '../../../src/protocol/comments';
+
+const view: CommentView = { projection: 'Perspective', position: [5, 5, 5], target: [0, 0, 0], up: [0, 1, 0], fov: 45, orthoHeight: 4, sections: [], measurements: [] };
+const thread = (id: string, extra: Partial<CommentThread> = {}): CommentThread => ({
+  _id: id,
+  sceneId: 's1',
+  anchor: { _id: `a${id}`, position: [1, 0, 0], target: [0, 0, 0], direction: [0, 0, -1] },
+  view,
+  author: { _id: 'u1', firstName: 'Ada', lastName: 'L' },
+  title: '',
+  text: 'hello',
+  status: 'open',
+  createdAt: '2024-01-01T00:00:00.000Z',
+  updatedAt: '2024-01-01T00:00:00.000Z',
+  replies: [],
+  ...extra,
+});
+
+describe('comments client', () => {
+  it('ignores listed threads lacking an anchor field and passes the service\'s error text on', async () => {
+    const broken = { ...thread('b'), anchor: { _id: 'x', position: [0, 0, 0], target: [0, 0, 0] } };
+    const responses = [
+      new Response(JSON.stringify({ comments: [thread('a'), broken], commentsEnabled: true, mayComment: true, mayModerate: false }), { status: 200 }),
+      new Response(JSON.stringify({ error: "Comments are turned off for scene 's1' by its owner" }), { status: 403 }),
+    ];
+    const fetchMock = vi.fn(async () => responses.shift()!);
+    const client = createCommentsClient({ modelService: 'http://svc/', sceneId: 's1', token: async () => 't', fetch: fetchMock as unknown as typeof fetch });
+    const list = await client.list();
+    expect(list.comments.map((c) => c._id)).toEqual(['a']);
+    expect(list.ignored).toBe(1);
+    await expect(client.create({ anchor: thread('a').anchor, view, text: 'x' })).rejects.toThrow("Comments are turned off for scene 's1' by its owner");
+    expect((fetchMock.mock.calls[0] as unknown[])[0]).toBe('http://svc/v1/scenes/s1/comments');
+  });
+});
+
+function fakeClient(): CommentsClient & { store: Map<string, CommentThread> } {
+  const store = new Map<string, CommentThread>();
+  let n = 0;
+  return {
+    store,
+    list: async () => ({ comments: [...store.values()], commentsEnabled: true, mayComment: true, mayModerate: false, ignored: 0 }),
+    get: async (id) => store.get(id) ?? null,
+    create: async (body) => {
+      const t = thread(`c${++n}`, { text: body.text, title: body.title ?? '', view: body.view, anchor: { ...body.anchor, _id: `a${n}` } });
+      store.set(t._id, t);
+      return t;
+    },
+    update: async (id, body) => {
+      const t = { ...store.get(id)!, ...body } as CommentThread;
+      store.set(id, t);
+      return t;
+    },
+    remove: async (id) => void store.delete(id),
+    reply: async (id, text) => {
+      const t = store.get(id)!;
+      const next = { ...t, replies: [...t.replies, { _id: 'r', author: t.author, text, createdAt: t.createdAt, updatedAt: t.updatedAt }] };
+      store.set(id, next);
+      return next;
+    },
+    updateReply: async () => {
+      throw new Error('unused');
+    },
+    removeReply: async () => {
+      throw new Error('unused');
+    },
+    me: async () => ({ firstName: 'Ada', lastName: 'L' }),
+  };
+}
+
+describe('comments session and meeting relay', () => {
+  it('shows every change on the pins and tells the meeting; a remote change is refetched', async () => {
+    const client = fakeClient();
+    const shown: number[] = [];
+    const session = createCommentsSession(client, (threads) => shown.push(threads.length));
+    const sent: unknown[][] = [];
+    let handler: ((sender: string, args: unknown[]) => void) | undefined;
+    const meeting = {
+      call: (object: string, fn: string, args: unknown[]) => (sent.push([object, fn, ...args]), true),
+      register: (_object: string, handlers: Record<string, (sender: string, args: unknown[]) => void>) => ((handler = handlers.handleCommentChange), () => undefined),
+    };
+    shareComments(meeting, session, () => undefined);
+    const made = await session.create({ anchor: thread('x').anchor, view, text: 'crack' });
+    await session.reply(made._id, 'seen');
+    await session.update(made._id, { status: 'resolved' });
+    expect(sent.map((s) => (s[3] as { action: string }).action)).toEqual(['created', 'replied', 'resolved']);
+    expect(sent[0].slice(0, 2)).toEqual(['comments', 'handleCommentChange']);
+    expect(shown.at(-1)).toBe(1);
+
+    // Another participant's new thread: the receiver fetches it.
+    client.store.set('other', thread('other'));
+    handler!('peer', ['peer', { commentId: 'other', action: 'created' }]);
+    await vi.waitFor(() => expect(session.find('other')).toBeDefined());
+    handler!('peer', ['peer', { commentId: 'other', action: 'deleted' }]);
+    await vi.waitFor(() => expect(session.find('other')).toBeUndefined());
+    expect(() => handler!('peer', ['peer', { commentId: 'bad id!', action: 'created' }])).toThrow(/bad change/);
+  });
+
+  it('host API annotations are threads: create, update text, remove', async () => {
+    const session = createCommentsSession(fakeClient(), () => undefined);
+    const store = commentAnnotationStore(session, { captureView: () => structuredClone(view), anchorFor: (p) => ({ position: p, target: [0, 0, 0], direction: [0, 0, -1] }) });
+    const a = await store.create({ position: [1, 2, 3], title: 'Door', text: '', eye: [9, 9, 9], target: [0, 1, 0] });
+    expect(a).toMatchObject({ title: 'Door', text: 'Door', position: [1, 2, 3], eye: [9, 9, 9], target: [0, 1, 0] });
+    expect((await store.update(a.id, { text: 'Fire door' })).text).toBe('Fire door');
+    await expect(store.update(a.id, { position: [0, 0, 0] })).rejects.toThrow(/cannot change/);
+    await store.remove(a.id);
+    expect(await store.list()).toEqual([]);
+    await expect(store.remove(a.id)).rejects.toThrow("There is no annotation");
+  });
+});
