@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { deflateSync, inflateSync } from 'fflate';
 
 /**
  * Instanced asset groups (editor specification section 3: `{uuid, matrices, assetId}`; DESIGN.md
@@ -93,7 +92,7 @@ export function unpackMatrix(packed: ArrayLike<number>, index: number, out: { [i
 //   offset  size        field
 //   0       4           magic 'PXIS'
 //   4       1           version (1)
-//   5       1           flags: bit 0 = body is raw DEFLATE (RFC 1951)
+//   5       1           flags: 0 (no other value is defined; a reader refuses others)
 //   6       2           reserved, 0
 //   8       4           count (uint32 LE)
 //   12      4           nextId (uint32 LE): every id in the set is below it
@@ -125,19 +124,23 @@ export class InstanceSetError extends Error {
 
 const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-export function encodeInstanceSet(set: InstanceSet, options: { compress?: boolean } = {}): Uint8Array {
+/**
+ * The set as bytes. Not compressed: a set of floats barely shrinks under DEFLATE (and the viewer's
+ * first chunk stays free of a compressor); HTTP may compress it on the way.
+ */
+export function encodeInstanceSet(set: InstanceSet): Uint8Array {
   const count = set.ids.length;
   if (set.matrices.length !== count * FLOATS_PER_INSTANCE) throw new InstanceSetError(`matrices hold ${set.matrices.length} floats for ${count} ids (want ${count * FLOATS_PER_INSTANCE})`);
   if (!LITTLE) throw new InstanceSetError('instance sets are written on little-endian machines only');
   const raw = new Uint8Array(count * 4 + count * FLOATS_PER_INSTANCE * 4);
   raw.set(new Uint8Array(set.ids.buffer, set.ids.byteOffset, count * 4), 0);
   raw.set(new Uint8Array(set.matrices.buffer, set.matrices.byteOffset, set.matrices.byteLength), count * 4);
-  const body = options.compress ? deflateSync(raw, { level: 1 }) : raw;
+  const body = raw;
   const out = new Uint8Array(INSTANCE_SET_HEADER + body.length);
   const view = new DataView(out.buffer);
   for (let i = 0; i < 4; i++) out[i] = INSTANCE_SET_MAGIC.charCodeAt(i);
   out[4] = INSTANCE_SET_VERSION;
-  out[5] = options.compress ? 1 : 0;
+  out[5] = 0;
   view.setUint32(8, count, true);
   view.setUint32(12, set.nextId, true);
   view.setUint32(16, set.revision, true);
@@ -159,14 +162,8 @@ export function decodeInstanceSet(file: Uint8Array): InstanceSet {
   if (count > MAX_INSTANCES_PER_GROUP) throw new InstanceSetError(`Instance set of ${count} instances is over the limit of ${MAX_INSTANCES_PER_GROUP}`);
   if (INSTANCE_SET_HEADER + stored !== file.length) throw new InstanceSetError(`Instance set truncated or padded: header says ${stored} body bytes, file has ${file.length - INSTANCE_SET_HEADER}`);
   const want = count * 4 * (1 + FLOATS_PER_INSTANCE);
-  let body = file.subarray(INSTANCE_SET_HEADER);
-  if (file[5]! & 1) {
-    try {
-      body = inflateSync(body, { out: new Uint8Array(want) });
-    } catch (error) {
-      throw new InstanceSetError(`Instance set body does not inflate: ${(error as Error).message}`);
-    }
-  }
+  if (file[5] !== 0) throw new InstanceSetError(`Unsupported instance set flags ${file[5]}`);
+  const body = file.subarray(INSTANCE_SET_HEADER);
   if (body.length !== want) throw new InstanceSetError(`Instance set body is ${body.length} bytes, ${count} instances need ${want}`);
   // Copy into aligned arrays (the body may sit at any offset of a shared buffer).
   const ids = new Uint32Array(count);

@@ -67,7 +67,7 @@ export class LiveInstanceSet {
 
   /** The set as stored and served (cached until the next change). */
   encode(): Uint8Array {
-    this.encoded ??= encodeInstanceSet(this.snapshot(), { compress: false });
+    this.encoded ??= encodeInstanceSet(this.snapshot());
     return this.encoded;
   }
 

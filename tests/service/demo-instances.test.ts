@@ -154,7 +154,7 @@ describe('instanced demo layout', () => {
     expect(groups.reduce((n, g) => n + g.set.ids.length, 0)).toBe(1_000_000);
     checkLayout(1_000_000);
     const house = groups.find((g) => g.key === 'house')!.set;
-    const back = decodeInstanceSet(encodeInstanceSet(house, { compress: true }));
+    const back = decodeInstanceSet(encodeInstanceSet(house));
     expect(back.ids).toEqual(house.ids);
     expect(back.matrices).toEqual(house.matrices);
   });
