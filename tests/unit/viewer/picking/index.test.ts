@@ -71,6 +71,7 @@ describe('pick', () => {
       materialId: 'mat-steel',
       materialName: 'Steel',
       instanceId: null,
+      groupId: null,
     });
   });
 
