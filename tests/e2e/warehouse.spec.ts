@@ -38,7 +38,7 @@ test.describe('warehouse demo', () => {
         if (o.isMesh && !o.isInstancedMesh) modelMeshes++;
       });
       return {
-        groups: Object.fromEntries(groups.map((g) => [g.uuid, { live: g.live, meshes: g.meshes.length, placeholder: g.asset.placeholder }])),
+        groups: Object.fromEntries(groups.map((g) => [g.uuid, { live: g.live, meshes: g.meshes.length, placeholder: g.asset.placeholder }])) as Record<string, { live: number; meshes: number; placeholder: boolean }>,
         objects,
         modelMeshes,
         drawCalls: viewer.world.stats.drawCalls,
