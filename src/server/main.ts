@@ -3,6 +3,7 @@ import { createApp } from './app.ts';
 import { ConfigError, identityNotice, loadServerConfig, publicOrigin } from './config.ts';
 import { DEMO_SCENE_ID, ensureDemoScene } from './demo.ts';
 import { WAREHOUSE_SCENE_ID, ensureWarehouseScene } from './demo-warehouse.ts';
+import { createInstanceService } from './instances.ts';
 import { redactUrl } from './meetings/bus.ts';
 import { openStore } from './store.ts';
 
@@ -14,7 +15,9 @@ async function main(): Promise<void> {
   const config = loadServerConfig();
   const store = await openStore(config);
   const demo = await ensureDemoScene(store);
-  if ((await ensureWarehouseScene(store)).created) console.log(`Created the warehouse scene in ${config.dataDir}`);
+  const warehouse = await ensureWarehouseScene({ config, store, instances: createInstanceService(store) });
+  if (warehouse.status === 'created') console.log(`Created the warehouse scene in ${config.dataDir}`);
+  if (warehouse.status === 'upgraded') console.log(`Upgraded the warehouse scene in ${config.dataDir}: its racks, pallets, boxes, drums and lamps are now instanced asset groups (the old single model is replaced)`);
   if (demo.created) console.log(`Created the demo scene in ${config.dataDir}`);
 
   const app = await createApp(config, store);
