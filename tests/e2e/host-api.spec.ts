@@ -1,3 +1,5 @@
+import { signTestToken } from '../../src/server/auth/tokens';
+import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
 import { expect, test, type Frame, type Page } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -65,7 +67,7 @@ async function scene(id: string, hostOrigins: string[] | undefined): Promise<str
 }
 
 /** Opens the host page (served by the test at the host origin) with the viewer of `sceneId` in an iframe. */
-async function openHost(page: Page, baseURL: string | undefined, sceneId: string): Promise<Frame> {
+async function openHost(page: Page, baseURL: string | undefined, sceneId: string, sameOrigin = false): Promise<Frame> {
   const { host, viewer } = origins(baseURL);
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body style="margin:0">
 <iframe id="viewer" src="${viewer}/embed/${sceneId}?instanceId=left" style="width:800px;height:500px;border:0"></iframe>
@@ -86,7 +88,11 @@ window.client = client;
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   (page as unknown as { __errors: string[] }).__errors = errors;
-  await page.goto(`${host}/host-page.html`);
+  if (sameOrigin) {
+    // The host page served at the viewer's own origin (a page of the same site embedding it).
+    await page.route(`${viewer}/same-origin-host.html`, (route) => route.fulfill({ contentType: 'text/html', body: html }));
+    await page.goto(`${viewer}/same-origin-host.html`);
+  } else await page.goto(`${host}/host-page.html`);
   const frame = await (await page.locator('#viewer').elementHandle())!.contentFrame();
   if (!frame) throw new Error('The viewer frame is missing.');
   await frame.waitForURL(/\/embed\//);
@@ -299,21 +305,15 @@ test('a host page of another origin calls every function and sees its effect', a
   expect(await poseOf()).toEqual(poseBefore);
   expect((await call(page, 'renderOffscreenFrame', { width: 0, height: 10 })).error).toBe('renderOffscreenFrame: arguments.width: width must be at least 1');
 
-  // ---- annotations: pins, click event, goto (kept in memory: not saved yet)
-  const note = await ok(page, 'createAnnotation', { position: hit.position, title: 'Valve', eye: [5, 5, 5], target: hit.position });
-  expect(note).toMatchObject({ title: 'Valve', text: '' });
-  expect(await ok(page, 'listAnnotations')).toEqual([note]);
-  const pin = frame.locator(`[data-annotation-id="${note.id}"]`);
-  await expect(pin).toBeVisible();
-  await pin.click();
-  await expect.poll(async () => (await hostEvents(page, 'annotation.click')).map((e) => e.data.annotationId)).toContain(note.id);
-  expect((await ok(page, 'updateAnnotation', { id: note.id, title: 'Pump' })).title).toBe('Pump');
-  await expect(pin).toHaveText('Pump');
-  const went = await ok(page, 'gotoAnnotation', { id: note.id, transition: false });
-  expect(close(went.position, [5, 5, 5], 1e-2)).toBe(true);
-  await ok(page, 'removeAnnotation', { id: note.id });
-  await expect(pin).toHaveCount(0);
-  expect((await call(page, 'gotoAnnotation', { id: note.id })).error).toMatch(/There is no annotation/);
+  // ---- annotations are saved as the scene's comments: a page whose user is not signed in (a
+  // cross-origin frame cannot even read the viewer's stored sign-in) is told, and nothing is made.
+  // The saved path is the next test's.
+  const refused = await call(page, 'createAnnotation', { position: hit.position, title: 'Valve', eye: [5, 5, 5], target: hit.position });
+  expect(refused.error).toMatch(/^createAnnotation failed: Sign in required/);
+  expect(await ok(page, 'listAnnotations')).toEqual([]);
+  for (const func of ['updateAnnotation', 'gotoAnnotation', 'removeAnnotation']) {
+    expect((await call(page, func, { id: 'nope', ...(func === 'updateAnnotation' ? { title: 'x' } : {}) })).error, func).toMatch(/annotation/i);
+  }
 
   // ---- a click in the viewer: raycast and selection
   const box = (await page.locator('#viewer').boundingBox())!;
@@ -342,6 +342,43 @@ test('a host page of another origin calls every function and sees its effect', a
   const called = await page.evaluate(() => [...(window as any).called]);
   expect(HOST_FUNCTION_NAMES.filter((name) => !called.includes(name))).toEqual([]);
   expect((page as unknown as { __errors: string[] }).__errors).toEqual([]);
+});
+
+
+test("annotations made through the API are saved as the scene's comments when the page's user may comment", async ({ page, baseURL }) => {
+  test.setTimeout(240_000);
+  const sceneId = await scene('host-api-annotations', undefined);
+  const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: 'Hana', lastName: 'Host' });
+  await page.addInitScript(([key, value]) => localStorage.setItem(key, value), [TOKEN_STORAGE_KEY, JSON.stringify({ token, expiresAt: Date.now() + 3600_000 })] as const);
+  await openHost(page, baseURL, sceneId, true);
+  const info = await page.evaluate(() => (window as any).ready);
+  expect(info.error).toBeUndefined();
+  await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
+  const hit = await ok(page, 'pickFromScreen', { x: 400, y: 250 });
+  expect(hit).not.toBeNull();
+  const ids = async () => ((await (await fetch(`${baseURL}/v1/scenes/${sceneId}/comments`)).json()) as { comments: { _id: string }[] }).comments.map((c) => c._id);
+
+  const note = await ok(page, 'createAnnotation', { position: hit.position, title: 'Valve', eye: [5, 5, 5], target: hit.position });
+  expect(note).toMatchObject({ title: 'Valve' });
+  expect(await ok(page, 'listAnnotations')).toEqual([note]);
+  // Saved: the model service lists it as a comment of the scene.
+  await expect.poll(ids).toContain(note.id);
+  // Its pin is drawn at the point: a click there is 'annotation.click'.
+  const at = await ok(page, 'getWorldToScreenCoordinates', { position: hit.position });
+  const box = (await page.locator('#viewer').boundingBox())!;
+  await page.mouse.click(box.x + at.x, box.y + at.y);
+  await expect.poll(async () => (await hostEvents(page, 'annotation.click')).map((e) => e.data.annotationId), { timeout: 20_000 }).toContain(note.id);
+  expect((await ok(page, 'updateAnnotation', { id: note.id, title: 'Pump' })).title).toBe('Pump');
+  expect((await ok(page, 'listAnnotations'))[0].title).toBe('Pump');
+  const went = await ok(page, 'gotoAnnotation', { id: note.id, transition: false });
+  expect(close(went.position, [5, 5, 5], 1e-2)).toBe(true);
+  // A reload of the viewer finds it (it is the scene's comment, not the page's memory).
+  await page.reload();
+  await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
+  await expect.poll(async () => (await ok(page, 'listAnnotations')).map((a: { id: string }) => a.id), { timeout: 30_000 }).toEqual([note.id]);
+  await ok(page, 'removeAnnotation', { id: note.id });
+  await expect.poll(ids).not.toContain(note.id);
+  expect((await call(page, 'gotoAnnotation', { id: note.id })).error).toMatch(/There is no annotation/);
 });
 
 test('a page outside the allowlist changes nothing and hears nothing', async ({ page, baseURL }) => {
