@@ -42,7 +42,7 @@ describe.each(useBackends())('uploaded textures on %s', (backend) => {
     return fetch(`${server.url}${path}`, {
       method: 'POST',
       headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': type } : {}) },
-      body,
+      body: body as BodyInit | undefined,
     });
   }
   const upload = (model: string, bytes: Uint8Array, type = 'image/png', token: string | null = ada) => post(`/v1/models/${model}/textures`, token, bytes, type);
