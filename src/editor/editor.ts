@@ -8,6 +8,8 @@ import type { ModelRecord } from '../engine/world';
 import { ERR_EDITOR_NOT_IMPLEMENTED } from '../protocol/editor';
 import { MaterialProperties as MaterialPropertiesSchema, TEXTURE_MAP_PROPERTIES, type MaterialProperties, type Mutation, type NodeProperties, type TextureMap } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
+import { decodeImage, loadUploadedTextures, registerUploadedTexture, uploadedTextureIds, type DecodeImage } from '../scene/uploaded-textures';
+import { MAX_TEXTURE_BYTES, TEXTURE_CONTENT_TYPES, type UploadTextureResponse } from '../protocol/textures';
 import { fetchEnvironmentCatalog } from '../scene/environments';
 import type { EnvironmentCatalog } from '../protocol/environment';
 import { viewFocus } from '../engine/lights';
@@ -78,6 +80,10 @@ export interface EditorOptions {
   clock?: () => number;
   /** The scene's saved settings (viewerConfig.scene): a settings change saves them with the changed fields. */
   sceneSettings?: Record<string, unknown>;
+  /** Sends a texture upload (default: XMLHttpRequest, for its upload progress). */
+  sendUpload?: SendUpload;
+  /** Decodes an image for a texture (default: createImageBitmap as glTF images are). */
+  decodeImage?: DecodeImage;
   /** Loads an asset of the asset CDN (the viewer's cache) for placing it. */
   loadAsset?: (assetId: string) => Promise<{ asset: InstanceAsset; error?: Error | null }>;
 }
@@ -137,8 +143,15 @@ export interface Editor {
   createMaterial(modelId: string, options: { name: string; from?: string; properties?: MaterialProperties; nodeId?: string }): string;
   /** The model's materials (id and name), for the material picker. */
   listMaterials(modelId: string): { materialId: string; name: string }[];
-  /** The model's textures by id (for texture maps). */
+  /** The model's textures by id (for texture maps), uploaded ones ('u-…') included. */
   listTextures(modelId: string): string[];
+  /**
+   * Uploads an image (PNG, JPEG or WebP, at most 16 MB) as a texture of the model
+   * (POST {modelService}/v1/models/{modelId}/textures) and registers it in the model's textures;
+   * resolves with its textureId for a texture map (setMaterial). Nothing changes in the scene
+   * until a map names it. Rejects with a sentence saying why (type, size, decoding, the server).
+   */
+  uploadTexture(modelId: string, file: Blob, options?: { onProgress?: (fraction: number) => void }): Promise<string>;
   /** The node's current values of the given properties. */
   readNode(modelId: string, nodeId: string, keys: (keyof NodeProperties)[]): NodeProperties;
   readMaterial(modelId: string, materialId: string, keys: string[]): MaterialProperties;
@@ -167,6 +180,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   const history = new History({ clock: options.clock });
   let enabled = false;
   let selection: Selection | null = null;
+  /** restoreUnsaved loaded the uploaded textures the queue names (or tried): once. */
+  let texturesTried = false;
   let restorable = options.restorable && countOf(options.restorable.queues) > 0 ? options.restorable : null;
   const offs: (() => void)[] = [];
 
@@ -554,8 +569,56 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       if (!enabled) return;
       const problem = propertiesProblem('material', properties as Record<string, unknown>);
       if (problem) return void events.emit('notice', { text: `The edit was not made: ${problem}` });
-      const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
-      history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
+      const execute = () => {
+        const before = editor.readMaterial(modelId, materialId, Object.keys(properties));
+        history.execute(new SetMaterialCommand(applier, modelId, materialId, before, properties, { name }));
+      };
+      // A map naming an uploaded texture this model has not loaded yet: load it first.
+      const record = recordOf(modelId);
+      const missing = uploadedTextureIds([{ type: 'updateMaterial', properties }]).filter((id) => !record.textures.has(id));
+      if (missing.length === 0) return execute();
+      void loadUploadedTextures(options.modelService, record, [{ type: 'updateMaterial', properties }], { decode: options.decodeImage }).then((problems) => {
+        if (problems.length > 0) {
+          for (const text of problems) events.emit('notice', { text: `The edit was not made: ${text}` });
+          return;
+        }
+        if (enabled) execute();
+      });
+    },
+    async uploadTexture(modelId, file, { onProgress } = {}) {
+      const record = recordOf(modelId);
+      const type = file.type.toLowerCase();
+      if (!(type in TEXTURE_CONTENT_TYPES)) throw new Error(`A texture must be a PNG, JPEG or WebP image, not ${type ? `'${type}'` : 'a file of unknown type'}.`);
+      if (file.size > MAX_TEXTURE_BYTES) throw new Error(`The image is ${(file.size / 1048576).toFixed(1)} MB; a texture may be at most ${MAX_TEXTURE_BYTES / 1048576} MB.`);
+      // Decoded before it is sent: an image this browser cannot show is not uploaded.
+      let image: Awaited<ReturnType<DecodeImage>>;
+      try {
+        image = await (options.decodeImage ?? decodeImage)(file);
+      } catch (error) {
+        throw new Error(`The image could not be decoded (${error instanceof Error ? error.message : String(error)}); it was not uploaded.`);
+      }
+      let token: string;
+      try {
+        token = await options.getToken();
+      } catch (error) {
+        throw new Error(`Sign in to upload textures (${error instanceof Error ? error.message : String(error)}).`);
+      }
+      const url = `${options.modelService.replace(/\/+$/, '')}/v1/models/${encodeURIComponent(modelId)}/textures`;
+      const answer = await (options.sendUpload ?? xhrUpload)(url, file, { 'content-type': type, authorization: `Bearer ${token}` }, onProgress);
+      let body: unknown;
+      try {
+        body = answer.text ? JSON.parse(answer.text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      if (answer.status !== 201 && answer.status !== 200) {
+        const reason = body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : `HTTP ${answer.status}`;
+        throw new Error(`The texture upload was refused: ${reason}.`);
+      }
+      const { textureId } = (body ?? {}) as Partial<UploadTextureResponse>;
+      if (typeof textureId !== 'string' || !textureId.startsWith('u-')) throw new Error(`The texture upload answered without a textureId (${url}).`);
+      registerUploadedTexture(record, textureId, image);
+      return textureId;
     },
     createMaterial(modelId, { name, from, properties = {}, nodeId }) {
       if (!enabled) throw new Error('The editor is disabled: enable it to create materials.');
@@ -657,6 +720,26 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     },
     restoreUnsaved() {
       if (!restorable) return;
+      // Unsaved maps naming uploaded textures not loaded yet: load them, then restore.
+      const pending = texturesTried
+        ? []
+        : Object.entries(restorable.queues).filter(([modelId, list]) => {
+            const record = modelById(world, modelId);
+            return record && uploadedTextureIds(list).some((id) => !record.textures.has(id));
+          });
+      if (pending.length > 0) {
+        texturesTried = true;
+        const queued = restorable;
+        restorable = null;
+        void Promise.all(
+          pending.map(([modelId, list]) => loadUploadedTextures(options.modelService, modelById(world, modelId)!, list, { decode: options.decodeImage })),
+        ).then((problems) => {
+          for (const text of problems.flat()) events.emit('notice', { text });
+          restorable = queued;
+          editor.restoreUnsaved();
+        });
+        return;
+      }
       const left = restorable.queues;
       restorable = null;
       // Models the scene no longer has: told, not queued.
@@ -776,12 +859,32 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
 }
 
 const TEXTURE_MAPS = new Set<string>(TEXTURE_MAP_PROPERTIES);
+
+/** Sends an upload's body; answers the status and the body's text. */
+export type SendUpload = (url: string, body: Blob, headers: Record<string, string>, onProgress?: (fraction: number) => void) => Promise<{ status: number; text: string }>;
+
+/** XMLHttpRequest, for its upload progress (fetch has none). A network failure rejects. */
+const xhrUpload: SendUpload = (url, body, headers, onProgress) =>
+  new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress?.(event.loaded / event.total);
+    };
+    xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText });
+    xhr.onerror = () => reject(new Error(`The texture upload failed: the model service (${url}) could not be reached.`));
+    xhr.onabort = () => reject(new Error('The texture upload was cancelled.'));
+    xhr.send(body);
+  });
+
 /** The material values createMaterial copies (maps by their texture ids). */
 const MATERIAL_VALUE_KEYS = Object.keys(MaterialPropertiesSchema.shape).filter((k) => k !== 'name');
 
 /** A texture map's value as a mutation carries it: the texture's id in the model and its texture info. */
 function textureInfoOf(record: ModelRecord, texture: Texture): TextureMap {
-  let textureId: string | undefined;
+  // An uploaded texture may be drawn through its twin in the other colour space (mapTexture).
+  let textureId = texture.userData.uploadedTextureId as string | undefined;
   for (const [id, t] of record.textures) if (t === texture) textureId = id;
   return {
     ...(textureId !== undefined ? { textureId } : {}),

@@ -12,6 +12,8 @@ import {
   type TextureMap,
 } from '../protocol/mutation';
 import { fetchJson } from './fetch';
+import { mapTexture } from './uploaded-textures';
+import { isUploadedTextureId } from '../protocol/textures';
 import { materialById, nodeEid, registerMaterial } from '../engine/stable-ids';
 import { setShadows, setVisible } from '../engine/object-flags';
 import { getEid } from '../engine/registry';
@@ -283,9 +285,12 @@ function textureFor(
   if (value.textureId !== undefined) {
     texture = record.textures.get(value.textureId) ?? null;
     if (!texture) {
-      problems.push(`${label}: the model has no texture '${value.textureId}', so ${key} stays as it was.`);
+      const what = isUploadedTextureId(value.textureId) ? `the uploaded texture '${value.textureId}' is not loaded` : `the model has no texture '${value.textureId}'`;
+      problems.push(`${label}: ${what}, so ${key} stays as it was.`);
       return undefined;
     }
+    // An uploaded texture is sampled in the colour space this map needs.
+    texture = mapTexture(texture, key);
   } else if (!texture) {
     problems.push(`${label}: ${key} has texture settings but the material has no ${key} and no textureId was given, so they were not applied.`);
     return undefined;

@@ -13,6 +13,7 @@ import cdnRoutes, { IMMUTABLE } from './routes/cdn.ts';
 import { HttpError, sendError } from './routes/http.ts';
 import modelRoutes from './routes/models.ts';
 import mutationRoutes from './routes/mutations.ts';
+import textureRoutes from './routes/textures.ts';
 import assetRoutes from './routes/assets.ts';
 import sceneRoutes from './routes/scenes.ts';
 import sceneObjectRoutes from './routes/scene-objects.ts';
@@ -332,6 +333,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     commentRoutes, // comment threads of scenes (issue 16)
     modelRoutes,
     mutationRoutes,
+    textureRoutes, // uploaded textures of models (the editor's texture upload, issue 11)
     authRoutes,
     cdnRoutes,
     uploadRoutes, // POST /v1/models: upload, validation, optimisation (issue 3, part 5)

@@ -7,6 +7,7 @@ import type { SceneDoc } from '../protocol/scene';
 import { SceneSettings, type EnvironmentRef } from '../protocol/scene-settings';
 import { loadEnvironment, resolveEnvironment, type LoadedEnvironment } from '../scene/environments';
 import { applyMutations, fetchMutationLog } from '../scene/apply-mutations';
+import { fetchUploadedImages, registerUploadedImages, type fetchUploadedImage } from '../scene/uploaded-textures';
 import type { ModelLoader } from '../scene/gltf';
 import { LOADABLE_FORMAT, loadSceneModels, mark, type LoadProgress, type LoadSceneResult, type ModelFailure } from '../scene/load-scene';
 import { attachAnimationEvents } from './animation';
@@ -192,11 +193,13 @@ function startEnvironment(renderer: WebGLRenderer, ref: Exclude<EnvironmentRef, 
   return loading;
 }
 
-type SavedEdits = { log: unknown[] } | { error: unknown };
+type SavedEdits = { log: unknown[]; images: Map<string, Awaited<ReturnType<typeof fetchUploadedImage>> | Error> } | { error: unknown };
 
+/** The model's saved log and the uploaded textures it names, fetched while the model downloads. */
 async function fetchSavedEdits(config: ClientConfig, modelId: string, signal?: AbortSignal): Promise<SavedEdits> {
   try {
-    return { log: await fetchMutationLog(config.endpoints.modelService, modelId, { signal }) };
+    const log = await fetchMutationLog(config.endpoints.modelService, modelId, { signal });
+    return { log, images: await fetchUploadedImages(config.endpoints.modelService, modelId, log, { signal }) };
   } catch (error) {
     return { error };
   }
@@ -218,7 +221,11 @@ function applySavedEdits(world: ViewerWorld, record: ModelRecord, edits: SavedEd
     return;
   }
   if (edits.log.length === 0) return;
-  const { problems } = applyMutations(world, record, edits.log);
+  // The uploaded textures first (the pre-pass), so that the log's maps find them.
+  const textureProblems = registerUploadedImages(record, edits.images);
+  const failed = [...edits.images.keys()].filter((id) => !record.textures.has(id));
+  const applied = applyMutations(world, record, edits.log).problems.filter((p) => !failed.some((id) => p.includes(`the uploaded texture '${id}' is not loaded`)));
+  const problems = [...textureProblems, ...applied];
   if (problems.length === 0) return;
   console.warn(`Saved edits of model ${record.modelId} (${record.name}) that could not be applied:`, problems);
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join(' ');

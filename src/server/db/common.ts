@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Mutation as MutationSchema, type LoggedMutation, type Mutation, type SavedMutation } from '../../protocol/mutation.ts';
 import { ModelDoc, SceneDoc, VersionKey } from '../../protocol/scene.ts';
 import type { CommentStore } from './comments.ts';
+import type { TextureExtension } from '../../protocol/textures.ts';
 
 /**
  * What every storage adapter (SQLite, PostgreSQL) offers: scene and model documents, the saved
- * mutation log of each model, and the files (derivative containers, thumbnails) that live on disk
+ * mutation log of each model, and the files (derivative containers, thumbnails, uploaded textures) that live on disk
  * under DATA_DIR whatever the database. Documents are checked against the zod schemas of
  * src/protocol on the way in and on the way out.
  */
@@ -65,6 +66,10 @@ export interface Store extends CommentStore {
   thumbnailPath(key: string): string;
   /** Stores a scene thumbnail image; returns its key `{sceneId}/{hash}.{ext}`. */
   writeThumbnail(sceneId: string, bytes: Uint8Array, ext: ThumbnailExtension): Promise<string>;
+  /** Stores an uploaded texture of a model (content-addressed); returns its textureId `u-{24 hex}`. */
+  writeTexture(modelId: string, bytes: Uint8Array, ext: TextureExtension): Promise<string>;
+  /** The file and content type of an uploaded texture, or undefined when there is none. */
+  findTexture(modelId: string, textureId: string): Promise<{ file: string; contentType: string } | undefined>;
 
   /**
    * Instanced asset groups (src/server/instances.ts builds on these): a group's record (its

@@ -16,7 +16,7 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const THUMBNAIL_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' };
 
-async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string, type: string, missing: string): Promise<FastifyReply> {
+export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string, type: string, missing: string, cacheControl = IMMUTABLE): Promise<FastifyReply> {
   let info;
   try {
     info = await stat(file);
@@ -27,7 +27,7 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: stri
   }
   if (!info.isFile()) throw new HttpError(404, missing);
   const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
-  reply.header('etag', etag).header('cache-control', IMMUTABLE).header('last-modified', info.mtime.toUTCString());
+  reply.header('etag', etag).header('cache-control', cacheControl).header('last-modified', info.mtime.toUTCString());
   const ifNoneMatch = request.headers['if-none-match'];
   if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
     return reply.code(304).send();

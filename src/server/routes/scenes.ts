@@ -27,7 +27,7 @@ export const MAX_THUMBNAIL_BYTES = 5 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, ThumbnailExtension> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
 /** The image format the bytes really are (magic numbers), whatever the Content-Type claims. */
-function sniffImage(bytes: Uint8Array): ThumbnailExtension | undefined {
+export function sniffImage(bytes: Uint8Array): ThumbnailExtension | undefined {
   const starts = (...values: number[]) => values.every((v, i) => bytes[i] === v);
   if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png';
   if (starts(0xff, 0xd8, 0xff)) return 'jpg';

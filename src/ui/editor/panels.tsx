@@ -421,6 +421,7 @@ function TextureMaps({ state, modelId, materialId, material }: { state: EditorUi
                 Remove
               </button>
             </div>
+            <TextureUpload state={state} modelId={modelId} mapKey={key} onUploaded={(textureId) => set(key, { ...map, textureId }, `Upload ${key} texture`)} />
             {select(key, map, 'wrapS', WRAPS)}
             {select(key, map, 'wrapT', WRAPS)}
             {select(key, map, 'magFilter', MAGS)}
@@ -460,7 +461,7 @@ function TextureMaps({ state, modelId, materialId, material }: { state: EditorUi
           </div>
         );
       })}
-      {textures.length > 0 && free.length > 0 && (
+      {free.length > 0 && (
         <div className="row">
           <select aria-label="Map to add" value={slot} onChange={(e) => setSlot(e.target.value)}>
             <option value="">Add a map…</option>
@@ -468,10 +469,65 @@ function TextureMaps({ state, modelId, materialId, material }: { state: EditorUi
               <option key={k}>{k}</option>
             ))}
           </select>
-          <button type="button" disabled={!slot} onClick={() => slot && set(slot, { textureId: textures[0] }, `Add ${slot}`)}>
-            Add texture {textures[0]}
-          </button>
+          {textures.length > 0 && (
+            <button type="button" disabled={!slot} onClick={() => slot && set(slot, { textureId: textures[0] }, `Add ${slot}`)}>
+              Add texture {textures[0]}
+            </button>
+          )}
         </div>
+      )}
+      {free.length > 0 && slot && free.includes(slot as (typeof free)[number]) && (
+        <TextureUpload state={state} modelId={modelId} mapKey={slot} onUploaded={(textureId) => set(slot, { textureId }, `Upload ${slot} texture`)} />
+      )}
+    </div>
+  );
+}
+
+/**
+ * "Upload image…" of a texture map: a PNG, JPEG or WebP file is uploaded to the model service as a
+ * texture of the model (editor.uploadTexture), then set as the map's texture (one undoable step).
+ * Progress and refusals are shown here; nothing changes when the upload fails.
+ */
+function TextureUpload({ state, modelId, mapKey, onUploaded }: { state: EditorUiState; modelId: string; mapKey: string; onUploaded: (textureId: string) => void }) {
+  const editor = state.editor!;
+  const [status, setStatus] = useState<{ progress: number } | { error: string } | null>(null);
+  const busy = status !== null && 'progress' in status;
+  const upload = async (file: File) => {
+    setStatus({ progress: 0 });
+    try {
+      const textureId = await editor.uploadTexture(modelId, file, { onProgress: (progress) => setStatus({ progress }) });
+      setStatus(null);
+      onUploaded(textureId);
+    } catch (error) {
+      setStatus({ error: `${file.name}: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  };
+  return (
+    <div className="row upload" data-testid={`upload-${mapKey}`}>
+      <label className={busy ? 'button disabled' : 'button'}>
+        Upload image…
+        <input
+          type="file"
+          accept="image/png,image/jpeg,image/webp"
+          aria-label={`Upload ${mapKey} image`}
+          disabled={busy}
+          style={{ display: 'none' }}
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (file) void upload(file);
+          }}
+        />
+      </label>
+      {status && 'progress' in status && (
+        <span role="status">
+          Uploading… <progress max={1} value={status.progress} /> {Math.round(status.progress * 100)}%
+        </span>
+      )}
+      {status && 'error' in status && (
+        <span role="alert" className="error">
+          {status.error}
+        </span>
       )}
     </div>
   );
