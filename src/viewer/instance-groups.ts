@@ -191,8 +191,12 @@ export function compileGroupPrograms(target: GroupProgramsTarget, asset: LoadedA
     renderer.setRenderTarget(previous);
     scratch?.dispose();
   }
+  const materials = [...holder.children, ...shadowHolder.children].flatMap((o) => {
+    const material = (o as InstancedMesh).material;
+    return Array.isArray(material) ? material : [material];
+  });
   return {
-    ready: Promise.all(waits).then(() => undefined),
+    ready: Promise.all(waits).then(() => awaitLinks(renderer, materials)),
     dispose() {
       // Disposing a material releases its program: only once the groups' own materials hold them.
       for (const m of made) m.dispose();
@@ -206,6 +210,24 @@ export interface CompiledGroupPrograms {
   ready: Promise<void>;
   /** Lets go of the stand-in shadow materials: call after the first frame with the groups drawn. */
   dispose(): void;
+}
+
+/**
+ * Takes each compiled program's first use (three checks its link status then, a call that waits
+ * for the GPU process to finish the link) out of the first frame: one program per task, while the
+ * instance sets still download. Without KHR_parallel_shader_compile (SwiftShader) compileAsync
+ * resolves before any link is done, and the first draw would wait for the links, and in the main
+ * pass behind the shadow pass's draws as well.
+ */
+async function awaitLinks(renderer: WebGLRenderer, materials: Material[]): Promise<void> {
+  const seen = new Set<unknown>();
+  for (const material of materials) {
+    const program = (renderer.properties.get(material) as { currentProgram?: { getUniforms(): unknown } }).currentProgram;
+    if (!program || seen.has(program)) continue;
+    seen.add(program);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    program.getUniforms();
+  }
 }
 
 /** Which shadow programs the scene's visible shadow-casting lights need. */

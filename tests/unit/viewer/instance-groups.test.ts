@@ -7,7 +7,17 @@ import { compileGroupPrograms } from '../../../src/viewer/instance-groups';
 function fakeRenderer(shadows = true) {
   const calls: { meshes: InstancedMesh[]; target: WebGLRenderTarget | null; scene: Scene }[] = [];
   let current: WebGLRenderTarget | null = null;
+  // One program per material type (three shares a program between materials of one variant).
+  const firstUses: string[] = [];
+  const programs = new Map<string, { getUniforms(): void }>();
   const renderer = {
+    properties: {
+      get: (material: { type: string }) => {
+        let program = programs.get(material.type);
+        if (!program) programs.set(material.type, (program = { getUniforms: () => void firstUses.push(material.type) }));
+        return { currentProgram: program };
+      },
+    },
     shadowMap: { enabled: shadows },
     getRenderTarget: () => current,
     setRenderTarget: (t: WebGLRenderTarget | null) => void (current = t),
@@ -16,7 +26,7 @@ function fakeRenderer(shadows = true) {
       return Promise.resolve(object);
     },
   };
-  return { renderer: renderer as unknown as WebGLRenderer, calls, current: () => current };
+  return { renderer: renderer as unknown as WebGLRenderer, calls, current: () => current, firstUses };
 }
 
 function asset(): InstanceAsset {
@@ -41,7 +51,7 @@ function sceneWith(...lights: Object3D[]): Scene {
 
 describe('compileGroupPrograms: the programs the groups are drawn with, before they are', () => {
   it('compiles each part as an InstancedMesh with its own materials, receiving shadows, for the scene and its target', async () => {
-    const { renderer, calls, current } = fakeRenderer();
+    const { renderer, calls, current, firstUses } = fakeRenderer();
     const sun = new DirectionalLight();
     sun.castShadow = true;
     const scene = sceneWith(sun);
@@ -56,6 +66,8 @@ describe('compileGroupPrograms: the programs the groups are drawn with, before t
     expect(main.meshes.every((m) => m.isInstancedMesh && m.receiveShadow && m.castShadow)).toBe(true);
     // The previous target is put back.
     expect(current()).toBeNull();
+    // Each program's first use (three's link check, which waits for the link) is done before ready, once per program.
+    expect(firstUses.sort()).toEqual(['MeshDepthMaterial', 'MeshStandardMaterial']);
   });
 
   it('compiles the shadow pass\'s depth programs as three sets them up: the shadow side, the alpha test', async () => {
