@@ -57,6 +57,8 @@ export async function loadInstanceGroups(
     downloads?: InstanceGroupDownloads;
     /** Awaited before a group of this asset is made (the load compiles the asset's programs then). */
     assetReady?: (loaded: LoadedAsset) => Promise<void>;
+    /** Called once all downloads are in, just before the first group is made (the load holds the picture then). */
+    beforeCreate?: () => void;
   } = {},
 ): Promise<InstanceGroupsLoad> {
   const result: InstanceGroupsLoad = { groups: [], failedAssets: [], failedGroups: [] };
@@ -65,12 +67,15 @@ export async function loadInstanceGroups(
   let sets = 0;
   let assetsLoaded = 0;
   const total = objects.filter((o) => o.type === 'InstancedAssetGroup' && o.assetId).length;
-  await Promise.all(
+  // Every group's downloads first, then all groups made in a row: a frame between two groups would
+  // draw (and shadow) the groups made so far once more, which at a million instances on a
+  // software GPU costs as much as the picture itself.
+  const makes = await Promise.all(
     objects
       .filter((o) => o.type === 'InstancedAssetGroup' && o.assetId)
-      .map(async (object) => {
+      .map(async (object): Promise<(() => void) | null> => {
         const entry = registry.get(object.uuid);
-        if (!entry) return;
+        if (!entry) return null;
         const started = options.downloads?.get(object.uuid);
         const [loaded, instances] = await Promise.all([
           (started ? started.then(([a]) => a) : assets.get(object.assetId!)).then((a) => {
@@ -96,25 +101,36 @@ export async function loadInstanceGroups(
           result.failedGroups.push(object.uuid);
           console.error(`The instances of group ${object.uuid} could not be loaded:`, instances);
           options.onNotice?.(`The instances of "${object.name || object.uuid}" could not be loaded: ${instances.message}`);
-          return;
+          return null;
         }
         await options.assetReady?.(loaded);
         options.signal?.throwIfAborted();
-        // The group's entity may have been removed or replaced while this loaded (an editor, a new scene).
-        if (registry.get(object.uuid) !== entry) return;
-        const group = createInstanceGroup(world, entry.eid, {
-          uuid: object.uuid,
-          asset: loaded.asset,
-          ids: instances.ids,
-          matrices: instances.matrices,
-          nextId: instances.nextId,
-          revision: instances.revision,
-          castShadow: object.castShadow ?? true,
-          receiveShadow: true,
-        });
-        result.groups.push(group);
+        return () => {
+          // The group's entity may have been removed or replaced while this loaded (an editor, a new scene).
+          if (registry.get(object.uuid) !== entry) return;
+          const group = createInstanceGroup(world, entry.eid, {
+            uuid: object.uuid,
+            asset: loaded.asset,
+            ids: instances.ids,
+            matrices: instances.matrices,
+            nextId: instances.nextId,
+            revision: instances.revision,
+            castShadow: object.castShadow ?? true,
+            receiveShadow: true,
+          });
+          result.groups.push(group);
+        };
       }),
   );
+  options.signal?.throwIfAborted();
+  const ready = makes.filter((make): make is () => void => make !== null);
+  if (ready.length > 0) options.beforeCreate?.();
+  for (let i = 0; i < ready.length; i++) {
+    // One group per task: input stays answered while a million instances are unpacked and indexed.
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    options.signal?.throwIfAborted();
+    ready[i]!();
+  }
   mark('instance-groups');
   return result;
 }

@@ -171,22 +171,29 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // (and the viewer's ready) waits for them.
     target.release?.();
     await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    let loaded;
+    // From the first group made until all are made and framed, nothing is drawn: one frame draws them.
+    let held = false;
     try {
-      loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, {
+      const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, {
         onNotice: callbacks.onNotice,
         signal: callbacks.signal,
         downloads: groupDownloads,
         assetReady: (asset) => programs.ready(asset),
+        beforeCreate: () => {
+          world.render.hold++;
+          held = true;
+        },
       });
+      result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
+      // A scene of groups alone is framed on them (unless its settings placed the camera).
+      if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
     } finally {
+      if (held) world.render.hold--;
+      world.render.needsRender = true;
       // The stand-in shadow materials hold their programs until the groups' own have taken them.
       void target.nextFrame().then(() => programs.dispose());
     }
-    result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
-    // A scene of groups alone is framed on them (unless its settings placed the camera).
-    if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
-    if (loaded.groups.length > 0) {
+    if ((result.instanceGroups?.loaded ?? 0) > 0) {
       target.preparePicking(groupRoots(world));
       // The groups' bounds indexes in idle time once the first picture is out (a pick before builds on demand).
       void target.nextFrame().then(() => buildPendingBounds(world, callbacks.signal));
