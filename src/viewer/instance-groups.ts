@@ -1,4 +1,4 @@
-import type { Object3D, Scene } from 'three';
+import { BackSide, DoubleSide, FrontSide, Group, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
 import { createInstanceGroup, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
@@ -51,7 +51,15 @@ export async function loadInstanceGroups(
   sceneId: string,
   objects: readonly SceneObject[],
   assets: AssetCache,
-  options: { onNotice?: (text: string) => void; signal?: AbortSignal; downloads?: InstanceGroupDownloads } = {},
+  options: {
+    onNotice?: (text: string) => void;
+    signal?: AbortSignal;
+    downloads?: InstanceGroupDownloads;
+    /** Awaited before a group of this asset is made (the load compiles the asset's programs then). */
+    assetReady?: (loaded: LoadedAsset) => Promise<void>;
+    /** Called once all downloads are in, just before the first group is made (the load holds the picture then). */
+    beforeCreate?: () => void;
+  } = {},
 ): Promise<InstanceGroupsLoad> {
   const result: InstanceGroupsLoad = { groups: [], failedAssets: [], failedGroups: [] };
   const registry = sceneObjectsOf(world, scene);
@@ -59,12 +67,15 @@ export async function loadInstanceGroups(
   let sets = 0;
   let assetsLoaded = 0;
   const total = objects.filter((o) => o.type === 'InstancedAssetGroup' && o.assetId).length;
-  await Promise.all(
+  // Every group's downloads first, then all groups made in a row: a frame between two groups would
+  // draw (and shadow) the groups made so far once more, which at a million instances on a
+  // software GPU costs as much as the picture itself.
+  const makes = await Promise.all(
     objects
       .filter((o) => o.type === 'InstancedAssetGroup' && o.assetId)
-      .map(async (object) => {
+      .map(async (object): Promise<(() => void) | null> => {
         const entry = registry.get(object.uuid);
-        if (!entry) return;
+        if (!entry) return null;
         const started = options.downloads?.get(object.uuid);
         const [loaded, instances] = await Promise.all([
           (started ? started.then(([a]) => a) : assets.get(object.assetId!)).then((a) => {
@@ -90,23 +101,36 @@ export async function loadInstanceGroups(
           result.failedGroups.push(object.uuid);
           console.error(`The instances of group ${object.uuid} could not be loaded:`, instances);
           options.onNotice?.(`The instances of "${object.name || object.uuid}" could not be loaded: ${instances.message}`);
-          return;
+          return null;
         }
-        // The group's entity may have been removed or replaced while this loaded (an editor, a new scene).
-        if (registry.get(object.uuid) !== entry) return;
-        const group = createInstanceGroup(world, entry.eid, {
-          uuid: object.uuid,
-          asset: loaded.asset,
-          ids: instances.ids,
-          matrices: instances.matrices,
-          nextId: instances.nextId,
-          revision: instances.revision,
-          castShadow: object.castShadow ?? true,
-          receiveShadow: true,
-        });
-        result.groups.push(group);
+        await options.assetReady?.(loaded);
+        options.signal?.throwIfAborted();
+        return () => {
+          // The group's entity may have been removed or replaced while this loaded (an editor, a new scene).
+          if (registry.get(object.uuid) !== entry) return;
+          const group = createInstanceGroup(world, entry.eid, {
+            uuid: object.uuid,
+            asset: loaded.asset,
+            ids: instances.ids,
+            matrices: instances.matrices,
+            nextId: instances.nextId,
+            revision: instances.revision,
+            castShadow: object.castShadow ?? true,
+            receiveShadow: true,
+          });
+          result.groups.push(group);
+        };
       }),
   );
+  options.signal?.throwIfAborted();
+  const ready = makes.filter((make): make is () => void => make !== null);
+  if (ready.length > 0) options.beforeCreate?.();
+  for (let i = 0; i < ready.length; i++) {
+    // One group per task: input stays answered while a million instances are unpacked and indexed.
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    options.signal?.throwIfAborted();
+    ready[i]!();
+  }
   mark('instance-groups');
   return result;
 }
@@ -114,4 +138,140 @@ export async function loadInstanceGroups(
 /** The Object3Ds of the loaded groups (fitting and picking trees take them). */
 export function groupRoots(world: ViewerWorld): Object3D[] {
   return [...world.instanceGroups.values()].map((g) => g.object);
+}
+
+/** What compiling a group's programs before it is drawn needs of the viewer. */
+export interface GroupProgramsTarget {
+  renderer: WebGLRenderer;
+  camera: Camera;
+  /** The scene the groups are drawn in: its lights, environment and fog choose the programs. */
+  scene: Scene;
+  /** The buffer the scene is drawn into (post-processing's), null for the screen. */
+  sceneTarget: WebGLRenderTarget | null;
+}
+
+/** How three's shadow pass turns a material's side (PCF and basic shadow maps: the back faces cast). */
+const SHADOW_SIDE: Record<Side, Side> = { [FrontSide]: BackSide, [BackSide]: FrontSide, [DoubleSide]: DoubleSide };
+
+/**
+ * Compiles the programs an asset's instanced groups will be drawn with, before any group of it is
+ * drawn: each part as an InstancedMesh (instancing, the shadows it receives) for the scene's lights,
+ * environment and target, and, when it casts shadows and a light casts them, the shadow pass's
+ * depth (or point-light distance) program for it. three.js keeps programs by their variant, so the
+ * first frame with the groups finds these and links nothing (without KHR_parallel_shader_compile,
+ * as on SwiftShader, a link the first frame needs blocks it; one queued here links in the GPU
+ * process while the instance sets still download). The scene's lights and shadow budget must be
+ * settled: the load calls this after its settled frame.
+ *
+ * The depth material follows three's WebGLShadowMap (r187, getDepthMaterial): a MeshDepthMaterial
+ * (MeshDistanceMaterial for point lights) on the material's shadow side, with its alpha test, maps
+ * and displacement; drawn into a render target (no tone mapping, linear output).
+ */
+export function compileGroupPrograms(target: GroupProgramsTarget, asset: LoadedAsset['asset'], castShadow: boolean): CompiledGroupPrograms {
+  const { renderer, camera, scene } = target;
+  const holder = new Group();
+  const shadowHolder = new Group();
+  const casters = castShadow && renderer.shadowMap.enabled ? shadowCasters(scene) : { depth: false, distance: false };
+  const made: Material[] = [];
+  for (const part of asset.parts) {
+    const mesh = new InstancedMesh(part.geometry, part.material, 0);
+    mesh.castShadow = castShadow;
+    mesh.receiveShadow = true;
+    holder.add(mesh);
+    for (const material of Array.isArray(part.material) ? part.material : [part.material]) {
+      for (const [wanted, Kind] of [
+        [casters.depth, MeshDepthMaterial],
+        [casters.distance, MeshDistanceMaterial],
+      ] as const) {
+        if (!wanted) continue;
+        const depth = shadowMaterialFor(new Kind(), material);
+        made.push(depth);
+        const depthMesh = new InstancedMesh(part.geometry, depth, 0);
+        depthMesh.castShadow = castShadow;
+        depthMesh.receiveShadow = true;
+        shadowHolder.add(depthMesh);
+      }
+    }
+  }
+  const previous = renderer.getRenderTarget();
+  const scratch = shadowHolder.children.length > 0 && !target.sceneTarget ? new WebGLRenderTarget(1, 1) : null;
+  const waits: Promise<unknown>[] = [];
+  try {
+    renderer.setRenderTarget(target.sceneTarget);
+    waits.push(renderer.compileAsync(holder, camera, scene));
+    if (shadowHolder.children.length > 0) {
+      renderer.setRenderTarget(target.sceneTarget ?? scratch);
+      waits.push(renderer.compileAsync(shadowHolder, camera, scene));
+    }
+  } finally {
+    renderer.setRenderTarget(previous);
+    scratch?.dispose();
+  }
+  const materials = [...holder.children, ...shadowHolder.children].flatMap((o) => {
+    const material = (o as InstancedMesh).material;
+    return Array.isArray(material) ? material : [material];
+  });
+  return {
+    ready: Promise.all(waits).then(() => awaitLinks(renderer, materials)),
+    dispose() {
+      // Disposing a material releases its program: only once the groups' own materials hold them.
+      for (const m of made) m.dispose();
+      made.length = 0;
+    },
+  };
+}
+
+export interface CompiledGroupPrograms {
+  /** Resolves when the programs are ready (at once where three cannot tell: then they link in the GPU process). */
+  ready: Promise<void>;
+  /** Lets go of the stand-in shadow materials: call after the first frame with the groups drawn. */
+  dispose(): void;
+}
+
+/**
+ * Takes each compiled program's first use (three checks its link status then, a call that waits
+ * for the GPU process to finish the link) out of the first frame: one program per task, while the
+ * instance sets still download. Without KHR_parallel_shader_compile (SwiftShader) compileAsync
+ * resolves before any link is done, and the first draw would wait for the links, and in the main
+ * pass behind the shadow pass's draws as well.
+ */
+async function awaitLinks(renderer: WebGLRenderer, materials: Material[]): Promise<void> {
+  const seen = new Set<unknown>();
+  for (const material of materials) {
+    const program = (renderer.properties.get(material) as { currentProgram?: { getUniforms(): unknown } }).currentProgram;
+    if (!program || seen.has(program)) continue;
+    seen.add(program);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    program.getUniforms();
+  }
+}
+
+/** Which shadow programs the scene's visible shadow-casting lights need. */
+function shadowCasters(scene: Scene): { depth: boolean; distance: boolean } {
+  const out = { depth: false, distance: false };
+  scene.traverseVisible((o) => {
+    const light = o as Light;
+    if (!light.isLight || !light.castShadow || !(light as { shadow?: unknown }).shadow) return;
+    if ((light as { isPointLight?: boolean }).isPointLight) out.distance = true;
+    else out.depth = true;
+  });
+  return out;
+}
+
+/** A shadow material as three's shadow pass sets it up for `material` (WebGLShadowMap getDepthMaterial). */
+function shadowMaterialFor<T extends MeshDepthMaterial | MeshDistanceMaterial>(result: T, material: Material): T {
+  const m = material as Material & Partial<Pick<MeshDepthMaterial, 'map' | 'alphaMap' | 'displacementMap' | 'displacementScale' | 'displacementBias' | 'wireframe'>>;
+  result.visible = material.visible;
+  (result as { wireframe?: boolean }).wireframe = m.wireframe ?? false;
+  result.side = material.shadowSide ?? SHADOW_SIDE[material.side];
+  result.alphaMap = m.alphaMap ?? null;
+  result.alphaTest = material.alphaToCoverage ? 0.5 : material.alphaTest;
+  result.map = m.map ?? null;
+  result.clipShadows = material.clipShadows;
+  result.clippingPlanes = material.clippingPlanes;
+  result.clipIntersection = material.clipIntersection;
+  result.displacementMap = m.displacementMap ?? null;
+  result.displacementScale = m.displacementScale ?? 1;
+  result.displacementBias = m.displacementBias ?? 0;
+  return result;
 }

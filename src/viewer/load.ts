@@ -14,7 +14,8 @@ import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
 import { areaLightTables, sceneObjectsOf } from './scene-objects';
 import type { AssetCache } from '../scene/instance-assets';
-import { groupRoots, loadInstanceGroups, startInstanceGroupDownloads } from './instance-groups';
+import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms } from './instance-groups';
+import type { LoadedAsset } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
 
 export interface LoadCallbacks {
@@ -164,15 +165,36 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   }
   const groups = groupObjects;
   if (groups.length > 0 && target.assets) {
+    // The groups' programs, in their instanced form, as each asset arrives (the lights are settled
+    // now): they link while the instance sets download, not in the first frame that draws them.
+    const programs = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
     // Instanced asset groups after the models' first picture, so they never delay it; the load
     // (and the viewer's ready) waits for them.
     target.release?.();
     await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, { onNotice: callbacks.onNotice, signal: callbacks.signal, downloads: groupDownloads });
-    result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
-    // A scene of groups alone is framed on them (unless its settings placed the camera).
-    if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
-    if (loaded.groups.length > 0) {
+    // From the first group made until all are made and framed, nothing is drawn: one frame draws them.
+    let held = false;
+    try {
+      const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, {
+        onNotice: callbacks.onNotice,
+        signal: callbacks.signal,
+        downloads: groupDownloads,
+        assetReady: (asset) => programs.ready(asset),
+        beforeCreate: () => {
+          world.render.hold++;
+          held = true;
+        },
+      });
+      result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
+      // A scene of groups alone is framed on them (unless its settings placed the camera).
+      if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
+    } finally {
+      if (held) world.render.hold--;
+      world.render.needsRender = true;
+      // The stand-in shadow materials hold their programs until the groups' own have taken them.
+      void target.nextFrame().then(() => programs.dispose());
+    }
+    if ((result.instanceGroups?.loaded ?? 0) > 0) {
       target.preparePicking(groupRoots(world));
       // The groups' bounds indexes in idle time once the first picture is out (a pick before builds on demand).
       void target.nextFrame().then(() => buildPendingBounds(world, callbacks.signal));
@@ -180,6 +202,46 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     world.render.needsRender = true;
   }
   return result;
+}
+
+/**
+ * Compiles each asset's group programs (src/viewer/instance-groups.ts compileGroupPrograms) as soon
+ * as the asset has loaded, once per asset; `ready(asset)` resolves when that asset's are (a failure
+ * is only a warning: the first frame then compiles them itself).
+ */
+function compileGroupProgramsOnArrival(
+  context: RenderContext,
+  objects: readonly { uuid: string; assetId?: string | null; castShadow?: boolean }[],
+  assets: AssetCache,
+  sceneTarget: WebGLRenderTarget | null,
+): { ready(loaded: LoadedAsset): Promise<void>; dispose(): void } {
+  const castShadow = new Map<string, boolean>();
+  for (const o of objects) if (o.assetId) castShadow.set(o.assetId, (castShadow.get(o.assetId) ?? false) || (o.castShadow ?? true));
+  const compiled = new Map<LoadedAsset['asset'], CompiledGroupPrograms | null>();
+  const ready = new Map<LoadedAsset['asset'], Promise<void>>();
+  const compile = (loaded: LoadedAsset): Promise<void> => {
+    let waiting = ready.get(loaded.asset);
+    if (!waiting) {
+      let programs: CompiledGroupPrograms | null = null;
+      try {
+        programs = compileGroupPrograms({ renderer: context.renderer, camera: context.camera, scene: context.scene, sceneTarget }, loaded.asset, castShadow.get(loaded.asset.assetId) ?? true);
+      } catch (error) {
+        console.warn('Shader precompilation failed:', error);
+      }
+      compiled.set(loaded.asset, programs);
+      waiting = programs ? programs.ready.catch((error: unknown) => console.warn('Shader precompilation failed:', error)) : Promise.resolve();
+      ready.set(loaded.asset, waiting);
+    }
+    return waiting;
+  };
+  for (const assetId of castShadow.keys()) void assets.get(assetId).then(compile, () => undefined);
+  return {
+    ready: compile,
+    dispose() {
+      for (const programs of compiled.values()) programs?.dispose();
+      compiled.clear();
+    },
+  };
 }
 
 function hasInitialCamera(settings: unknown): boolean {

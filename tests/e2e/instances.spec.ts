@@ -110,6 +110,58 @@ test.describe('instanced asset groups', () => {
     await canvas.screenshot({ path: test.info().outputPath('instances-city.png') });
   });
 
+  test('the groups\' programs are linked before their first frame (instancing, shadows, the tier\'s target)', async ({ page }) => {
+    // three.js links a program when a draw first needs it, inside the frame. Per animation frame:
+    // the programs linked and the instanced draws made; a frame with both drew a group with a
+    // program the precompile missed (another variant of defines: instancing, shadows, target).
+    await page.addInitScript(() => {
+      const w = window as any;
+      w.__frames = { linksOutside: 0, instancedFrames: 0, missed: 0 };
+      let frame: { links: number; instanced: number } | null = null;
+      const raf = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback: FrameRequestCallback) =>
+        raf((time) => {
+          const outer = frame;
+          frame = { links: 0, instanced: 0 };
+          try {
+            callback(time);
+          } finally {
+            if (frame.instanced > 0) w.__frames.instancedFrames++;
+            if (frame.instanced > 0 && frame.links > 0) w.__frames.missed += frame.links;
+            frame = outer;
+          }
+        });
+      const proto = WebGL2RenderingContext.prototype as any;
+      const link = proto.linkProgram;
+      proto.linkProgram = function (this: WebGL2RenderingContext, program: WebGLProgram) {
+        if (frame) frame.links++;
+        else w.__frames.linksOutside++;
+        return link.call(this, program);
+      };
+      for (const name of ['drawElementsInstanced', 'drawArraysInstanced']) {
+        const draw = proto[name];
+        proto[name] = function (this: WebGL2RenderingContext, ...args: unknown[]) {
+          if (frame) frame.instanced++;
+          return draw.apply(this, args);
+        };
+      }
+    });
+    await page.goto(`/embed/${CITY}?quality=low`);
+    expect(await settled(page)).toBe('ready');
+    await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+    const facts = await page.evaluate(() => {
+      const w = window as any;
+      const viewer = w.__viewer.viewer;
+      const casts = [...viewer.world.instanceGroups.values()].some((g: any) => g.meshes.some((m: any) => m.castShadow));
+      return { ...w.__frames, shadows: viewer.context.renderer.shadowMap.enabled && viewer.context.sun.castShadow && casts };
+    });
+    // The groups were drawn, with the sun's shadows on the low tier (so the depth programs count too).
+    expect(facts.instancedFrames).toBeGreaterThan(0);
+    expect(facts.shadows).toBe(true);
+    expect(facts.linksOutside, 'programs linked outside frames (the precompile)').toBeGreaterThan(0);
+    expect(facts.missed, 'programs linked in a frame that drew the groups').toBe(0);
+  });
+
   test('a group whose asset cannot be loaded shows red placeholder cubes and a notice naming the asset', async ({ page }) => {
     await page.goto(`/embed/${MISSING}?quality=low`);
     expect(await settled(page)).toBe('ready');
