@@ -204,9 +204,12 @@ export function createCommentPins(world: ViewerWorld, options: { canvas: HTMLCan
     drawn = clusterPins(buffers, count, width, height, CLUSTER_CELL_PX, head);
     const countAttribute = geometry.getAttribute('aCount') as BufferAttribute | undefined;
     if (countAttribute) {
-      countAttribute.needsUpdate = true;
+      // Every pin's count may change with the view: [0, count) goes to the GPU. While the pins
+      // fill at least half of the buffer (as after any growth), the whole buffer goes: no update
+      // range object is made per frame; a range only when most of the buffer is unused.
       countAttribute.clearUpdateRanges();
-      countAttribute.addUpdateRange(0, count);
+      if (count * 2 < capacity) countAttribute.addUpdateRange(0, count);
+      countAttribute.needsUpdate = true;
     }
     const ratio = options.pixelRatio();
     front.uniforms.uPixelRatio.value = ratio;
