@@ -212,6 +212,9 @@ export function createSaver(options: SaverOptions): Saver {
     let failure: SaveError | null = null;
     let retry = false;
     models: for (const modelId of [...queues.models()].sort((a, b) => SAVE_ORDER(a) - SAVE_ORDER(b))) {
+      // Instance changes wait for the scene objects: a group whose put is still queued (a failure
+      // that will be retried) does not exist on the server yet, and its changes would be refused.
+      if (modelId === INSTANCES_QUEUE && queues.snapshot()[OBJECTS_QUEUE]?.length) continue;
       // Batch after batch of this model, until its queue is empty or a batch keeps mutations queued.
       for (;;) {
         const batch = queues.takeBatch(modelId);

@@ -32,7 +32,7 @@ const MAX_ATTEMPTS = 8;
 
 export class InstanceChangeError extends Error {
   constructor(
-    readonly statusCode: 400 | 404 | 409,
+    readonly statusCode: 400 | 404 | 409 | 503,
     message: string,
   ) {
     super(message);
@@ -75,8 +75,13 @@ export class LiveInstanceSet {
     return { ids: this.ids.subarray(0, this.count), matrices: this.matrices.subarray(0, this.count * FLOATS_PER_INSTANCE), nextId: this.nextId, revision: this.revision };
   }
 
-  /** Applies a change that `check` accepted. */
+  /**
+   * Applies a change that `check` accepted, as revision `revision`. A revision the set has already
+   * reached is skipped: two readers catching up from the log at once, or a writer whose own rows a
+   * reader applied while its commit was in flight, never apply a change twice.
+   */
   apply(change: InstanceChange, revision: number): void {
+    if (revision <= this.revision) return;
     this.encoded = null;
     this.revision = revision;
     if (change.type === 'setInstances') {
@@ -128,6 +133,10 @@ export class LiveInstanceSet {
  * earlier changes of the batch count). Throws InstanceChangeError naming the change.
  */
 export function checkChanges(set: LiveInstanceSet, changes: readonly { change: InstanceChange; index: number }[]): void {
+  // New ids count up from nextId: a batch adding k new instances may use nextId .. nextId+k-1
+  // (any order), so a group's ids (and its id index) never jump to 2^32.
+  let fresh = 0;
+  for (const { change } of changes) if (change.type === 'addInstances') for (const id of change.ids) if (id >= set.nextId) fresh++;
   const added = new Set<number>();
   const removed = new Set<number>();
   const exists = (id: number) => (set.has(id) && !removed.has(id)) || added.has(id);
@@ -138,6 +147,7 @@ export function checkChanges(set: LiveInstanceSet, changes: readonly { change: I
         // An id not in the set may come (back): a new one from nextId, or a removed one restored by
         // an undo (the same instance again). An id in the set is a conflict.
         if (exists(id)) throw new InstanceChangeError(409, `changes[${index}]: Instance id ${id} already exists in group ${change.groupId}`);
+        if (id >= set.nextId + fresh) throw new InstanceChangeError(400, `changes[${index}]: Instance id ${id} is beyond the ids of group ${change.groupId}: new ids count up from its next id ${set.nextId}`);
         added.add(id);
         count++;
       } else {
@@ -228,7 +238,7 @@ export function createInstanceService(store: Store): InstanceService {
         return revision;
       }
     }
-    throw new InstanceChangeError(409, `Instanced group '${groupId}' is changing too fast to replace; try again`);
+    throw new InstanceChangeError(503, `Instanced group '${groupId}' is changing too fast to replace; try again`);
   }
 
   return {
@@ -281,6 +291,17 @@ export function createInstanceService(store: Store): InstanceService {
       for (const [groupId, list] of byGroup) {
         let done = false;
         for (let attempt = 0; attempt < MAX_ATTEMPTS && !done; attempt++) {
+          if (attempt > 0) {
+            // The same request, retried by the client while this one was in flight, may have
+            // stored some of these changes meanwhile: those are skipped now.
+            const stored = await store.knownInstanceChanges(sceneId, list.map(({ change }) => change.uuid));
+            for (let i = list.length - 1; i >= 0; i--) {
+              if (!stored.has(list[i]!.change.uuid)) continue;
+              skipped.push(list[i]!.change.uuid);
+              list.splice(i, 1);
+            }
+            if (list.length === 0) break;
+          }
           const set = await current(sceneId, groupId);
           if (!set) throw new InstanceChangeError(404, `changes[${list[0]!.index}]: Instanced group '${groupId}' not found in scene '${sceneId}'`);
           checkChanges(set, list);
@@ -296,14 +317,23 @@ export function createInstanceService(store: Store): InstanceService {
             list.forEach(({ change }, i) => next.apply(change, start + 1 + i));
             base = { revision, bytes: next.encode() };
           }
-          if (await store.commitInstances(sceneId, groupId, start, { revision, rows, base, userId })) {
+          let committed: boolean;
+          try {
+            committed = await store.commitInstances(sceneId, groupId, start, { revision, rows, base, userId });
+          } catch (error) {
+            // A change uuid stored by a concurrent copy of this request: read again and skip it.
+            const code = (error as { code?: string }).code ?? '';
+            if (code === '23505' || code.startsWith('SQLITE_CONSTRAINT')) continue;
+            throw error;
+          }
+          if (committed) {
             list.forEach(({ change }, i) => set.apply(change, start + 1 + i));
             groups[groupId] = { revision: set.revision, nextId: set.nextId, count: set.count };
             for (const { change } of list) applied.push(change.uuid);
             done = true;
           }
         }
-        if (!done) throw new InstanceChangeError(409, `Instanced group '${groupId}' is changing too fast; try again`);
+        if (!done && list.length > 0) throw new InstanceChangeError(503, `Instanced group '${groupId}' is changing too fast; try again`);
       }
       return { applied, skipped, groups };
     },

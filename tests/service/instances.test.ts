@@ -34,6 +34,26 @@ describe('a live instance set', () => {
     expect(decodeInstanceSet(set.encode()).revision).toBe(3);
   });
 
+  it('applies a revision once: a change applied again (two readers catching up at once) changes nothing', () => {
+    const set = new LiveInstanceSet({ ...setFromMatrices([at(0), at(1), at(2)]), revision: 0 });
+    const change = remove('g', [0]);
+    set.apply(change, 1);
+    set.apply(change, 1);
+    expect(set.count).toBe(2);
+    expect(xs(set.snapshot())).toEqual({ 1: 1, 2: 2 });
+    set.apply(add('g', [3], 5), 2);
+    set.apply(add('g', [3], 5), 2);
+    expect([...set.snapshot().ids].sort()).toEqual([1, 2, 3]);
+  });
+
+  it('new ids count up from nextId: an id far beyond it is refused (it would blow up the id index)', () => {
+    const set = new LiveInstanceSet({ ...setFromMatrices([at(0), at(1)]), revision: 0 });
+    const one = (change: InstanceChange) => checkChanges(set, [{ change, index: 0 }]);
+    expect(() => one(add('g', [4294967295], 0))).toThrow(/Instance id 4294967295 is beyond the ids of group g: new ids count up from its next id 2/);
+    expect(() => one(add('g', [3], 0))).toThrow(/beyond/);
+    expect(() => one(add('g', [3, 2], 0))).not.toThrow();
+  });
+
   it("checks a batch in order: 'No instance found with id ...', an id that exists", () => {
     const set = new LiveInstanceSet({ ...setFromMatrices([at(0), at(1)]), revision: 0 });
     const one = (change: InstanceChange) => checkChanges(set, [{ change, index: 0 }]);
@@ -96,6 +116,16 @@ describe.each(useBackends())('instance service on %s', (backend) => {
     expect(await service.apply(sceneId, [change], null)).toEqual({ applied: [], skipped: [change.uuid], groups: {} });
     await expect(service.apply(sceneId, [{ ...change, ids: [2] }], null)).rejects.toThrow(/already saved with different content/);
     await expect(service.apply(sceneId, [remove('cars', [9])], null)).rejects.toMatchObject({ statusCode: 404, message: 'changes[0]: No instance found with id 9' });
+  });
+
+  it('two reads catching up at once from the log give the same set, not a change applied twice', async () => {
+    const a = createInstanceService(store);
+    const b = createInstanceService(store);
+    await a.replace(sceneId, 'poles', setFromMatrices([at(0), at(1), at(2)]));
+    await b.read(sceneId, 'poles');
+    await a.apply(sceneId, [remove('poles', [0]), add('poles', [3], 9)], null);
+    const [one, two] = await Promise.all([b.read(sceneId, 'poles'), b.read(sceneId, 'poles')]);
+    for (const read of [one, two]) expect(xs(decodeInstanceSet(read!.bytes))).toEqual({ 1: 1, 2: 2, 3: 9 });
   });
 
   it('keeps two writers in step: a writer that planned on an old revision reads the log and plans again', async () => {

@@ -48,10 +48,17 @@ export default async function instanceRoutes(app: FastifyInstance, opts: { confi
     if (!scene) throw new HttpError(404, `Scene '${id}' not found`);
     assertCanWriteScene(request, scene);
     const { changes } = parseBody(ApplyInstanceChangesRequest, request.body);
+    // A group the scene lists, or one it removed whose set is kept (an editor's instance edits
+    // saved after the group's removal still reach the set an undo would bring back).
     const groupIds = new Set((scene.viewerConfig.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup').map((o) => o.uuid));
-    changes.forEach((change, index) => {
-      if (!groupIds.has(change.groupId)) throw new HttpError(404, `changes[${index}]: Instanced group '${change.groupId}' not found in scene '${id}'`);
-    });
+    for (const [index, change] of changes.entries()) {
+      if (groupIds.has(change.groupId)) continue;
+      if (await store.instanceGroupRevision(id, change.groupId)) {
+        groupIds.add(change.groupId);
+        continue;
+      }
+      throw new HttpError(404, `changes[${index}]: Instanced group '${change.groupId}' not found in scene '${id}'`);
+    }
     const result = await instances.apply(id, changes, user.id);
     reply.header('cache-control', 'no-store');
     const response: ApplyInstanceChangesResponse = { sceneId: id, ...result };

@@ -33,6 +33,14 @@ export default async function sceneObjectRoutes(app: FastifyInstance, opts: { co
     // change, and a new group without them starts empty. A change the scene has seen is skipped
     // here too, so a repeated request never puts back instances edited since.
     const seen = new Set(scene.viewerConfig.objectChanges ?? []);
+    // The batch is checked against the scene as it is before any group's instances are replaced:
+    // a batch the scene would refuse (too many objects) must not have changed instances already.
+    const stripped = parsed.map((change) => (change.type === 'putObject' && change.object.matrices ? { ...change, object: { ...change.object, matrices: undefined } } : change));
+    try {
+      applyObjectChanges(scene.viewerConfig.objects ?? [], scene.viewerConfig.objectChanges ?? [], stripped);
+    } catch (error) {
+      throw new HttpError(400, (error as Error).message);
+    }
     const changes: SceneObjectChange[] = [];
     for (const change of parsed) {
       if (change.type === 'putObject' && change.object.type === 'InstancedAssetGroup') {

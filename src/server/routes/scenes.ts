@@ -5,7 +5,8 @@ import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWr
 import type { ServerConfig } from '../config.ts';
 import { newId, type Store, type ThumbnailExtension } from '../store.ts';
 import type { InstanceService } from '../instances.ts';
-import { FLOATS_PER_INSTANCE } from '../../protocol/instances.ts';
+import { FLOATS_PER_INSTANCE, type InstanceSet } from '../../protocol/instances.ts';
+import { setFromMatrices } from '../instances.ts';
 import type { Mutation } from '../../protocol/mutation.ts';
 import { HttpError, checkId, parseBody } from './http.ts';
 
@@ -82,13 +83,31 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
   app.post('/v1/scenes', async (request, reply) => {
     const user = requireUser(request);
     const body = parseBody(CreateSceneRequest, request.body);
-    const scene = await store.createScene({
+    // Instanced groups' inline matrices go to the instance store, never into the document; every
+    // group starts with a set (empty without matrices), as one made through object-changes does.
+    const sets = new Map<string, Omit<InstanceSet, 'revision'>>();
+    const viewerConfig = body.viewerConfig && {
+      ...body.viewerConfig,
+      ...(body.viewerConfig.objects
+        ? {
+            objects: body.viewerConfig.objects.map((object) => {
+              if (object.type !== 'InstancedAssetGroup') return object;
+              const { matrices, ...rest } = object;
+              sets.set(object.uuid, setFromMatrices(matrices ?? []));
+              return { ...rest, instanceCount: matrices?.length ?? 0 };
+            }),
+          }
+        : {}),
+    };
+    let scene = await store.createScene({
       name: body.name,
       ownerId: user.id,
       ...(body.public !== undefined ? { public: body.public } : {}),
       ...(body.editors !== undefined ? { editors: [...new Set(body.editors)] } : {}),
-      ...(body.viewerConfig !== undefined ? { viewerConfig: body.viewerConfig } : {}),
+      ...(viewerConfig !== undefined ? { viewerConfig } : {}),
     });
+    for (const [groupId, set] of sets) await opts.instances.replace(scene._id, groupId, set);
+    if (sets.size > 0) scene = (await store.getScene(scene._id)) ?? scene;
     reply.code(201).header('location', `/v1/scenes/${scene._id}`).header('cache-control', 'no-store');
     return scene;
   });

@@ -107,9 +107,35 @@ describe('instanced asset group routes', () => {
     expect(decodeInstanceSet(new Uint8Array(await (await get(ada, 'trees')).arrayBuffer())).ids).toHaveLength(3);
   });
 
+  it('a batch the scene refuses changes no instances; a new scene may carry a group\'s inline matrices', async () => {
+    const before = decodeInstanceSet(new Uint8Array(await (await get(ada, 'trees')).arrayBuffer()));
+    const many = Array.from({ length: 1000 }, (_, i) => {
+      const object = defaultSceneObject('Group', `g${i}`);
+      return { key: `object/g${i}`, uuid: `many${i}`, createdAt: 1, type: 'putObject', objectId: object.uuid, object } as SceneObjectChange;
+    });
+    // The scene holds 'trees' and one more object; with 999 new ones it would pass the limit of 1000.
+    expect((await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [{ ...many[999]!, uuid: 'extra' }] })).status).toBe(200);
+    const refused = await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [putGroup('o50', 'trees', [at(7)]), ...many.slice(0, 999)] });
+    expect(refused.status).toBe(400);
+    const after = decodeInstanceSet(new Uint8Array(await (await get(ada, 'trees')).arrayBuffer()));
+    expect(after.ids).toEqual(before.ids);
+    expect(after.revision).toBe(before.revision);
+
+    const created = await json(ada, '/v1/scenes', { name: 'Made with a group', viewerConfig: { objects: [{ ...defaultSceneObject('InstancedAssetGroup', 'bushes', 'Bushes'), assetId: 'bush', matrices: [at(1), at(2)] }] } });
+    expect(created.status).toBe(201);
+    const doc = (await created.json()) as { _id: string; viewerConfig: { objects: { matrices?: unknown; instanceCount?: number }[] } };
+    expect(doc.viewerConfig.objects[0]!.matrices).toBeUndefined();
+    expect(doc.viewerConfig.objects[0]!.instanceCount).toBe(2);
+    const served = await fetch(`${server.url}/v1/scenes/${doc._id}/groups/bushes/instances`);
+    expect(decodeInstanceSet(new Uint8Array(await served.arrayBuffer())).ids).toEqual(new Uint32Array([0, 1]));
+  });
+
   it('a removed group is not served, and keeps its set so that putting it back (an undo) restores its instances', async () => {
     expect((await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [{ key: 'object/trees', uuid: 'o9', createdAt: 2, type: 'removeObject', objectId: 'trees' }] })).status).toBe(200);
     expect((await get(ada, 'trees')).status).toBe(404);
+    // Instance edits saved after the group's removal still reach its kept set.
+    const late = await json(ada, `/v1/scenes/${sceneId}/instance-changes`, { changes: [{ uuid: 'late1', createdAt: 3, groupId: 'trees', type: 'setInstances', ids: [1], matrices: [1, 0, 0, 0, 1, 0, 0, 0, 1, 9, 0, 0] }] });
+    expect(late.status).toBe(200);
     const back = putGroup('o10', 'trees');
     expect((await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [back] })).status).toBe(200);
     const set = decodeInstanceSet(new Uint8Array(await (await get(ada, 'trees')).arrayBuffer()));

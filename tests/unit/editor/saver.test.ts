@@ -218,4 +218,28 @@ describe('saver: the scene queues', () => {
     expect(saver.state.rejected.map((r) => r.reason)).toEqual(['The server refused an edit: changes[0]: Instance id 4 already exists in group g']);
     expect(saver.state.retryAt).toBeNull();
   });
+
+  it('instance changes wait while the scene objects could not be saved (a new group does not exist yet)', async () => {
+    const { OBJECTS_QUEUE, INSTANCES_QUEUE } = await import('../../../src/editor/saver');
+    const queues = new MutationQueues();
+    const calls: string[] = [];
+    let objectsUp = false;
+    const fetch = vi.fn(async (url: string) => {
+      calls.push(url.replace('http://svc/v1/scenes/scene-1/', ''));
+      return new Response('{}', { status: url.endsWith('object-changes') && !objectsUp ? 503 : 200 });
+    });
+    const timers: (() => void)[] = [];
+    const saver = createSaver({ queues, modelService: 'http://svc', sceneId: 'scene-1', getToken: async () => 't', enabled: () => true, fetch: fetch as unknown as typeof globalThis.fetch, setTimer: (fn) => timers.push(fn), clearTimer: () => {} });
+    queues.add(OBJECTS_QUEUE, { key: 'object/g', uuid: 'o1', createdAt: 1, type: 'putObject', objectId: 'g' } as never);
+    queues.add(INSTANCES_QUEUE, { key: 'instances/g/add/x', uuid: 'i1', createdAt: 1, groupId: 'g', type: 'addInstances', ids: [0], matrices: new Array(12).fill(0) } as never);
+    await saver.save();
+    expect(calls).toEqual(['object-changes']);
+    expect(queues.size).toBe(2);
+    expect(saver.state.rejected).toEqual([]);
+    expect(timers).toHaveLength(1);
+    objectsUp = true;
+    await saver.save();
+    expect(calls).toEqual(['object-changes', 'object-changes', 'instance-changes']);
+    expect(queues.size).toBe(0);
+  });
 });
