@@ -12,7 +12,7 @@ import {
   type InstanceGroupRecord,
 } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
-import { FLOATS_PER_INSTANCE, packMatrix, type InstanceChange } from '../protocol/instances';
+import { FLOATS_PER_INSTANCE, packMatrix, unpackMatrices, type InstanceChange } from '../protocol/instances';
 import type { Mutation } from '../protocol/mutation';
 import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
 import type { InstanceApplier } from './instance-commands';
@@ -89,12 +89,7 @@ export function createInstanceApplier(world: ViewerWorld, queues: MutationQueues
 export function replayInstanceChange(world: ViewerWorld, change: InstanceChange): void {
   const group = groupOrThrow(world, change.groupId);
   if (change.type === 'removeInstances') return removeInstances(world, group, change.ids);
-  const full = new Float32Array(change.ids.length * 16);
-  for (let i = 0; i < change.ids.length; i++) {
-    const p = i * FLOATS_PER_INSTANCE;
-    const m = change.matrices;
-    full.set([m[p]!, m[p + 1]!, m[p + 2]!, 0, m[p + 3]!, m[p + 4]!, m[p + 5]!, 0, m[p + 6]!, m[p + 7]!, m[p + 8]!, 0, m[p + 9]!, m[p + 10]!, m[p + 11]!, 1], i * 16);
-  }
+  const full = unpackMatrices(change.matrices, new Float32Array(change.ids.length * 16), change.ids.length);
   if (change.type === 'setInstances') setInstanceMatrices(world, group, change.ids, full);
   else addInstances(world, group, change.ids, full);
 }

@@ -11,7 +11,7 @@ import {
   type Object3D,
 } from 'three';
 import { InstanceGroup } from '../../components';
-import { noInstanceError } from '../protocol/instances';
+import { noInstanceError, unpackMatrices } from '../protocol/instances';
 import { InstanceBVH } from './instance-bvh';
 import { InstanceIndex } from './instance-index';
 import type { ViewerWorld } from './world';
@@ -127,7 +127,7 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
   if (!packed && options.matrices.length !== n * 16) throw new Error(`An instanced asset group of ${n} instances needs ${n * 16} matrix values (or ${n * 12} packed), not ${options.matrices.length}.`);
   const capacity = capacityFor(n);
   const array = new Float32Array(capacity * 16);
-  if (packed) unpackInto(options.matrices, array, n);
+  if (packed) unpackMatrices(options.matrices, array, n);
   else array.set(options.matrices);
   const attribute = new InstancedBufferAttribute(array, 16);
   attribute.setUsage(DynamicDrawUsage);
@@ -541,24 +541,6 @@ function recomputeLocalBox(group: InstanceGroupRecord): void {
   }
 }
 
-/** 12 floats an instance (three columns, then the translation) into 16 (three's), the constant row filled in. */
-function unpackInto(packed: Float32Array, out: Float32Array, n: number): void {
-  for (let i = 0, p = 0, o = 0; i < n; i++, p += 12, o += 16) {
-    out[o] = packed[p]!;
-    out[o + 1] = packed[p + 1]!;
-    out[o + 2] = packed[p + 2]!;
-    out[o + 4] = packed[p + 3]!;
-    out[o + 5] = packed[p + 4]!;
-    out[o + 6] = packed[p + 5]!;
-    out[o + 8] = packed[p + 6]!;
-    out[o + 9] = packed[p + 7]!;
-    out[o + 10] = packed[p + 8]!;
-    out[o + 12] = packed[p + 9]!;
-    out[o + 13] = packed[p + 10]!;
-    out[o + 14] = packed[p + 11]!;
-    out[o + 15] = 1;
-  }
-}
 
 function growLocalBox(group: InstanceGroupRecord, slot: number): void {
   group.bvh.instanceBox(group.attribute.array as Float32Array, slot, scratchBox);

@@ -86,6 +86,29 @@ export function unpackMatrix(packed: ArrayLike<number>, index: number, out: { [i
   out[15] = 1;
 }
 
+/** Unpacks `count` instances (12 floats each) into three.js-order 4x4s (16 floats each) in `out`. */
+export function unpackMatrices(packed: ArrayLike<number>, out: Float32Array, count: number): Float32Array {
+  for (let i = 0, p = 0, o = 0; i < count; i++, p += 12, o += 16) {
+    out[o] = packed[p]!;
+    out[o + 1] = packed[p + 1]!;
+    out[o + 2] = packed[p + 2]!;
+    out[o + 3] = 0;
+    out[o + 4] = packed[p + 3]!;
+    out[o + 5] = packed[p + 4]!;
+    out[o + 6] = packed[p + 5]!;
+    out[o + 7] = 0;
+    out[o + 8] = packed[p + 6]!;
+    out[o + 9] = packed[p + 7]!;
+    out[o + 10] = packed[p + 8]!;
+    out[o + 11] = 0;
+    out[o + 12] = packed[p + 9]!;
+    out[o + 13] = packed[p + 10]!;
+    out[o + 14] = packed[p + 11]!;
+    out[o + 15] = 1;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The binary instance set.
 //

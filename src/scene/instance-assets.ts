@@ -2,7 +2,7 @@ import { Box3, BoxGeometry, Matrix4, MeshStandardMaterial, type BufferGeometry, 
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { InstanceAsset, InstanceAssetPart } from '../engine/instances';
 import type { ClientConfig } from '../protocol/config';
-import { decodeInstanceSet, FLOATS_PER_INSTANCE, INSTANCE_SET_MIME } from '../protocol/instances';
+import { decodeInstanceSet, FLOATS_PER_INSTANCE, INSTANCE_SET_MIME, unpackMatrices } from '../protocol/instances';
 import type { SceneObject } from '../protocol/scene-objects';
 import { decodeContainerInWorker } from './container-client';
 import { fetchBinary } from './fetch';
@@ -144,23 +144,7 @@ export function inlineInstances(matrices: readonly (readonly number[])[], revisi
 /** 12 floats per instance (the set's form) to 16 (three's), the constant row filled in. */
 export function expandMatrices(packed: Float32Array): Float32Array {
   const n = packed.length / FLOATS_PER_INSTANCE;
-  const out = new Float32Array(n * 16);
-  for (let i = 0, p = 0, o = 0; i < n; i++, p += 12, o += 16) {
-    out[o] = packed[p]!;
-    out[o + 1] = packed[p + 1]!;
-    out[o + 2] = packed[p + 2]!;
-    out[o + 4] = packed[p + 3]!;
-    out[o + 5] = packed[p + 4]!;
-    out[o + 6] = packed[p + 5]!;
-    out[o + 8] = packed[p + 6]!;
-    out[o + 9] = packed[p + 7]!;
-    out[o + 10] = packed[p + 8]!;
-    out[o + 12] = packed[p + 9]!;
-    out[o + 13] = packed[p + 10]!;
-    out[o + 14] = packed[p + 11]!;
-    out[o + 15] = 1;
-  }
-  return out;
+  return unpackMatrices(packed, new Float32Array(n * 16), n);
 }
 
 /**

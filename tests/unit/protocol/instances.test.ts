@@ -9,6 +9,7 @@ import {
   noInstanceError,
   packMatrix,
   unpackMatrix,
+  unpackMatrices,
 } from '../../../src/protocol/instances';
 
 function set(count: number) {
@@ -40,6 +41,14 @@ describe('instance sets', () => {
     const shared = new Uint8Array(file.length + 1);
     shared.set(file, 1);
     expect(decodeInstanceSet(shared.subarray(1)).ids).toEqual(new Uint32Array([3, 2, 1]));
+  });
+
+  it('unpacks many instances at once into three.js 4x4s', () => {
+    const packed = new Float32Array(FLOATS_PER_INSTANCE * 2);
+    packMatrix([1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0, 10, 11, 12, 1], packed, 1);
+    const out = unpackMatrices(packed, new Float32Array(32).fill(NaN), 2);
+    expect(Array.from(out.subarray(16))).toEqual([1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0, 10, 11, 12, 1]);
+    expect(Array.from(out.subarray(0, 16))).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
   });
 
   it('packs and unpacks three.js matrices', () => {
