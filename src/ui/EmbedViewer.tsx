@@ -131,7 +131,6 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
               state.screenshotAnnotations = on;
             }}
           />
-          {comments && <comments.Panel viewer={controllerRef.current.viewer} comments={comments.viewer} session={comments.session} sceneName={snap.sceneName} />}
           <div className="gizmo-slot" ref={gizmoSlotRef} />
           <ViewControls
             viewer={controllerRef.current.viewer}
@@ -140,12 +139,16 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
             onError={(text, source) => addNotice(state, text, source)}
             onSuccess={(source) => clearNotices(state, source)}
           />
-          <AnimationPanel
-            viewer={controllerRef.current.viewer}
-            animations={snap.viewer.animations}
-            speed={snap.viewer.animationSpeed}
-            onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
-          />
+          {/* The bottom-left panels stack: comments above the animations, never over them. */}
+          <div className="panel-stack">
+            {comments && <comments.Panel viewer={controllerRef.current.viewer} comments={comments.viewer} session={comments.session} sceneName={snap.sceneName} />}
+            <AnimationPanel
+              viewer={controllerRef.current.viewer}
+              animations={snap.viewer.animations}
+              speed={snap.viewer.animationSpeed}
+              onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
+            />
+          </div>
           <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />
           <MeetingPanel
             meeting={snap.meeting as EmbedState['meeting']}

@@ -34,6 +34,8 @@ test.describe('asset library', () => {
     // The thumbnail: rendered once, stored (PUT 200), then shown from the server.
     expect((await thumbnailPut).status()).toBe(200);
     const picture = tiles.first().getByRole('img', { name: 'Thumbnail of Duck' });
+    // Thumbnails load lazily: on a home page with many scenes the library is below the fold.
+    await library.scrollIntoViewIfNeeded();
     await expect(picture).toBeVisible({ timeout: 30_000 });
     await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 15_000 }).toBe(256);
     // Not an empty picture: the duck covers a good part of it, and it is mostly yellow.
@@ -60,6 +62,7 @@ test.describe('asset library', () => {
 
     // After a reload the list and its stored thumbnail come from the server.
     await page.reload();
+    await page.getByRole('region', { name: 'Assets' }).scrollIntoViewIfNeeded();
     await expect(page.getByRole('region', { name: 'Assets' }).getByRole('img', { name: 'Thumbnail of Duck' })).toBeVisible();
 
     // A malformed GLB from the corpus: the clear error, the validator's findings, the list unchanged.
@@ -81,6 +84,7 @@ test.describe('asset library', () => {
     await library.getByLabel('Choose asset files').setInputFiles(join(MODELS, 'Box-draco.glb'));
     const tile = library.getByRole('list', { name: 'Your assets' }).getByRole('listitem').first();
     await expect(tile).toContainText('Box-draco', { timeout: 60_000 });
+    await tile.scrollIntoViewIfNeeded();
     await expect(tile).toContainText('no preview', { timeout: 60_000 });
     await expect(tile.getByRole('img')).toHaveCount(0);
     await expect(tile.locator('.asset-thumb-none')).toBeVisible();

@@ -224,7 +224,9 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     await expect(overlay).toBeVisible();
     await expect(overlay.locator('[data-action="tool-undo-point"]')).toContainText('Ctrl+Z');
     await expect(overlay.locator('[data-action="undo"]')).toContainText('Ctrl+Z');
-    await expect(page.getByTestId('shortcuts-group')).toHaveCount(5);
+    // Viewer, overlays, navigation, measuring, editor (bound by this test) and comments (the comment tool is loaded).
+    await expect(page.getByTestId('shortcuts-group')).toHaveCount(6);
+    await expect(overlay).toContainText('Comments');
     // Escape closes the overlay first; the tool stays on.
     await page.keyboard.press('Escape');
     await expect(overlay).toBeHidden();
