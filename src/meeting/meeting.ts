@@ -140,6 +140,7 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     token: options.token,
     createSocket: options.createSocket,
     onStatus: (status, detail) => {
+      if (disposed) return; // stopping on dispose: nothing is left to tell
       if (detail.reason) reason = detail.reason;
       if (status === 'connected') reason = null;
       if (status !== 'connected') enqueueMessage(world, { source: 'meeting', type: PRESENCE_MESSAGE, payload: { kind: 'reset' } satisfies Presence });
@@ -585,6 +586,9 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       selections.dispose();
       world.messages.handlers.delete(RFC_MESSAGE);
       world.messages.handlers.delete(PRESENCE_MESSAGE);
+      // What the socket queued and the frame has not applied yet has nobody to apply it now.
+      const queue = world.messages.queue;
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i].type === RFC_MESSAGE || queue[i].type === PRESENCE_MESSAGE) queue.splice(i, 1);
       for (const avatar of avatars.values()) despawnAvatar(world, avatar);
       avatars.clear();
       participants.clear();

@@ -301,6 +301,24 @@ describe('meeting (src/meeting/meeting.ts)', () => {
     });
   });
 
+  describe('leaving', () => {
+    it('leaves nothing queued for the frame that nobody would apply', async () => {
+      await join();
+      const errors: unknown[] = [];
+      const spy = vi.spyOn(console, 'error').mockImplementation((...args) => void errors.push(args));
+      try {
+        socket.receive({ type: 'USER_JOINED', client: client('dee', 'Dee') });
+        meeting.leave(); // stops the connection: a reset is queued
+        meeting.dispose();
+        expect(setup.world.messages.queue).toEqual([]);
+        frame();
+        expect(errors).toEqual([]);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+  });
+
   describe('remote calls', () => {
     it('a malformed or unknown call is reported (an error event: console and notice), never thrown into the frame', async () => {
       await join();
