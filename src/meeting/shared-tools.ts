@@ -228,7 +228,10 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
     if (selfId === null) return;
     if (!synced && asked !== null && askedAt !== null && now - askedAt >= TOOL_STATE_TIMEOUT_MS) askNext(now);
     else if (!synced && asked === null && askedAt === null) askNext(now);
+    // Looked at (and sent) at most every SHARED_TOOLS_INTERVAL_MS: a drag's poses in between are
+    // skipped, the state at each look goes whole.
     if (now - lastFlush < SHARED_TOOLS_INTERVAL_MS) return;
+    lastFlush = now;
     const self = selfId;
     // Made here since the last send: they become the meeting's now.
     for (const eid of freshSections) add({ id: `${self}:${++counter}`, kind: 'section', eid, measure: null, rev: 0, writer: self, known: EMPTY });
@@ -256,7 +259,6 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
     for (const id of pendingDeletes) changes.push({ op: 'delete', id });
     pendingDeletes.length = 0;
     if (changes.length === 0) return;
-    lastFlush = now;
     const failed = sendInParts(changes, (part) => meeting.call(TOOLS_OBJECT, TOOL_CHANGES_FUNCTION, [self, part]));
     // Not sent (the connection dropped meanwhile): sent again once connected.
     for (const change of failed) {
