@@ -1,4 +1,4 @@
-import { Vector3 } from 'three';
+import { Quaternion, Vector3 } from 'three';
 import { addFrameStep } from '../engine/frame-steps';
 import { enqueueMessage, onMessage } from '../engine/messages';
 import {
@@ -17,17 +17,24 @@ import {
   type ServerMessage,
   type Vec3,
 } from '../protocol/meeting';
+import type { SharedSelection } from '../protocol/shared-tools';
+import { sceneObjectsOf } from '../viewer/scene-objects';
 import type { Viewer } from '../viewer/viewer';
-import { despawnAvatar, setAvatarTarget, showAvatar, spawnAvatar, type AvatarEntry } from './avatars';
+import { avatarColor, despawnAvatar, setAvatarTarget, showAvatar, spawnAvatar, type AvatarEntry } from './avatars';
 import { MeetingConnection, type ConnectionStatus, type SocketLike } from './connection';
+import { createSharedSelections, type SharedSelections } from './shared-selection';
+import { createSharedTools, type SharedTools } from './shared-tools';
 
 /**
  * A meeting in the viewer (viewer specification sections 4 and 7, editor specification "avatars and
  * follow mode"): the connection, the participants, the avatars, follow mode. Socket messages that
  * change the scene are queued (`enqueueMessage`) and applied by the message system at its slot of
  * the frame; the camera's pose goes out from a frame step at most every 50 ms, only when it moved
- * more than 0.1, and at least every 5000 ms. The UI hears everything as 'meeting' events on
- * `viewer.events` and acts through this interface.
+ * more than 0.1, and at least every 5000 ms. Section planes and measurements made in the meeting
+ * are everyone's, and each person's editor selection is shown to the others (shared-tools.ts,
+ * shared-selection.ts); follow mode carries the followed person's camera, projection and those of
+ * their planes that are their own. The UI hears everything as 'meeting' events on `viewer.events`
+ * and acts through this interface.
  */
 
 export interface MeetingParticipant {
@@ -87,6 +94,10 @@ export interface Meeting {
   /** Incoming RTC messages (USER_JOINED_RTC, RTC_RESPONSE) for the audio/video part. */
   onRtc(listener: (message: Extract<ServerMessage, { type: 'RTC_RESPONSE' | 'USER_JOINED_RTC' }>) => void): () => void;
   sendRtc(content: { to?: string; signal: unknown }): boolean;
+  /** This person's editor selection, shown to the others in their colour (null: nothing selected). */
+  shareSelection(selection: SharedSelection): void;
+  /** The shared tools as this viewer holds them (tests, the page's test hooks). */
+  shared(): { synced: boolean; objects: ReturnType<SharedTools['list']>; selections: { clientId: string; label: string; visible: boolean }[] };
   leave(): void;
   dispose(): void;
 }
@@ -98,6 +109,8 @@ type Presence = { kind: 'state'; clients: MeetingClient[] } | { kind: 'joined'; 
 
 const scratchPosition = new Vector3();
 const scratchTarget = new Vector3();
+/** A section plane's rotation turns +Z onto its normal. */
+const PLANE_AXIS = new Vector3(0, 0, 1);
 
 export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting {
   const world = viewer.world;
@@ -127,6 +140,7 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     token: options.token,
     createSocket: options.createSocket,
     onStatus: (status, detail) => {
+      if (disposed) return; // stopping on dispose: nothing is left to tell
       if (detail.reason) reason = detail.reason;
       if (status === 'connected') reason = null;
       if (status !== 'connected') enqueueMessage(world, { source: 'meeting', type: PRESENCE_MESSAGE, payload: { kind: 'reset' } satisfies Presence });
@@ -185,6 +199,8 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       avatars.delete(id);
     }
     if (announce && id !== selfId()) events.emit('meeting', { kind: 'left', name: displayName(client) });
+    tools.left(id);
+    selections.left(id);
     // Following stops when the followed person leaves.
     if (following === id) stopFollowing(false);
   };
@@ -200,16 +216,26 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       case 'reset':
         for (const id of [...participants.keys()]) removeParticipant(id, false);
         if (following) stopFollowing(false);
+        tools.disconnected();
+        selections.disconnected();
         break;
       case 'state': {
         const listed = new Set(presence.clients.map((c) => c._id));
         const first = participants.size === 0;
         for (const id of [...participants.keys()]) if (!listed.has(id)) removeParticipant(id, true);
         for (const client of presence.clients) addParticipant(client, !first);
+        const self = selfId();
+        if (first && self !== null) {
+          // (Re)connected: the shared planes and measurements are asked for, our selection goes out.
+          tools.connected(self, [...listed]);
+          selections.announce();
+        }
         break;
       }
       case 'joined':
         addParticipant(presence.client, true);
+        // A newcomer needs our selection (only we can tell it).
+        selections.announce();
         // A newcomer needs our pose now, not in up to 5 s.
         lastSentAt = -Infinity;
         if (following) call(FOLLOW_OBJECT, 'handleStartFollowRfc', [selfId(), following]);
@@ -226,14 +252,20 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     emitState();
   });
 
+  // A call nobody here knows, or one whose handler fails (bad arguments), is reported (console and
+  // notice), never thrown into the frame.
   onMessage(world, RFC_MESSAGE, (_world, payload) => {
     const rfc = payload as Rfc;
     const target = objects.get(rfc.object);
-    const handler = target?.[rfc.function];
-    if (!handler) throw new Error(`No function '${rfc.function}' on the meeting's object '${rfc.object}'.`);
+    const handler = target && Object.hasOwn(target, rfc.function) ? target[rfc.function] : undefined;
+    if (!handler) return report(`Another participant called '${rfc.function}' on the meeting's object '${rfc.object}', which this viewer does not have.`);
     const sender = rfc.args[0];
-    if (typeof sender !== 'string') throw new Error(`The RFC ${rfc.object}.${rfc.function} has no sender id.`);
-    handler(sender, rfc.args);
+    if (typeof sender !== 'string') return report(`The call ${rfc.object}.${rfc.function} has no sender id.`);
+    try {
+      handler(sender, rfc.args);
+    } catch (error) {
+      report(error instanceof Error ? error.message : String(error));
+    }
   });
 
   // ----- Avatars: handleTransformUpdate(client id, camera position, camera target, cursor?) -----
@@ -291,11 +323,12 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     projection: viewer.navigation.projection,
     zoom: viewer.navigation.projection === 'Orthographic' ? viewer.navigation.orthographicCamera.zoom : 1,
     fov: viewer.navigation.perspectiveCamera.fov,
-    sections: viewer.tools.sections
-      .list()
-      .filter((s) => !mirroredSections.includes(s.id))
-      .map((s) => ({ normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3, constant: s.constant })),
+    // The planes that are this person's own: the meeting's planes reach a follower anyway, and
+    // the ones mirrored from whoever this person follows are theirs.
+    sections: ownSections().map((s) => ({ normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3, constant: s.constant })),
   });
+
+  const ownSections = () => viewer.tools.sections.list().filter((s) => !mirroredSections.includes(s.id) && !tools.isSharedSection(s.id));
 
   // Sent only when it changed (a plane being dragged changes it every frame) and at most every 50 ms.
   let lastView = '';
@@ -317,14 +350,11 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     if (viewer.navigation.projection !== view.projection) viewer.navigation.setProjection(view.projection);
     if (view.projection === 'Orthographic') void viewer.controls.zoomTo(view.zoom, true);
     const sections = viewer.tools.sections;
-    // Creating a plane selects it, which may turn the section tool on: that is not the follower
-    // enabling a tool, so it neither stops following nor stays on.
+    // The copies are the follower's own (not shared), placed without selecting them, and
+    // whatever they set off is not the follower enabling a tool: it does not stop following.
     mirroring = true;
-    const toolBefore = viewer.tools.active;
     try {
-      mirrorSections(sections, view);
-      if (sections.placing) sections.confirm();
-      if (viewer.tools.active !== toolBefore) viewer.tools.deactivate();
+      tools.unshared(() => mirrorSections(sections, view));
     } finally {
       mirroring = false;
     }
@@ -336,12 +366,13 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     mirroredSections = [];
     const point = new Vector3();
     const normal = new Vector3();
+    const rotation = new Quaternion();
     for (const plane of view.sections) {
       normal.set(plane.normal[0], plane.normal[1], plane.normal[2]);
       if (normal.lengthSq() < 1e-12) continue; // not a plane
       normal.normalize();
       point.copy(normal).multiplyScalar(-plane.constant);
-      const id = sections.create(point, normal);
+      const id = sections.place(point, rotation.setFromUnitVectors(PLANE_AXIS, normal));
       if (id) mirroredSections.push(id);
     }
   };
@@ -351,11 +382,15 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     if (following) stopFollowing(true);
     if (!participants.has(id) || id === selfId()) throw new Error(`Cannot follow '${id}': not another participant of this meeting.`);
     following = id;
-    // Follow mode and a tool do not mix: the tool goes, the follower's own planes are put aside.
+    // Follow mode and a tool do not mix: the tool goes, the follower's own planes are put aside
+    // (the meeting's planes stay: the followed person has them too).
     if (viewer.tools.active) viewer.tools.deactivate();
     const sections = viewer.tools.sections;
-    savedSections = sections.list().map((s) => ({ normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3, constant: s.constant }));
-    for (const s of sections.list()) sections.remove(s.id);
+    const own = ownSections();
+    savedSections = own.map((s) => ({ normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3, constant: s.constant }));
+    tools.unshared(() => {
+      for (const s of own) sections.remove(s.id);
+    });
     call(FOLLOW_OBJECT, 'handleStartFollowRfc', [selfId(), id]);
     refreshAvatars();
     emitState();
@@ -365,17 +400,21 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     if (following === null) return;
     following = null;
     const sections = viewer.tools.sections;
-    for (const id of mirroredSections) sections.remove(id);
-    mirroredSections = [];
-    if (savedSections) {
+    const saved = savedSections;
+    savedSections = null;
+    // The follower's own planes come back as their own (not shared).
+    tools.unshared(() => {
+      for (const id of mirroredSections) sections.remove(id);
+      mirroredSections = [];
+      if (!saved) return;
       const point = new Vector3();
       const normal = new Vector3();
-      for (const plane of savedSections) {
+      const rotation = new Quaternion();
+      for (const plane of saved) {
         normal.set(plane.normal[0], plane.normal[1], plane.normal[2]).normalize();
-        sections.create(point.copy(normal).multiplyScalar(-plane.constant), normal);
+        sections.place(point.copy(normal).multiplyScalar(-plane.constant), rotation.setFromUnitVectors(PLANE_AXIS, normal));
       }
-    }
-    savedSections = null;
+    });
     if (announce) call(FOLLOW_OBJECT, 'handleStopFollowRfc', [selfId()]);
     refreshAvatars();
     emitState();
@@ -423,9 +462,12 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
     name: 'meeting: camera pose',
     run: () => {
       if (!connection.connected) return;
+      const now = performance.now();
+      // After the helpers: the planes and measurements of this frame are up to date.
+      tools.flush(now);
+      selections.flush(now);
       if (viewDirty && sendViewState()) viewDirty = false;
       if (following) return;
-      const now = performance.now();
       if (now - lastSentAt < AVATAR_UPDATE_INTERVAL_MS) return;
       viewer.controls.getPosition(scratchPosition, false);
       viewer.controls.getTarget(scratchTarget, false);
@@ -461,6 +503,33 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
 
   const call = (object: string, fn: string, args: unknown[]): boolean => connection.send({ type: 'RFC', object, function: fn, args: args.length ? args : [selfId()] });
 
+  const register: Meeting['register'] = (object, handlers) => {
+    if (objects.has(object)) throw new Error(`The meeting object '${object}' is already registered.`);
+    objects.set(object, handlers);
+    return () => objects.delete(object);
+  };
+
+  // ----- Shared tools: planes, measurements, the editors' selections -----
+
+  const tools: SharedTools = createSharedTools({ call, register }, { world, events, sections: viewer.tools.sections, measurements: viewer.tools.measurements }, { report });
+  const selections: SharedSelections = createSharedSelections(
+    { call, register, selfId },
+    {
+      world,
+      scene: viewer.context.scene,
+      labels: viewer.tools.labels,
+      person: (id) => {
+        const client = participants.get(id);
+        return client && id !== selfId() ? { name: displayName(client), color: avatarColor(id) } : null;
+      },
+      sceneObject: (uuid) => {
+        const entry = sceneObjectsOf(world, viewer.context.scene).get(uuid);
+        return entry ? { eid: entry.eid, name: entry.data.name } : null;
+      },
+    },
+    report,
+  );
+
   const api: Meeting = {
     get status() {
       return connection.status;
@@ -488,17 +557,19 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       else startFollowing(clientId);
     },
     call,
-    register(object, handlers) {
-      if (objects.has(object)) throw new Error(`The meeting object '${object}' is already registered.`);
-      objects.set(object, handlers);
-      return () => objects.delete(object);
-    },
+    register,
     onRtc(listener) {
       rtcListeners.add(listener);
       return () => rtcListeners.delete(listener);
     },
     sendRtc(content) {
       return connection.send({ type: 'RTC_REQUEST', content: content as never });
+    },
+    shareSelection(selection) {
+      selections.publish(selection);
+    },
+    shared() {
+      return { synced: tools.synced, objects: tools.list(), selections: selections.shown().map(({ clientId, label, visible }) => ({ clientId, label, visible })) };
     },
     leave() {
       if (following) stopFollowing(true);
@@ -511,8 +582,13 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       for (const off of offs) off();
       canvas.removeEventListener('pointermove', onPointerMove);
       canvas.removeEventListener('pointerleave', onPointerLeave);
+      tools.dispose();
+      selections.dispose();
       world.messages.handlers.delete(RFC_MESSAGE);
       world.messages.handlers.delete(PRESENCE_MESSAGE);
+      // What the socket queued and the frame has not applied yet has nobody to apply it now.
+      const queue = world.messages.queue;
+      for (let i = queue.length - 1; i >= 0; i--) if (queue[i].type === RFC_MESSAGE || queue[i].type === PRESENCE_MESSAGE) queue.splice(i, 1);
       for (const avatar of avatars.values()) despawnAvatar(world, avatar);
       avatars.clear();
       participants.clear();

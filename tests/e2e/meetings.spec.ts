@@ -1,143 +1,87 @@
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
-import { signTestToken } from '../../src/server/auth/tokens';
-import { settled, store } from './helpers';
+import { expect, test, type Page } from '@playwright/test';
+import { store } from './helpers';
+import { PEOPLE, avatarOf, expectGlide, moveCamera, near, openAs as openPerson, pose, type Vec } from './meeting-helpers';
 
 /**
  * Three people in one meeting, each in a browser context of their own (their own sign-in), on a copy
  * of the demo scene: the participants panel, each sees the others' avatars move, follow mode
- * (camera, projection, a section plane), stopping it with a tool, and leave notices.
+ * (camera, projection, section planes: the meeting's and the followed person's own), stopping it
+ * with a tool, and leave notices. Shared section planes and measurements: meetings-shared-tools.spec.ts.
  */
 
 const SCENE = 'meeting-e2e';
-const PEOPLE = [
-  ['Ada', 'Lovelace'],
-  ['Alan', 'Turing'],
-  ['Grace', 'Hopper'],
-] as const;
-
-type Vec = [number, number, number];
-
-async function openAs(browser: Browser, first: string, last: string): Promise<{ context: BrowserContext; page: Page }> {
-  const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: first, lastName: last });
-  const context = await browser.newContext({ viewport: { width: 800, height: 500 } });
-  await context.addInitScript(
-    ([key, value]) => window.localStorage.setItem(key, value),
-    [TOKEN_STORAGE_KEY, JSON.stringify({ token, expiresAt: Date.now() + 3600_000 })] as const,
-  );
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`[${first}] page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') console.error(`[${first}] console: ${message.text()}`);
-  });
-  await page.goto(`/embed/${SCENE}`);
-  expect(await settled(page)).toBe('ready');
-  return { context, page };
-}
-
-/** The camera's position and target in a page. */
-function pose(page: Page): Promise<{ position: Vec; target: Vec }> {
-  return page.evaluate(() => {
-    const c = (window as any).__viewer.viewer.controls;
-    const p = c.getPosition(new (c.camera.position.constructor)(), false);
-    const t = c.getTarget(new (c.camera.position.constructor)(), false);
-    return { position: [p.x, p.y, p.z] as Vec, target: [t.x, t.y, t.z] as Vec };
-  });
-}
-
-function moveCamera(page: Page, position: Vec, target: Vec): Promise<void> {
-  return page.evaluate(
-    ([p, t]) => (window as any).__viewer.viewer.controls.setLookAt(p[0], p[1], p[2], t[0], t[1], t[2], false),
-    [position, target] as const,
-  );
-}
-
-/** Where a person's avatar is drawn in a page (its Object3D's world position), and whether it is shown. */
-function avatarOf(page: Page, name: string): Promise<{ position: Vec; visible: boolean } | null> {
-  return page.evaluate((n) => {
-    const scene = (window as any).__viewer.viewer.world.render.scene;
-    const avatar = scene.getObjectByName(`avatar:${n}`);
-    if (!avatar) return null;
-    const e = avatar.matrixWorld.elements;
-    return { position: [e[12], e[13], e[14]] as Vec, visible: avatar.visible };
-  }, name);
-}
-
-const distance = (a: Vec, b: Vec) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-const near = (a: Vec, b: Vec, tolerance: number) => distance(a, b) < tolerance;
-
-/**
- * Waits until a person's avatar, as another page draws it, has covered most of the way to `target`
- * (the smoothing glides 2.5% of the way per 1/60 s: on a loaded machine with a software GPU the
- * last centimetres take long, so the check is "most of the way", shown, and moving the right way).
- */
-async function expectGlide(page: Page, name: string, target: Vec, from: Vec | null): Promise<void> {
-  const start = from ?? [0, 0, 0];
-  const total = Math.max(distance(start, target), 1);
-  await expect
-    .poll(
-      async () => {
-        const avatar = await avatarOf(page, name);
-        return avatar !== null && avatar.visible && distance(avatar.position, target) < Math.max(0.15, total * 0.3);
-      },
-      { timeout: 60_000 },
-    )
-    .toBe(true);
-}
+const openAs = (browser: Parameters<typeof openPerson>[0], first: string, last: string) => openPerson(browser, first, last, SCENE);
 
 test.describe.configure({ mode: 'serial' });
 
-test("a follower sees the followed person's section planes, and gets their own back after", async ({ browser }) => {
-  test.setTimeout(180_000);
+test("a follower sees what the followed person sees: the meeting's planes once, the followed person's own ones copied; their own come back after", async ({ browser }) => {
+  test.setTimeout(240_000);
   const s = await store();
   const demo = await s.getScene('demo');
   if (!demo) throw new Error('the demo scene is missing');
   if (!(await s.getScene(SCENE))) await s.putScene({ ...demo, _id: SCENE, name: 'Meeting test' });
   const [ada, grace] = [await openAs(browser, ...PEOPLE[0]), await openAs(browser, ...PEOPLE[2])];
+  /** The planes a page has, rounded and sorted (order of creation differs between pages). */
   const planes = (page: Page) =>
     page.evaluate(() =>
-      (window as any).__viewer.viewer.tools.sections.list().map((p: any) => ({ normal: [p.normal.x, p.normal.y, p.normal.z].map((v: number) => Math.round(v * 1000) / 1000), constant: Math.round(p.constant * 1000) / 1000 })),
+      (window as any).__viewer.viewer.tools.sections
+        .list()
+        .map((p: any) => ({ normal: [p.normal.x, p.normal.y, p.normal.z].map((v: number) => Math.round(v * 1000) / 1000 + 0), constant: Math.round(p.constant * 1000) / 1000 + 0 }))
+        .sort((a: any, b: any) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     );
+  const sorted = (list: { normal: number[]; constant: number }[]) => [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  const cut = (page: Page, point: Vec, normal: Vec) =>
+    page.evaluate(
+      ([p, n]) => {
+        const v = (window as any).__viewer.viewer;
+        const P = v.navigation.camera.position.constructor;
+        const id = v.tools.sections.create(new P(...p), new P(...n));
+        if (v.tools.sections.placing) v.tools.sections.confirm();
+        v.tools.deactivate();
+        return id as number;
+      },
+      [point, normal] as const,
+    );
+  /** A plane of one's own: made while out of the meeting, then back in. */
+  const ownPlane = async (page: Page, point: Vec, normal: Vec) => {
+    await page.locator('.meeting-leave').click();
+    await expect(page.getByTestId('meeting-join')).toBeVisible();
+    await cut(page, point, normal);
+    await page.getByTestId('meeting-join').click();
+    await expect(page.getByTestId('meeting-participant')).toHaveCount(2, { timeout: 30_000 });
+  };
   try {
     for (const person of [ada, grace]) await expect(person.page.getByTestId('meeting-participant')).toHaveCount(2, { timeout: 30_000 });
-    // Grace has a plane of her own; Ada cuts the model horizontally at 0.6 m.
-    await grace.page.evaluate(() => {
-      const v = (window as any).__viewer.viewer;
-      const P = v.navigation.camera.position.constructor;
-      v.tools.sections.create(new P(0.2, 0, 0), new P(1, 0, 0));
-      if (v.tools.sections.placing) v.tools.sections.confirm();
-      v.tools.deactivate();
-    });
-    const graceOwn = await planes(grace.page);
-    expect(graceOwn).toHaveLength(1);
-    await ada.page.evaluate(() => {
-      const v = (window as any).__viewer.viewer;
-      const P = v.navigation.camera.position.constructor;
-      v.tools.sections.create(new P(0, 0.6, 0), new P(0, -1, 0));
-      if (v.tools.sections.placing) v.tools.sections.confirm();
-      v.tools.deactivate();
-    });
-    expect(await planes(ada.page)).toEqual([{ normal: [0, -1, 0], constant: 0.6 }]);
+    const graceOwn = { normal: [1, 0, 0], constant: -0.2 };
+    const adaOwn = { normal: [0, 0, 1], constant: 0.3 };
+    await ownPlane(grace.page, [0.2, 0, 0], [1, 0, 0]);
+    await ownPlane(ada.page, [0, 0, -0.3], [0, 0, 1]);
+    // In the meeting Ada cuts the model horizontally at 0.6 m: the meeting's plane, both have it.
+    const shared = { normal: [0, -1, 0], constant: 0.6 };
+    await cut(ada.page, [0, 0.6, 0], [0, -1, 0]);
+    await expect.poll(() => planes(grace.page), { timeout: 20_000 }).toEqual(sorted([graceOwn, shared]));
+    expect(await planes(ada.page)).toEqual(sorted([adaOwn, shared]));
 
-    // Grace follows Ada: she has exactly Ada's plane.
+    // Grace follows Ada: she has exactly Ada's planes, the shared one once.
     await grace.page.locator('[data-testid="meeting-participant"]', { hasText: 'Ada Lovelace' }).getByTestId('meeting-follow').click();
     await expect(grace.page.getByTestId('meeting-following')).toContainText('Following Ada Lovelace');
-    await expect.poll(() => planes(grace.page), { timeout: 20_000 }).toEqual([{ normal: [0, -1, 0], constant: 0.6 }]);
-    // Ada moves her plane: Grace's follows.
+    await expect.poll(() => planes(grace.page), { timeout: 20_000 }).toEqual(sorted([adaOwn, shared]));
+    // Ada replaces the meeting's plane: Grace's follows, still once.
+    const next = { normal: [0, -1, 0], constant: 0.4 };
     await ada.page.evaluate(() => {
-      const v = (window as any).__viewer.viewer;
-      const P = v.navigation.camera.position.constructor;
-      for (const p of v.tools.sections.list()) v.tools.sections.remove(p.id);
-      v.tools.sections.create(new P(0, 0.4, 0), new P(0, -1, 0));
-      if (v.tools.sections.placing) v.tools.sections.confirm();
-      v.tools.deactivate();
+      const sections = (window as any).__viewer.viewer.tools.sections;
+      const plane = sections.list().find((p: any) => Math.abs(p.normal.y + 1) < 1e-3);
+      sections.remove(plane.id);
     });
-    await expect.poll(() => planes(grace.page), { timeout: 20_000 }).toEqual([{ normal: [0, -1, 0], constant: 0.4 }]);
+    await cut(ada.page, [0, 0.4, 0], [0, -1, 0]);
+    await expect.poll(() => planes(grace.page), { timeout: 20_000 }).toEqual(sorted([adaOwn, next]));
     await grace.page.screenshot({ path: test.info().outputPath('follower-sees-section.png') });
 
-    // Stopping: Grace's own plane comes back, Ada's goes.
+    // Stopping: Grace's own plane comes back, Ada's own goes, the meeting's stays.
     await grace.page.getByTestId('meeting-stop-follow').click();
-    await expect.poll(() => planes(grace.page), { timeout: 10_000 }).toEqual(graceOwn);
+    await expect.poll(() => planes(grace.page), { timeout: 10_000 }).toEqual(sorted([graceOwn, next]));
+    // Nothing of Grace's own reached Ada.
+    expect(await planes(ada.page)).toEqual(sorted([adaOwn, next]));
   } finally {
     for (const person of [ada, grace]) await person.context.close().catch(() => undefined);
   }

@@ -11,6 +11,7 @@ import type { PageComments } from '../comments-bridge';
 import { addEditorNotice, bindEditorState, createEditorUiState, type EditorUiState } from './editor-state';
 import { HistoryPanel, Outliner, PropertiesPanel, StatusBar, Toolbar } from './panels';
 import { ScenePanel } from './scene-panel';
+import { shareEditorSelection } from './meeting-selection';
 import { AssetLibrary } from '../AssetLibrary';
 import './editor.css';
 
@@ -86,6 +87,15 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
       editor?.dispose();
     };
   }, [embedSnap.phase, sceneId, state]);
+
+  // In the scene's meeting, what this editor selects is shown to the others in this person's colour
+  // (and theirs to this one). The meeting object is read at each render: a rejoin replaces it.
+  const meeting = embedSnap.meeting ? (controllerRef.current?.meeting ?? null) : null;
+  useEffect(() => {
+    const editor = state.editor;
+    if (!snap.editor || !editor || !meeting) return;
+    return shareEditorSelection(editor, meeting);
+  }, [snap.editor, meeting, state]);
 
   // Leaving with unsaved edits asks first.
   useEffect(() => {

@@ -90,6 +90,16 @@ export interface Sections {
   createAt(clientX: number, clientY: number): number;
   /** Creates a plane from world data (the kept side is where normal . p + constant >= 0). */
   create(point: Vector3, normal: Vector3): number;
+  /**
+   * Creates a plane from its pose (a point of it and the rotation turning +Z onto its normal) as
+   * someone else made it (a meeting's shared plane): it is neither selected nor being placed, so
+   * the person's own selection and tool stay as they were. Returns its id.
+   */
+  place(position: Vector3, rotation: Quaternion): number;
+  /** The plane's pose (its Transform, the truth) into `position` and `rotation`; false when there is no such plane. */
+  pose(eid: number, position: Vector3, rotation: Quaternion): boolean;
+  /** Moves and turns a plane to a pose (a meeting's shared plane moved by someone else). */
+  setPose(eid: number, position: Vector3, rotation: Quaternion): void;
   /** A press on the gizmo's handles takes the drag from the camera. */
   grab(clientX: number, clientY: number): boolean;
   release(): void;
@@ -237,6 +247,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   /** Planes whose 'updated' event waits until the frame has brought their plane up to date. */
   const updatedDue = new Set<number>();
   let dragging = false;
+  /** Planes whose pose setPose changed since the last frame. */
+  const posed = new Set<number>();
 
   const publishCaps = () => {
     const parts: CapPart[] = [];
@@ -350,7 +362,9 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       if (entry.plane.normal.distanceToSquared(normal) < 1e-18 && Math.abs(entry.plane.constant - constant) < 1e-9) continue;
       entry.plane.normal.copy(normal);
       entry.plane.constant = constant;
-      if (capsDue.get(eid) !== 'now') capsDue.set(eid, dragging ? 'throttled' : 'now');
+      // A pose set from outside (setPose: a meeting's plane dragged by someone) is throttled like a drag.
+      const throttled = posed.delete(eid) || dragging;
+      if (capsDue.get(eid) !== 'now') capsDue.set(eid, throttled ? 'throttled' : 'now');
       ctx.redraw();
     }
     const now = performance.now();
@@ -433,8 +447,18 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     const n = planeNormal.clone().normalize();
     if (!Number.isFinite(n.x + n.y + n.z) || n.lengthSq() < 0.5) throw new Error('A section plane needs a normal of non-zero length.');
     if (!Number.isFinite(point.x + point.y + point.z)) throw new Error('A section plane needs a point with finite coordinates.');
+    return spawn(point, new Quaternion().setFromUnitVectors(Z, n), n, true);
+  };
+
+  const checkPose = (position: Vector3, rotation: Quaternion) => {
+    if (!Number.isFinite(position.x + position.y + position.z)) throw new Error('A section plane needs a point with finite coordinates.');
+    const length = Math.hypot(rotation.x, rotation.y, rotation.z, rotation.w);
+    if (!Number.isFinite(length) || Math.abs(length - 1) > 1e-3) throw new Error('A section plane needs a unit rotation.');
+  };
+
+  /** A new plane at `point`, turned by `rotation` (+Z onto the normal `n`); `own`: made here, so selected and being placed. */
+  const spawn = (point: Vector3, rotation: Quaternion, n: Vector3, own: boolean): number => {
     const eid = addViewerEntity(ctx.world);
-    const rotation = new Quaternion().setFromUnitVectors(Z, n);
     addTransform(ctx.world, eid, 0, point.toArray(), rotation.toArray());
     addComponent(ctx.world, eid, SectionPlane);
     const pivot = new Object3D();
@@ -477,15 +501,35 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     writeComponent(entry);
     syncClipping();
     rebuildCaps(entry);
-    // A new plane is pushed into the model first: it starts in move mode.
-    mode = 'translate';
-    applyMode();
-    placing = eid;
-    selected = eid;
-    onSelect(eid);
+    if (own) {
+      // A new plane is pushed into the model first: it starts in move mode.
+      mode = 'translate';
+      applyMode();
+      placing = eid;
+      selected = eid;
+      onSelect(eid);
+    }
     showState();
     ctx.events.emit('section', eventData(entry, 'created'));
     return eid;
+  };
+
+  const place = (position: Vector3, rotation: Quaternion): number => {
+    checkPose(position, rotation);
+    const q = rotation.clone().normalize();
+    return spawn(position, q, new Vector3(0, 0, 1).applyQuaternion(q), false);
+  };
+
+  const setPose = (eid: number, position: Vector3, rotation: Quaternion) => {
+    const entry = entries.get(eid);
+    if (!entry) throw new Error(`There is no section plane ${eid}.`);
+    checkPose(position, rotation);
+    entry.pivot.position.copy(position);
+    entry.pivot.quaternion.copy(rotation).normalize();
+    writeTransform(entry);
+    // Caps follow at most every CAP_REBUILD_MS while the poses keep coming (someone drags), and once more after.
+    posed.add(eid);
+    updatedDue.add(eid);
   };
 
   const remove = (eid: number) => {
@@ -493,6 +537,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     if (!entry) throw new Error(`There is no section plane ${eid}.`);
     capsDue.delete(eid);
     updatedDue.delete(eid);
+    posed.delete(eid);
     lastCap.delete(eid);
     if (gizmo.object === entry.pivot) gizmo.detach();
     entries.delete(eid);
@@ -538,6 +583,14 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       return create(hit.point.clone().addScaledVector(snapped, -SURFACE_OFFSET), snapped);
     },
     create,
+    place,
+    pose(eid, position, rotation) {
+      if (!entries.has(eid)) return false;
+      position.fromArray(Transform.position, eid * 3);
+      rotation.fromArray(Transform.rotation, eid * 4);
+      return true;
+    },
+    setPose,
     grab(clientX, clientY) {
       if (!active || !gizmo.object || !gizmo.enabled) return false;
       gizmo.camera = ctx.camera();

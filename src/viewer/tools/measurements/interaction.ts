@@ -1,7 +1,7 @@
 import { Plane, Ray, Vector2, Vector3 } from 'three';
 import { Measurement } from '../../../../components';
 import { addFrameStep } from '../../../engine/frame-steps';
-import { getMeasurementPoint, measurementPoints, setMeasurementPoint } from '../../../engine/measurement-data';
+import { getMeasurementPoint, measurementPoints, setMeasurementPoint, setMeasurementPoints } from '../../../engine/measurement-data';
 import type { ToolContext } from '../context';
 import {
   addPoint,
@@ -76,6 +76,12 @@ export interface Measurements {
    * 3 for an angle (the vertex in the middle), 3 or more coplanar for an area. Returns its id.
    */
   restore(kind: MeasureKind, points: readonly Vector3[]): number;
+  /**
+   * Moves the points of a finished measurement (a meeting's shared measurement corrected by someone
+   * else): as many as it has, an area's kept on its plane's side by the sender. Drawn at once; told
+   * as 'updated'.
+   */
+  setPoints(eid: number, points: readonly Vector3[]): void;
   list(): MeasurementInfo[];
   /** World points of a measurement (copies). */
   points(eid: number): Vector3[];
@@ -404,6 +410,17 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
       ctx.redraw();
       ctx.changed();
       return entry.eid;
+    },
+    setPoints(eid, points) {
+      const entry = entries.get(eid);
+      if (!entry) throw new Error(`There is no measurement ${eid}.`);
+      if (points.length !== entry.points.length) throw new Error(`Measurement ${eid} has ${entry.points.length} points, got ${points.length}.`);
+      for (const p of points) if (!Number.isFinite(p.x + p.y + p.z)) throw new Error('A measurement point needs finite coordinates.');
+      setMeasurementPoints(ctx.world, eid, points);
+      followMeasurement(ctx.world, entry);
+      ctx.events.emit('measurement', measurementEvent(entry, 'updated'));
+      ctx.redraw();
+      ctx.changed();
     },
     list() {
       return [...entries.values()].map((e) => ({
