@@ -8,8 +8,9 @@ import { canConnect, freePort } from './redis.ts';
  * A real Janus WebRTC server for the service and browser tests, started from Debian's `janus`
  * (package janus): a configuration of our own in a temporary folder with only what the meetings
  * use (the websockets transport on 127.0.0.1 and a free port, the VideoRoom plugin, no HTTP, no
- * event handlers, no loggers), ICE on the loopback interface only, and an API secret. Stopped at
- * the end. Not installed: `janusSkipReason()` says so and the suites are skipped (reported as
+ * event handlers, no loggers) and an API secret. Its media candidates are this machine's own
+ * interface addresses (libnice never offers loopback ones; Chromium's host candidates are the same
+ * addresses, so media between them stays on the machine). Stopped at the end. Not installed: `janusSkipReason()` says so and the suites are skipped (reported as
  * skipped); `.ci/run` installs the package, so CI runs them.
  */
 
@@ -53,7 +54,6 @@ export async function startJanus(options: { apiSecret?: string } = {}): Promise<
   transports_folder = "${JANUS_LIB}/transports"
   events_folder = "${JANUS_LIB}/events"
   loggers_folder = "${JANUS_LIB}/loggers"
-  interface = "127.0.0.1"
   debug_level = 4
   server_name = "meetings-test"
   session_timeout = 60
@@ -67,7 +67,6 @@ events: { broadcast = false }
 media: { rtp_port_range = "40000-60000" }
 nat: {
   nice_debug = false
-  ice_enforce_list = "lo"
   ignore_mdns = true
 }
 `,
