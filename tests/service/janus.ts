@@ -33,6 +33,8 @@ export interface TestJanus {
   /** Everything Janus printed so far. */
   output(): string;
   stop(): Promise<void>;
+  /** At once, for a process that is exiting (no waiting, no cleanup). */
+  kill(): void;
 }
 
 /** The shared objects of a folder but `keep`, for a `disable` list. */
@@ -110,6 +112,9 @@ admin: { admin_ws = false admin_wss = false }
     port,
     apiSecret,
     output: () => output,
+    kill: () => {
+      child.kill('SIGKILL');
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         const done = () => {
