@@ -1,7 +1,10 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Janode from 'janode';
+import VideoRoomPlugin from 'janode/plugins/videoroom';
 import { signTestToken } from '../../../src/server/auth/tokens.ts';
+import { janusRoomId } from '../../../src/server/meetings/sfu.ts';
 import { createRedisBus, redactUrl } from '../../../src/server/meetings/bus.ts';
 import { tempDir } from '../helpers.ts';
 import { janusSkipReason, startJanus, type TestJanus } from '../janus.ts';
@@ -172,12 +175,24 @@ describe.skipIf(skipCalls !== undefined)('calls across processes (Redis, one Jan
     const c = connect(two, 'warehouse');
     const aId = await a.join(tokens[0]);
     const bId = await b.join(tokens[1]);
-    await c.join(tokens[2]);
+    const cId = await c.join(tokens[2]);
+    // Process one knows the meeting has three people (more than RTC_MESH_MAX) once both joins reached it.
     await a.next('USER_JOINED', (m) => m.client._id === bId);
+    await a.next('USER_JOINED', (m) => m.client._id === cId);
     expect(await callMode(a)).toEqual({ kind: 'mode', mode: 'sfu' });
     // Process two learns the call's members and mode through Redis.
     expect((await b.next('USER_JOINED_RTC', (m) => m.content.from === aId, 10_000)).content.signal).toEqual({ kind: 'join', mode: 'sfu' });
     expect(await callMode(b)).toEqual({ kind: 'mode', mode: 'sfu' });
+    // Both in the one room of the scene, each from their own process's Janus session.
+    Janode.Logger.setLevel('none');
+    const inspector = await Janode.connect({ address: { url: janus.url, apisecret: janus.apiSecret }, max_retries: 0 });
+    try {
+      const rooms = await (await inspector.create()).attach(VideoRoomPlugin);
+      const { participants } = await rooms.listParticipants({ room: janusRoomId('warehouse') });
+      expect(participants.map((p) => p.display).sort()).toEqual([aId, bId].sort());
+    } finally {
+      await inspector.close();
+    }
     // Ada's offer is answered by Janus through process one, Alan's through process two.
     for (const x of [a, b]) {
       x.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'sfu-publish', sdp: 'not an SDP' } } });
