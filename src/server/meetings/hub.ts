@@ -17,12 +17,14 @@ import {
   type RtcRequestContent,
   type RtcSignal,
 } from '../../protocol/meeting.ts';
+import { CONFIG_DEFAULTS } from '../config.ts';
 import type { MeetingBus } from './bus.ts';
 import type { SfuBridge } from './sfu.ts';
 
 /**
  * The meetings of one server process (DESIGN.md 4.2): sockets, their authentication, the rooms
- * (one per scene), relaying, and the limits. Other processes are heard through the bus: each
+ * (one per scene), relaying, the limits, and who is in each meeting's call and how (a mesh, or
+ * through the call server: sfu.ts). Other processes are heard through the bus: each
  * process announces its own clients (join, leave, and every heartbeat interval the whole list),
  * so a meeting spans processes and a process that dies takes its clients out within
  * MEETING_SILENT_INTERVALS intervals.
@@ -132,7 +134,7 @@ export class MeetingHub {
     rtc: Partial<HubRtc> = {},
   ) {
     this.limits = { ...DEFAULT_HUB_LIMITS, ...limits };
-    this.rtc = { meshMax: rtc.meshMax ?? 4, sfu: rtc.sfu };
+    this.rtc = { meshMax: rtc.meshMax ?? CONFIG_DEFAULTS.RTC_MESH_MAX, sfu: rtc.sfu };
     this.rtc.sfu?.attach({
       send: (clientId, type, from, signal) => {
         const conn = this.clients.get(clientId);

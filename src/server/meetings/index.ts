@@ -12,7 +12,7 @@ import type { Store } from '../store.ts';
 import { createLocalBus, createRedisBus, redactUrl, type MeetingBus } from './bus.ts';
 import { signGuestToken, verifyGuestToken } from './guests.ts';
 import { MeetingHub, type Authenticate, type HubLimits } from './hub.ts';
-import { JanusSfu, type SfuBridge } from './sfu.ts';
+import type { SfuBridge } from './sfu.ts';
 
 /**
  * The meeting server on the app's HTTP server (DESIGN.md 4.2, 4.6): WebSocket upgrades at
@@ -116,7 +116,12 @@ export async function attachMeetings(app: FastifyInstance, config: ServerConfig,
   };
 
   const log = (level: 'warn' | 'error', message: string) => app.log[level](message);
-  const sfu = options.sfu ?? (config.rtc.janusUrl ? new JanusSfu({ url: config.rtc.janusUrl, apiSecret: config.rtc.janusApiSecret, log }) : undefined);
+  // The Janus adapter (and its native dependency) loads only when a call server is configured.
+  let sfu = options.sfu;
+  if (!sfu && config.rtc.janusUrl) {
+    const { JanusSfu } = await import('./sfu.ts');
+    sfu = new JanusSfu({ url: config.rtc.janusUrl, apiSecret: config.rtc.janusApiSecret, log });
+  }
   const hub = new MeetingHub(bus, authenticate, options.limits, log, { meshMax: config.rtc.meshMax, sfu });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MEETING_MAX_FRAME_BYTES, perMessageDeflate: false });
   const paths: [string, 'meetings' | 'public'][] = [
