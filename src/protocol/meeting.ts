@@ -140,8 +140,6 @@ export type RtcSignalOf<K extends RtcSignal['kind']> = Extract<RtcSignal, { kind
 
 /** Signals a client may address to another client (the rest are for or from the server). */
 export const RTC_PEER_SIGNALS: readonly RtcSignal['kind'][] = ['offer', 'answer', 'ice'];
-/** Signals a client sends to the meeting server (no `to`). */
-export const RTC_SERVER_SIGNALS: readonly RtcSignal['kind'][] = ['join', 'leave', 'sfu-publish', 'sfu-answer', 'sfu-ice'];
 
 /** RTC_REQUEST content: a signal to one client (`to`), or to the server and the call (no `to`). */
 export const RtcRequestContent = z.object({ to: z.string().min(1).max(100).optional(), signal: RtcSignal });
