@@ -21,5 +21,12 @@ export const ClientConfig = z.object({
     callbackUrl: z.string(),
     audience: z.literal('parametricos'),
   }),
+  /** Calls: the STUN/TURN servers for RTCPeerConnection (ICE_SERVERS). Whether a call is a mesh or
+   *  goes through the call server the meeting server says when one joins it. */
+  rtc: z
+    .object({
+      iceServers: z.array(z.object({ urls: z.union([z.string(), z.array(z.string())]), username: z.string().optional(), credential: z.string().optional() })),
+    })
+    .default({ iceServers: [] }),
 });
 export type ClientConfig = z.infer<typeof ClientConfig>;

@@ -77,24 +77,71 @@ export function displayName(client: MeetingClient, selfId?: string | null): stri
   return client._id === selfId ? `${name} (you)` : name;
 }
 
-/** WebRTC signaling for a peer-to-peer mesh (DESIGN.md 4.2): addressed to one client. */
+/** How a call carries media: a peer-to-peer mesh, or through the call server (Janus VideoRoom, an SFU). */
+export const RTC_MODES = ['mesh', 'sfu'] as const;
+export type RtcMode = (typeof RTC_MODES)[number];
+
+/** `from` of the signals the meeting server itself sends (no client id has an '@'). */
+export const RTC_SERVER_ID = '@server';
+
+/** The client gives up waiting for the server's answer to 'join' (the mode) after this. */
+export const CALL_JOIN_TIMEOUT_MS = 20_000;
+
+/** Error texts of calls through the call server (shown to the person). */
+export const CALL_SERVER_UNREACHABLE = 'The call server cannot be reached: try joining the call again later.';
+export const CALL_SERVER_LOST = 'The connection to the call server was lost: join the call again.';
+export const CALL_JOIN_NO_ANSWER = 'The meeting server did not answer the request to join the call: try again.';
+
+const Sdp = z.string().min(1).max(60_000);
+/** An ICE candidate as RTCIceCandidateInit carries it. */
+const IceCandidate = z.object({
+  candidate: z.string().max(2000),
+  sdpMid: z.string().max(100).nullable().optional(),
+  sdpMLineIndex: z.number().int().min(0).max(1000).nullable().optional(),
+});
+
+/**
+ * WebRTC signaling (DESIGN.md 4.2). Mesh: offer, answer and ice addressed to one client; join and
+ * leave announced to all. Through the call server (SFU), the 'sfu-' signals go between a client and
+ * the meeting server (no `to`; `from` is RTC_SERVER_ID): the client publishes one feed (its offer,
+ * the server's answer) and receives everyone else's on one subscription (the server's offers, the
+ * client's answers), each offer listing which media line (mid) is whose.
+ */
 export const RtcSignal = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('join') }),
+  /** Joining the call; relayed to the others with the call's `mode` set by the server. */
+  z.object({ kind: z.literal('join'), mode: z.enum(RTC_MODES).optional() }),
   z.object({ kind: z.literal('leave') }),
-  z.object({ kind: z.literal('offer'), sdp: z.string().max(60_000) }),
-  z.object({ kind: z.literal('answer'), sdp: z.string().max(60_000) }),
+  z.object({ kind: z.literal('offer'), sdp: Sdp }),
+  z.object({ kind: z.literal('answer'), sdp: Sdp }),
+  z.object({ kind: z.literal('ice'), candidate: IceCandidate }),
+  /** Server -> the client that joined: the call's mode. */
+  z.object({ kind: z.literal('mode'), mode: z.enum(RTC_MODES) }),
+  /** Client -> server: the offer of one's own feed; server -> client: the call server's answer. */
+  z.object({ kind: z.literal('sfu-publish'), sdp: Sdp }),
+  z.object({ kind: z.literal('sfu-published'), sdp: Sdp }),
+  /** Server -> client: the subscription to the others' feeds, new or changed. */
   z.object({
-    kind: z.literal('ice'),
-    candidate: z.object({
-      candidate: z.string().max(2000),
-      sdpMid: z.string().max(100).nullable().optional(),
-      sdpMLineIndex: z.number().int().min(0).max(1000).nullable().optional(),
-    }),
+    kind: z.literal('sfu-offer'),
+    // Two media lines per person: the offer of a full meeting is longer than a client's frames may be.
+    sdp: z.string().min(1).max(1_000_000),
+    feeds: z.array(z.object({ mid: z.string().min(1).max(100), client: z.string().min(1).max(100) })).max(1024),
   }),
+  /** Client -> server: the answer to the latest sfu-offer. */
+  z.object({ kind: z.literal('sfu-answer'), sdp: Sdp }),
+  /** ICE candidates of the publishing or the subscribing connection; null = no more. */
+  z.object({ kind: z.literal('sfu-ice'), pc: z.enum(['publisher', 'subscriber']), candidate: IceCandidate.nullable() }),
+  /** USER_JOINED_RTC from a person whose feed the call server now has. */
+  z.object({ kind: z.literal('sfu-feed') }),
+  /** Server -> client: the call through the call server failed or ended; the text says why. */
+  z.object({ kind: z.literal('sfu-error'), message: z.string().max(1000) }),
 ]);
 export type RtcSignal = z.infer<typeof RtcSignal>;
+export type RtcSignalOf<K extends RtcSignal['kind']> = Extract<RtcSignal, { kind: K }>;
 
-/** RTC_REQUEST content: a signal to one client (`to`), or join/leave announced to all (no `to`). */
+/** Signals a client may address to another client (the rest are for or from the server). */
+export const RTC_PEER_SIGNALS: readonly RtcSignal['kind'][] = ['offer', 'answer', 'ice'];
+
+/** RTC_REQUEST content: a signal to one client (`to`), or to the server and the call (no `to`). */
 export const RtcRequestContent = z.object({ to: z.string().min(1).max(100).optional(), signal: RtcSignal });
 export type RtcRequestContent = z.infer<typeof RtcRequestContent>;
 /** RTC_RESPONSE / USER_JOINED_RTC content: the signal and who sent it (set by the server). */

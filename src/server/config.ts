@@ -59,6 +59,13 @@ export const CONFIG_DEFAULTS = {
   SQLITE_SYNCHRONOUS: 'NORMAL',
   /** The issuer of the embedded development identity provider's tokens (IDP_DOMAIN ''). */
   DEV_IDP_ISSUER: 'urn:parametricos:development-identity',
+  /**
+   * Calls whose meeting has at most this many people when the call starts are a peer-to-peer mesh
+   * (each sends its media to every other: n-1 uploads), larger ones go through the call server
+   * (JANUS_URL; one upload each). 4: a mesh of 4 uploads 3 streams per person, about what a home
+   * connection carries; 0 = always the call server.
+   */
+  RTC_MESH_MAX: 4,
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -108,7 +115,27 @@ export interface ServerConfig {
   /** Page origins that may open meeting sockets (MEETING_ORIGINS, comma-separated; '*' = any);
    *  undefined = this server's own origin only (src/server/meetings). */
   meetingOrigins?: string[];
+  /** Audio and video calls of the meetings (src/server/meetings/sfu.ts). */
+  rtc: {
+    /** The Janus API over websockets (JANUS_URL); undefined = every call is a mesh. Only the
+     *  meeting server talks to it; browsers never get this. */
+    janusUrl?: string;
+    /** Janus's api_secret (JANUS_API_SECRET): never print it. */
+    janusApiSecret?: string;
+    /** RTC_MESH_MAX: mesh while the meeting has at most this many people as the call starts. */
+    meshMax: number;
+    /** STUN/TURN servers for the browsers (ICE_SERVERS); [] = host candidates only (one network). */
+    iceServers: IceServer[];
+  };
 }
+
+/** One STUN or TURN server as RTCPeerConnection takes it. */
+export const IceServer = z.object({
+  urls: z.union([z.string().regex(/^(stun|stuns|turn|turns):/, 'must start with stun:, stuns:, turn: or turns:'), z.array(z.string().regex(/^(stun|stuns|turn|turns):/, 'must start with stun:, stuns:, turn: or turns:')).min(1)]),
+  username: z.string().optional(),
+  credential: z.string().optional(),
+});
+export type IceServer = z.infer<typeof IceServer>;
 
 /** True when tokens come from the embedded development identity provider (no IDP_DOMAIN). */
 export function usesDevelopmentIdentity(config: ServerConfig): boolean {
@@ -240,6 +267,33 @@ const VARIABLES = {
     .refine((origins) => origins.every((origin) => origin === '*' || /^https?:\/\/[^/\s]+$/.test(origin)), {
       message: "must be '*' or origins such as https://host.example.com, separated by commas",
     }),
+  JANUS_URL: z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return ['ws:', 'wss:'].includes(new URL(value).protocol);
+        } catch {
+          return false;
+        }
+      },
+      { message: "must be the Janus API's websockets URL, e.g. ws://127.0.0.1:8188" },
+    ),
+  JANUS_API_SECRET: z.string().trim().min(1, { message: 'must not be empty' }),
+  RTC_MESH_MAX: integer(0, 1000),
+  ICE_SERVERS: z
+    .string()
+    .trim()
+    .transform((value, ctx) => {
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. [{"urls":"stun:stun.example.com:3478"}]' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(IceServer, { message: 'must be a JSON list of {urls, username?, credential?}' }).max(16)),
   SQLITE_SYNCHRONOUS: z.preprocess(
     (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
     z.enum(['NORMAL', 'FULL'], { message: 'must be NORMAL or FULL' }),
@@ -247,7 +301,7 @@ const VARIABLES = {
 } as const;
 
 /** Values never echoed in an error message. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL']);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL', 'REDIS_URL', 'JANUS_API_SECRET', 'ICE_SERVERS']);
 
 type VariableName = keyof typeof VARIABLES;
 const VARIABLE_NAMES = Object.keys(VARIABLES) as VariableName[];
@@ -380,7 +434,10 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
       audience: TOKEN_AUDIENCE,
       issuer,
     },
+    rtc: { meshMax: get('RTC_MESH_MAX'), iceServers: values.ICE_SERVERS ?? [] },
   };
+  if (values.JANUS_URL !== undefined) config.rtc.janusUrl = values.JANUS_URL;
+  if (values.JANUS_API_SECRET !== undefined) config.rtc.janusApiSecret = values.JANUS_API_SECRET;
   if (jwksUrl !== undefined) config.identityProvider.jwksUrl = jwksUrl;
   const publicUrl = values.PUBLIC_URL;
   if (publicUrl !== undefined) config.publicUrl = publicUrl;
@@ -400,6 +457,7 @@ export function clientConfig(config: ServerConfig): ClientConfig {
       callbackUrl: config.identityProvider.callbackUrl,
       audience: config.identityProvider.audience,
     },
+    rtc: { iceServers: config.rtc.iceServers },
   });
 }
 

@@ -38,6 +38,9 @@ async function main(): Promise<void> {
   console.log(`Viewer: ${origin}/embed/${DEMO_SCENE_ID}`);
   console.log(`Warehouse: ${origin}/embed/${WAREHOUSE_SCENE_ID}`);
   console.log(`Meetings: ${config.endpoints.meetings}/{sceneId} (${config.redisUrl ? `shared with other processes through Redis ${redactUrl(config.redisUrl)}` : 'this process only; REDIS_URL links processes'})`);
+  console.log(
+    `Calls:  ${config.rtc.janusUrl ? `a mesh while a meeting has at most ${config.rtc.meshMax} people, else through the call server (Janus at ${redactUrl(config.rtc.janusUrl)})` : 'peer-to-peer mesh; JANUS_URL adds a call server for larger meetings'}`,
+  );
   console.log(`Data:   ${config.dataDir} (${store.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${store.location})`);
   const identity = identityNotice(config);
   if (identity) console.log(identity);

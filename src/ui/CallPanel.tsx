@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import type { MeetingParticipant } from '../meeting/meeting';
-import type { Call, CallSnapshot } from '../meeting/rtc';
+import type { Call, CallSnapshot } from '../meeting/call';
 
 /**
  * Audio and video of the meeting: the call's controls (join, mute, camera, devices, leave) and the
@@ -23,7 +23,7 @@ export function CallControls({ call, snap }: { call: Call; snap: CallSnapshot })
     );
   }
   return (
-    <div className="call-controls" data-testid="call-controls">
+    <div className="call-controls" data-testid="call-controls" data-mode={snap.mode ?? undefined}>
       <div className="meeting-row">
         <button type="button" aria-pressed={snap.muted} data-testid="call-mute" onClick={() => call.setMuted(!snap.muted)}>
           {snap.muted ? 'Unmute' : 'Mute'}

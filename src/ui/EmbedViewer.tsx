@@ -12,7 +12,7 @@ import type { PageComments } from './comments-bridge';
 import { ViewControls } from './ViewControls';
 import { refreshAnimations } from './viewer-bridge';
 import type { ToolsSnapshot } from '../viewer/tools';
-import type { CallSnapshot } from '../meeting/rtc';
+import type { CallSnapshot } from '../meeting/call';
 
 const DEFAULT_LOGO = '/assets/images/logo.svg';
 const PRODUCT_URL = 'https://parametricos.com';

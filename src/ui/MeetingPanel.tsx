@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { Meeting } from '../meeting/meeting';
-import type { Call } from '../meeting/rtc';
+import type { Call } from '../meeting/call';
 import { CallControls } from './CallPanel';
 import type { MeetingUiState } from './embed-state';
 

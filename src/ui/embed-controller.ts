@@ -10,7 +10,7 @@ import { parseEmbedOptions } from './embed-options';
 import { bindViewerState } from './viewer-bridge';
 import { memberAccess } from './meeting-access';
 import type { Meeting } from '../meeting/meeting';
-import type { Call } from '../meeting/rtc';
+import type { Call } from '../meeting/call';
 import type { ClientConfig } from '../protocol/config';
 import type { SceneDoc } from '../protocol/scene';
 import { addNotice, FAILED_TO_LOAD, UNEXPECTED_ERROR, type EmbedState } from './embed-state';

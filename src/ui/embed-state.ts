@@ -1,6 +1,6 @@
 import { proxy } from 'valtio';
 import type { MeetingSnapshot } from '../meeting/meeting';
-import type { CallSnapshot } from '../meeting/rtc';
+import type { CallSnapshot } from '../meeting/call';
 import type { AnimationRow } from '../viewer/animation-control';
 import type { NavigationEventData } from '../viewer/events';
 import type { ToolsSnapshot } from '../viewer/tools';

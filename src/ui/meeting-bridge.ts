@@ -3,7 +3,7 @@ import { meetingUrl } from '../protocol/meeting';
 import type { ClientConfig } from '../protocol/config';
 import { readStoredToken } from '../api/token';
 import { createMeeting, type Meeting } from '../meeting/meeting';
-import { createCall, type Call } from '../meeting/rtc';
+import { createCall, type Call } from '../meeting/call';
 import type { Viewer } from '../viewer/viewer';
 import type { EmbedState } from './embed-state';
 import type { CommentsSession } from '../api/comments';
@@ -57,9 +57,11 @@ export function joinMeeting(
     token: access.kind === 'member' ? access.token : () => Promise.resolve(access.token),
     avatarsEnabled: ui.rtcAvatarsEnabled,
   });
-  // Audio and video (a peer-to-peer mesh), per uiConfig.rtcVideoEnabled; joined by the person's click.
+  // Audio and video per uiConfig.rtcVideoEnabled, joined by the person's click; the meeting server
+  // says whether the call is a mesh or goes through the call server.
   const call = createCall(meeting, {
     videoEnabled: ui.rtcVideoEnabled,
+    iceServers: config.rtc.iceServers,
     participants: () => new Set(meeting.snapshot().participants.map((p) => p.id)),
   });
   state.meeting = { snapshot: meeting.snapshot(), notices: [], call: call.snapshot() };

@@ -3,10 +3,13 @@
  *  1. `vite build` once if dist/ is missing or older than its sources (E2E_SKIP_BUILD=1 or, as for
  *     `npm start`, SKIP_BUILD=1 skips);
  *  2. a fresh DATA_DIR under tests/.tmp/e2e-data/;
- *  3. the server (`npx tsx src/server/main.ts`) on a free port with PORT, HOST=127.0.0.1,
+ *  3. Janus (tests/service/janus.ts) when Debian's janus is installed, for the calls through the
+ *     call server: its JANUS_URL and JANUS_API_SECRET go to the server with RTC_MESH_MAX=2 (calls of
+ *     meetings of up to two people stay a mesh, larger ones go through Janus);
+ *  4. the server (`npx tsx src/server/main.ts`) on a free port with PORT, HOST=127.0.0.1,
  *     DATA_DIR, DIST_DIR, ready once GET /v1/config answers 200;
- *  4. E2E_BASE_URL and E2E_DATA_DIR in process.env (the workers inherit them) and in
- *     tests/.tmp/e2e-env.json.
+ *  5. E2E_BASE_URL, E2E_DATA_DIR and (with Janus) E2E_JANUS=1, or E2E_JANUS_SKIP with the reason,
+ *     in process.env (the workers inherit them) and in tests/.tmp/e2e-env.json.
  * The returned function is the teardown: it stops the server (its whole process group), removes
  * the data dir (E2E_KEEP_DATA=1 keeps it), and fails the run if the server logged a
  * Content-Security-Policy violation report from any page of any test. The server's output goes to
@@ -20,6 +23,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeF
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { staleReason } from '../../scripts/build-state.mjs';
+import { janusSkipReason, startJanus, type TestJanus } from '../service/janus';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TMP = join(ROOT, 'tests/.tmp');
@@ -111,10 +115,18 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const port = await freePort();
 
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+  const janusSkip = janusSkipReason();
+  let janus: TestJanus | null = null;
+  if (janusSkip) console.log(`[e2e] no call server: ${janusSkip}`);
+  else {
+    janus = await startJanus();
+    console.log(`[e2e] Janus at ${janus.url}`);
+  }
+  const rtcEnv: Record<string, string> = janus ? { JANUS_URL: janus.url, JANUS_API_SECRET: janus.apiSecret, RTC_MESH_MAX: '2' } : {};
   const log = createWriteStream(SERVER_LOG);
   const child = spawn('npx', ['--no', 'tsx', SERVER_ENTRY], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: DIST },
+    env: { ...process.env, ...rtcEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: DIST },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // own process group, so teardown can stop npx and the node under it together
   });
@@ -127,10 +139,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   child.stderr!.pipe(log, { end: false });
   // If the runner ends without teardown (a crash, SIGTERM, SIGHUP: Playwright runs teardown only
   // on Ctrl-C), don't leave the server behind.
-  const onExit = () => killTree(child, 'SIGKILL');
+  const onExit = () => {
+    killTree(child, 'SIGKILL');
+    janus?.kill();
+  };
   process.on('exit', onExit);
   const onSignal = (signal: NodeJS.Signals) => {
     killTree(child, 'SIGKILL');
+    janus?.kill();
     if (process.env.E2E_KEEP_DATA !== '1') rmSync(dataDir, { recursive: true, force: true });
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
@@ -148,13 +164,16 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
     rmSync(dataDir, { recursive: true, force: true });
+    await janus?.stop();
     throw err;
   }
   console.log(`[e2e] server ready at ${baseURL} (DATA_DIR=${dataDir})`);
 
   process.env.E2E_BASE_URL = baseURL;
   process.env.E2E_DATA_DIR = dataDir;
-  writeFileSync(ENV_FILE, JSON.stringify({ E2E_BASE_URL: baseURL, E2E_DATA_DIR: dataDir, pid: child.pid }, null, 2) + '\n');
+  if (janus) process.env.E2E_JANUS = '1';
+  else process.env.E2E_JANUS_SKIP = janusSkip;
+  writeFileSync(ENV_FILE, JSON.stringify({ E2E_BASE_URL: baseURL, E2E_DATA_DIR: dataDir, E2E_JANUS: janus ? '1' : undefined, pid: child.pid }, null, 2) + '\n');
 
   return async function globalTeardown() {
     tearingDown = true;
@@ -164,6 +183,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       new Promise<boolean>((r) => setTimeout(() => r(false), 5000)),
     ]);
     if (!stopped) killTree(child, 'SIGKILL');
+    await janus?.stop();
     process.off('exit', onExit);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);

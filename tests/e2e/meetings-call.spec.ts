@@ -55,6 +55,8 @@ test('two people join the call and see each other\'s video; mute and camera off'
     await expect(ada.getByTestId('meeting-participant')).toHaveCount(2, { timeout: 30_000 });
     await ada.getByTestId('call-join').click();
     await expect(ada.getByTestId('call-controls')).toBeVisible();
+    // Two people: a mesh, whether or not a call server is configured (global-setup: RTC_MESH_MAX 2).
+    await expect(ada.getByTestId('call-controls')).toHaveAttribute('data-mode', 'mesh');
     await alan.getByTestId('call-join').click();
     await expect(alan.getByTestId('call-controls')).toBeVisible();
 

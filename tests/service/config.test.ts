@@ -89,6 +89,36 @@ describe('loadServerConfig', () => {
     expect(publicOrigin(config)).toBe('https://viewer.example.com');
   });
 
+  it('reads the calls\' settings: a mesh only without JANUS_URL, the call server\'s secret never shown, ICE servers for the browsers', () => {
+    const plain = loadServerConfig({});
+    expect(plain.rtc).toEqual({ meshMax: 4, iceServers: [] });
+    expect(clientConfig(plain).rtc).toEqual({ iceServers: [] });
+
+    const ice = [{ urls: 'stun:stun.example.com:3478' }, { urls: ['turn:turn.example.com:3478?transport=udp'], username: 'u', credential: 'turn-password' }];
+    const config = loadServerConfig({ JANUS_URL: 'ws://127.0.0.1:8188', JANUS_API_SECRET: 'janus-secret', RTC_MESH_MAX: '0', ICE_SERVERS: JSON.stringify(ice) });
+    expect(config.rtc).toEqual({ janusUrl: 'ws://127.0.0.1:8188', janusApiSecret: 'janus-secret', meshMax: 0, iceServers: ice });
+    // The browser gets the ICE servers, never Janus's address or secret.
+    const client = clientConfig(config);
+    expect(client.rtc).toEqual({ iceServers: ice });
+    expect(JSON.stringify(client)).not.toMatch(/8188|janus-secret/);
+
+    expect(() => loadServerConfig({ JANUS_URL: 'http://127.0.0.1:8088/janus' })).toThrow(/JANUS_URL must be the Janus API's websockets URL/);
+    expect(() => loadServerConfig({ RTC_MESH_MAX: '-1' })).toThrow(/RTC_MESH_MAX must be at least 0/);
+    // A bad ICE_SERVERS may hold a TURN password: the message names the problem, not the value.
+    const bad = (value: string) => {
+      try {
+        loadServerConfig({ ICE_SERVERS: value });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(bad('[{"urls":"turn:x","credential":"p4ss"')).toMatch(/^ICE_SERVERS must be JSON.*\(value hidden\)$/);
+    expect(bad('[{"urls":"http://x","credential":"p4ss"}]')).toMatch(/^ICE_SERVERS must start with stun:, stuns:, turn: or turns: \(value hidden\)$/);
+    expect(bad('{"urls":"stun:x"}')).toMatch(/^ICE_SERVERS must be a JSON list/);
+    expect(() => loadServerConfig({ JANUS_API_SECRET: ' ' })).not.toThrow(); // empty = unset
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadServerConfig({ PORT: '', MODEL_DERIVATIVE_CDN_URL: '' })).toMatchObject({ port: 8080, endpoints: { modelDerivativeCdn: '/cdn/derivatives' } });
   });

@@ -9,15 +9,22 @@ import {
   MEETING_RATE_PER_S,
   MEETING_SILENT_INTERVALS,
   parseClientMessage,
+  RTC_PEER_SIGNALS,
+  RTC_SERVER_ID,
   type ClientMessage,
   type MeetingClient,
+  type RtcMode,
   type RtcRequestContent,
+  type RtcSignal,
 } from '../../protocol/meeting.ts';
+import { CONFIG_DEFAULTS } from '../config.ts';
 import type { MeetingBus } from './bus.ts';
+import type { SfuBridge } from './sfu.ts';
 
 /**
  * The meetings of one server process (DESIGN.md 4.2): sockets, their authentication, the rooms
- * (one per scene), relaying, and the limits. Other processes are heard through the bus: each
+ * (one per scene), relaying, the limits, and who is in each meeting's call and how (a mesh, or
+ * through the call server: sfu.ts). Other processes are heard through the bus: each
  * process announces its own clients (join, leave, and every heartbeat interval the whole list),
  * so a meeting spans processes and a process that dies takes its clients out within
  * MEETING_SILENT_INTERVALS intervals.
@@ -41,6 +48,12 @@ export const DEFAULT_HUB_LIMITS: HubLimits = {
   rateBurst: MEETING_RATE_BURST,
   maxBufferedBytes: MEETING_MAX_BUFFERED_BYTES,
 };
+
+/** Calls: mesh up to `meshMax` people in the meeting as the call starts, the call server beyond (if any). */
+export interface HubRtc {
+  meshMax: number;
+  sfu?: SfuBridge;
+}
 
 /** Who may join: decided by the caller from the token and the scene (auth, permissions). */
 export type Authenticate = (token: string, room: string, endpoint: 'meetings' | 'public') => Promise<
@@ -73,16 +86,19 @@ interface Room {
   processes: Map<string, number>;
   /** Settles once this process hears the meeting's channel: nobody is admitted before it. */
   subscribed?: Promise<void>;
+  /** Who is in the meeting's call (on any process), and how: all in one mode. */
+  call: Map<string, RtcMode>;
 }
 
 /** What processes say to each other on a meeting's channel. */
 type Envelope =
   | { p: string; k: 'join' | 'leave'; client: MeetingClient }
-  | { p: string; k: 'here'; clients: MeetingClient[] }
+  | { p: string; k: 'here'; clients: MeetingClient[]; call?: [string, RtcMode][] }
   | { p: string; k: 'hello' }
   | { p: string; k: 'rfc'; from: string; f: string }
   | { p: string; k: 'rtc'; to: string; f: string }
-  | { p: string; k: 'all'; from: string; f: string };
+  /** A frame for everyone; `call` when it is a join (the mode) or leave (null) of the call. */
+  | { p: string; k: 'all'; from: string; f: string; call?: RtcMode | null };
 
 /** WebSocket close reasons are at most 123 bytes. */
 function reasonText(text: string): string {
@@ -101,6 +117,9 @@ export class MeetingHub {
   readonly processId = randomBytes(6).toString('base64url');
   private readonly rooms = new Map<string, Room>();
   private readonly sockets = new Set<Connection>();
+  /** Authenticated local clients by id (the call server's messages find them here). */
+  private readonly clients = new Map<string, Connection>();
+  private readonly rtc: HubRtc;
   private readonly limits: HubLimits;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly announceTimer: NodeJS.Timeout;
@@ -112,8 +131,21 @@ export class MeetingHub {
     private readonly authenticate: Authenticate,
     limits: Partial<HubLimits> = {},
     private readonly log: (level: 'warn' | 'error', message: string) => void = () => {},
+    rtc: Partial<HubRtc> = {},
   ) {
     this.limits = { ...DEFAULT_HUB_LIMITS, ...limits };
+    this.rtc = { meshMax: rtc.meshMax ?? CONFIG_DEFAULTS.RTC_MESH_MAX, sfu: rtc.sfu };
+    this.rtc.sfu?.attach({
+      send: (clientId, type, from, signal) => {
+        const conn = this.clients.get(clientId);
+        if (conn) this.send(conn, JSON.stringify({ type, content: { from, signal } }));
+      },
+      lost: (clientId) => {
+        const conn = this.clients.get(clientId);
+        const room = conn && this.rooms.get(conn.room);
+        if (room && conn.client) this.leaveCall(room, conn.client, true);
+      },
+    });
     const sweepEvery = Math.max(50, Math.min(1000, this.limits.heartbeatMs / 2));
     this.sweepTimer = setInterval(() => this.sweep(), sweepEvery);
     this.sweepTimer.unref();
@@ -242,6 +274,7 @@ export class MeetingHub {
       return;
     }
     room.local.set(client._id, conn);
+    this.clients.set(client._id, conn);
     this.send(conn, JSON.stringify({ type: 'AUTH_RESPONSE', client }));
     this.send(conn, this.stateFrame(room));
     this.toLocals(room, JSON.stringify({ type: 'USER_JOINED', client }), client._id);
@@ -295,14 +328,29 @@ export class MeetingHub {
   private relayRtc(conn: Connection, room: Room, client: MeetingClient, content: RtcRequestContent): void {
     const { to, signal } = content;
     if (to === undefined) {
-      if (signal.kind !== 'join' && signal.kind !== 'leave') {
-        this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: a '${signal.kind}' signal needs content.to (a client id)` }));
-        return;
+      switch (signal.kind) {
+        case 'join':
+          this.joinCall(conn, room, client);
+          return;
+        case 'leave':
+          this.leaveCall(room, client, true);
+          return;
+        case 'sfu-publish':
+        case 'sfu-answer':
+        case 'sfu-ice':
+          if (room.call.get(client._id) !== 'sfu' || !this.rtc.sfu?.has(client._id)) {
+            this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: '${signal.kind}' is for a call through the call server, and you are not in one` }));
+            return;
+          }
+          this.rtc.sfu.signal(client._id, signal);
+          return;
+        default:
+          this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: a '${signal.kind}' signal needs content.to (a client id)` }));
+          return;
       }
-      const type = signal.kind === 'join' ? 'USER_JOINED_RTC' : 'RTC_RESPONSE';
-      const frame = JSON.stringify({ type, content: { from: client._id, signal } });
-      this.toLocals(room, frame, client._id);
-      this.publish(room.id, { p: this.processId, k: 'all', from: client._id, f: frame });
+    }
+    if (!RTC_PEER_SIGNALS.includes(signal.kind)) {
+      this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: a '${signal.kind}' signal goes to the server, not to a client (no content.to)` }));
       return;
     }
     const frame = JSON.stringify({ type: 'RTC_RESPONSE', content: { from: client._id, signal } });
@@ -314,6 +362,57 @@ export class MeetingHub {
     } else {
       this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: no client '${to}' in this meeting` }));
     }
+  }
+
+  /**
+   * The mode of a call someone joins: the one of those already in it, else the call server when
+   * there is one and the meeting has more than `meshMax` people (everyone in a meeting may join its
+   * call), else a mesh. A call keeps its mode until it empties (no switch while people talk).
+   */
+  private callMode(room: Room): RtcMode {
+    for (const mode of room.call.values()) return mode;
+    return this.rtc.sfu && room.local.size + room.remote.size > this.rtc.meshMax ? 'sfu' : 'mesh';
+  }
+
+  /** A client joins the call: told the mode (or why not), the others told of the join. */
+  private joinCall(conn: Connection, room: Room, client: MeetingClient): void {
+    if (room.call.has(client._id)) this.leaveCall(room, client, true);
+    const mode = this.callMode(room);
+    room.call.set(client._id, mode);
+    const joined = () => {
+      this.send(conn, JSON.stringify({ type: 'RTC_RESPONSE', content: { from: RTC_SERVER_ID, signal: { kind: 'mode', mode } satisfies RtcSignal } }));
+      const frame = JSON.stringify({ type: 'USER_JOINED_RTC', content: { from: client._id, signal: { kind: 'join', mode } satisfies RtcSignal } });
+      this.toLocals(room, frame, client._id);
+      this.publish(room.id, { p: this.processId, k: 'all', from: client._id, f: frame, call: mode });
+    };
+    if (mode === 'mesh') return joined();
+    const sfu = this.rtc.sfu!;
+    sfu.join(room.id, client._id).then(
+      () => {
+        // Left the call or the meeting while Janus was being asked.
+        if (conn.closed || room.call.get(client._id) !== 'sfu' || this.rooms.get(room.id) !== room) {
+          void sfu.leave(client._id);
+          return;
+        }
+        joined();
+      },
+      (error: Error) => {
+        if (room.call.get(client._id) === 'sfu') room.call.delete(client._id);
+        this.send(conn, JSON.stringify({ type: 'RTC_RESPONSE', content: { from: RTC_SERVER_ID, signal: { kind: 'sfu-error', message: error.message } satisfies RtcSignal } }));
+      },
+    );
+  }
+
+  /** A client leaves the call (asked, or dropped); `announce` tells the others. */
+  private leaveCall(room: Room, client: MeetingClient, announce: boolean): void {
+    const mode = room.call.get(client._id);
+    if (mode === undefined) return;
+    room.call.delete(client._id);
+    if (mode === 'sfu') void this.rtc.sfu?.leave(client._id);
+    if (!announce) return;
+    const frame = JSON.stringify({ type: 'RTC_RESPONSE', content: { from: client._id, signal: { kind: 'leave' } satisfies RtcSignal } });
+    this.toLocals(room, frame, client._id);
+    this.publish(room.id, { p: this.processId, k: 'all', from: client._id, f: frame, call: null });
   }
 
   private onBus(roomId: string, text: string): void {
@@ -330,7 +429,7 @@ export class MeetingHub {
     room.processes.set(message.p, Date.now());
     switch (message.k) {
       case 'hello':
-        this.publish(roomId, { p: this.processId, k: 'here', clients: this.localClients(room) });
+        this.publish(roomId, this.hereEnvelope(room));
         return;
       case 'join':
         this.addRemote(room, message.client, message.p);
@@ -343,13 +442,24 @@ export class MeetingHub {
           this.addRemote(room, client, message.p);
         }
         for (const [id, remote] of room.remote) if (remote.process === message.p && !listed.has(id)) this.removeRemote(room, id);
+        // And who of them is in the call.
+        const calling = new Map(message.call ?? []);
+        for (const id of listed) {
+          const mode = calling.get(id);
+          if (mode) room.call.set(id, mode);
+          else room.call.delete(id);
+        }
         return;
       }
       case 'leave':
         this.removeRemote(room, message.client._id);
         return;
       case 'rfc':
+        this.toLocals(room, message.f, message.from);
+        return;
       case 'all':
+        if (message.call === null) room.call.delete(message.from);
+        else if (message.call !== undefined && room.remote.has(message.from)) room.call.set(message.from, message.call);
         this.toLocals(room, message.f, message.from);
         return;
       case 'rtc': {
@@ -370,6 +480,7 @@ export class MeetingHub {
     const remote = room.remote.get(id);
     if (!remote) return;
     room.remote.delete(id);
+    room.call.delete(id);
     this.toLocals(room, JSON.stringify({ type: 'USER_LEFT', client: remote.client }));
   }
 
@@ -388,7 +499,7 @@ export class MeetingHub {
   private room(id: string): Room {
     let room = this.rooms.get(id);
     if (!room) {
-      room = { id, local: new Map(), remote: new Map(), processes: new Map() };
+      room = { id, local: new Map(), remote: new Map(), processes: new Map(), call: new Map() };
       this.rooms.set(id, room);
     }
     return room;
@@ -437,8 +548,10 @@ export class MeetingHub {
     this.sockets.delete(conn);
     const client = conn.client;
     if (!client) return;
+    if (this.clients.get(client._id) === conn) this.clients.delete(client._id);
     const room = this.rooms.get(conn.room);
     if (!room || room.local.get(client._id) !== conn) return;
+    this.leaveCall(room, client, false);
     room.local.delete(client._id);
     this.toLocals(room, JSON.stringify({ type: 'USER_LEFT', client }));
     this.publish(room.id, { p: this.processId, k: 'leave', client });
@@ -467,9 +580,17 @@ export class MeetingHub {
   /** Every heartbeat interval: this process's clients of each meeting, for the other processes. */
   private announce(): void {
     if (this.bus.kind === 'local') return;
-    for (const room of this.rooms.values()) {
-      this.publish(room.id, { p: this.processId, k: 'here', clients: this.localClients(room) });
+    for (const room of this.rooms.values()) this.publish(room.id, this.hereEnvelope(room));
+  }
+
+  /** This process's clients of a meeting, and which of them are in its call. */
+  private hereEnvelope(room: Room): Envelope {
+    const call: [string, RtcMode][] = [];
+    for (const id of room.local.keys()) {
+      const mode = room.call.get(id);
+      if (mode) call.push([id, mode]);
     }
+    return { p: this.processId, k: 'here', clients: this.localClients(room), call };
   }
 
   /** Closes every socket (1001, going away) and stops the timers. */
@@ -479,6 +600,6 @@ export class MeetingHub {
     clearInterval(this.announceTimer);
     for (const conn of [...this.sockets]) this.closeConnection(conn, MEETING_CLOSE.GOING_AWAY, 'The server is shutting down', false);
     for (const conn of this.sockets) conn.ws.terminate();
-    await this.bus.close();
+    await Promise.all([this.bus.close(), this.rtc.sfu?.close()]);
   }
 }

@@ -12,13 +12,15 @@ import type { Store } from '../store.ts';
 import { createLocalBus, createRedisBus, redactUrl, type MeetingBus } from './bus.ts';
 import { signGuestToken, verifyGuestToken } from './guests.ts';
 import { MeetingHub, type Authenticate, type HubLimits } from './hub.ts';
+import type { SfuBridge } from './sfu.ts';
 
 /**
  * The meeting server on the app's HTTP server (DESIGN.md 4.2, 4.6): WebSocket upgrades at
  * `{meetings endpoint}/{sceneId}` (bearer tokens) and `{public-meetings endpoint}/{sceneId}`
  * (bearer or guest tokens), the Origin checked before the upgrade; `POST
  * /v1/meetings/{sceneId}/guests {firstName, lastName}` gives a guest token for a public scene.
- * With REDIS_URL the processes of one deployment share their meetings through Redis.
+ * With REDIS_URL the processes of one deployment share their meetings through Redis; with JANUS_URL
+ * calls of meetings larger than RTC_MESH_MAX go through Janus (sfu.ts).
  */
 
 export interface MeetingsOptions {
@@ -27,6 +29,8 @@ export interface MeetingsOptions {
   limits?: Partial<HubLimits>;
   /** A bus to use instead of the configured one (tests). */
   bus?: MeetingBus;
+  /** A call server bridge to use instead of the configured one (tests). */
+  sfu?: SfuBridge;
   maxFrameBytes?: number;
 }
 
@@ -111,7 +115,14 @@ export async function attachMeetings(app: FastifyInstance, config: ServerConfig,
     return { ok: true, userId: user.id, firstName: user.firstName, lastName: user.lastName };
   };
 
-  const hub = new MeetingHub(bus, authenticate, options.limits, (level, message) => app.log[level](message));
+  const log = (level: 'warn' | 'error', message: string) => app.log[level](message);
+  // The Janus adapter (and its native dependency) loads only when a call server is configured.
+  let sfu = options.sfu;
+  if (!sfu && config.rtc.janusUrl) {
+    const { JanusSfu } = await import('./sfu.ts');
+    sfu = new JanusSfu({ url: config.rtc.janusUrl, apiSecret: config.rtc.janusApiSecret, log });
+  }
+  const hub = new MeetingHub(bus, authenticate, options.limits, log, { meshMax: config.rtc.meshMax, sfu });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MEETING_MAX_FRAME_BYTES, perMessageDeflate: false });
   const paths: [string, 'meetings' | 'public'][] = [
     [endpointPath(config.endpoints.meetings), 'meetings'],

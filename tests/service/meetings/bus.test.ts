@@ -1,9 +1,13 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Janode from 'janode';
+import VideoRoomPlugin from 'janode/plugins/videoroom';
 import { signTestToken } from '../../../src/server/auth/tokens.ts';
+import { janusRoomId } from '../../../src/server/meetings/sfu.ts';
 import { createRedisBus, redactUrl } from '../../../src/server/meetings/bus.ts';
 import { tempDir } from '../helpers.ts';
+import { janusSkipReason, startJanus, type TestJanus } from '../janus.ts';
 import { redisSkipReason, startRedis, type TestRedis } from '../redis.ts';
 import { startServerProcess, type ServerProcess } from './processes.ts';
 import { TestClient } from './ws-client.ts';
@@ -101,6 +105,102 @@ describe.skipIf(skip !== undefined)('meetings across processes (Redis)', () => {
       clearInterval(ping);
     }
   }, 30_000);
+});
+
+const skipCalls = skip ?? janusSkipReason();
+
+describe.skipIf(skipCalls !== undefined)('calls across processes (Redis, one Janus)', () => {
+  let redis: TestRedis;
+  let janus: TestJanus;
+  let root: string;
+  let one: ServerProcess;
+  let two: ServerProcess;
+  const tokens: string[] = [];
+  const clients: TestClient[] = [];
+
+  beforeAll(async () => {
+    [redis, janus] = await Promise.all([startRedis(), startJanus()]);
+    root = await tempDir('meet-calls-');
+    const dataDir = join(root, 'data');
+    await mkdir(join(root, 'dist'), { recursive: true });
+    const env = { DATA_DIR: dataDir, DIST_DIR: join(root, 'dist'), REDIS_URL: redis.url, JANUS_URL: janus.url, JANUS_API_SECRET: janus.apiSecret, RTC_MESH_MAX: '2' };
+    one = await startServerProcess(env);
+    two = await startServerProcess(env);
+    for (const [first, last] of [['Ada', 'Lovelace'], ['Alan', 'Turing'], ['Grace', 'Hopper']]) tokens.push((await signTestToken(dataDir, { firstName: first, lastName: last })).token);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const c of clients) c.ws.terminate();
+    await one?.stop();
+    await two?.stop();
+    await Promise.all([redis?.stop(), janus?.stop()]);
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  const connect = (server: ServerProcess, scene: string) => {
+    const c = new TestClient(`${server.url.replace('http', 'ws')}/meetings/${scene}`);
+    clients.push(c);
+    return c;
+  };
+  const callMode = async (c: TestClient) => {
+    const from = c.received.length;
+    c.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'join' } } });
+    const answer = await c.next('RTC_RESPONSE', (m) => m.content.from === '@server', 10_000, from);
+    return answer.content.signal;
+  };
+
+  it('prints how calls are carried', () => {
+    expect(one.output().stdout).toMatch(/Calls: +a mesh while a meeting has at most 2 people, else through the call server \(Janus at ws:\/\/127\.0\.0\.1:\d+/);
+  });
+
+  it('keeps a call in the mode it started in, whichever process one joins it from', async () => {
+    // A mesh call of two (one on each process); a third person joins on process two.
+    const a = connect(one, 'demo');
+    const b = connect(two, 'demo');
+    const aId = await a.join(tokens[0]);
+    await b.join(tokens[1]);
+    await b.next('USER_JOINED', (m) => m.client._id === aId).catch(() => b.next('STATE', (m) => m.clients.length === 2));
+    expect(await callMode(a)).toEqual({ kind: 'mode', mode: 'mesh' });
+    const c = connect(two, 'demo');
+    await c.join(tokens[2]);
+    // Three people now, more than RTC_MESH_MAX: a new call would go through Janus, but this one is a mesh.
+    await expect.poll(async () => (await b.next('USER_JOINED_RTC', (m) => m.content.from === aId, 5000)).content.signal).toEqual({ kind: 'join', mode: 'mesh' });
+    expect(await callMode(c)).toEqual({ kind: 'mode', mode: 'mesh' });
+    for (const x of [a, b, c]) x.close();
+  });
+
+  it('puts the callers of both processes into the meeting\'s one Janus room', async () => {
+    const a = connect(one, 'warehouse');
+    const b = connect(two, 'warehouse');
+    const c = connect(two, 'warehouse');
+    const aId = await a.join(tokens[0]);
+    const bId = await b.join(tokens[1]);
+    const cId = await c.join(tokens[2]);
+    // Process one knows the meeting has three people (more than RTC_MESH_MAX) once both joins reached it.
+    await a.next('USER_JOINED', (m) => m.client._id === bId);
+    await a.next('USER_JOINED', (m) => m.client._id === cId);
+    expect(await callMode(a)).toEqual({ kind: 'mode', mode: 'sfu' });
+    // Process two learns the call's members and mode through Redis.
+    expect((await b.next('USER_JOINED_RTC', (m) => m.content.from === aId, 10_000)).content.signal).toEqual({ kind: 'join', mode: 'sfu' });
+    expect(await callMode(b)).toEqual({ kind: 'mode', mode: 'sfu' });
+    // Both in the one room of the scene, each from their own process's Janus session.
+    Janode.Logger.setLevel('none');
+    const inspector = await Janode.connect({ address: { url: janus.url, apisecret: janus.apiSecret }, max_retries: 0 });
+    try {
+      const rooms = await (await inspector.create()).attach(VideoRoomPlugin);
+      const { participants } = await rooms.listParticipants({ room: janusRoomId('warehouse') });
+      expect(participants.map((p) => p.display).sort()).toEqual([aId, bId].sort());
+    } finally {
+      await inspector.close();
+    }
+    // Ada's offer is answered by Janus through process one, Alan's through process two.
+    for (const x of [a, b]) {
+      x.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'sfu-publish', sdp: 'not an SDP' } } });
+      const refused = await x.next('RTC_RESPONSE', (m) => m.content.signal.kind === 'sfu-error', 10_000);
+      expect((refused.content.signal as { message: string }).message).toMatch(/^The call server could not set up your call \(/);
+    }
+    for (const x of [a, b, c]) x.close();
+  });
 });
 
 describe('redis bus', () => {

@@ -92,11 +92,14 @@ describe('meeting server', () => {
     const bId = await b.join(tokens.Alan);
     await c.join(tokens.Grace);
     a.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'join' } } });
+    // The joiner is told the call's mode (no call server configured: a mesh); the others, the join.
+    const mode = await a.next('RTC_RESPONSE');
+    expect(mode.content).toEqual({ from: '@server', signal: { kind: 'mode', mode: 'mesh' } });
     const joinedB = await b.next('USER_JOINED_RTC');
-    expect(joinedB.content).toEqual({ from: aId, signal: { kind: 'join' } });
+    expect(joinedB.content).toEqual({ from: aId, signal: { kind: 'join', mode: 'mesh' } });
     await c.next('USER_JOINED_RTC');
     b.send({ type: 'RTC_REQUEST', content: { to: aId, signal: { kind: 'offer', sdp: 'v=0 offer' } } });
-    const offer = await a.next('RTC_RESPONSE');
+    const offer = await a.next('RTC_RESPONSE', (m) => m.content.from === bId);
     expect(offer.content).toEqual({ from: bId, signal: { kind: 'offer', sdp: 'v=0 offer' } });
     await new Promise((r) => setTimeout(r, 100));
     expect(c.received.some((m) => m.type === 'RTC_RESPONSE')).toBe(false);
@@ -105,6 +108,15 @@ describe('meeting server', () => {
     expect((await b.next('ERROR')).error).toMatch(/no client 'nobody'/);
     b.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'offer', sdp: 'x' } } });
     expect((await b.next('ERROR', (m) => /needs content.to/.test(m.error))).error).toMatch(/'offer' signal needs content.to/);
+    // The server's own signals cannot be sent to a client (no forged 'mode' or 'sfu-error')...
+    b.send({ type: 'RTC_REQUEST', content: { to: aId, signal: { kind: 'sfu-error', message: 'forged' } } });
+    expect((await b.next('ERROR', (m) => /goes to the server/.test(m.error))).error).toMatch(/'sfu-error' signal goes to the server/);
+    // ...and call-server signals need a call through the call server.
+    b.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'sfu-publish', sdp: 'v=0' } } });
+    expect((await b.next('ERROR', (m) => /call server/.test(m.error))).error).toMatch(/'sfu-publish' is for a call through the call server/);
+    // Leaving the call is announced to the others.
+    a.send({ type: 'RTC_REQUEST', content: { signal: { kind: 'leave' } } });
+    expect((await c.next('RTC_RESPONSE', (m) => m.content.signal.kind === 'leave')).content.from).toBe(aId);
     expect(b.closed).toBeNull();
     for (const x of [a, b, c]) x.close();
   });

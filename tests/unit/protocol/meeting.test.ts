@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CALL_SERVER_UNREACHABLE,
+  RTC_PEER_SIGNALS,
+  RTC_SERVER_ID,
   AVATAR_CURSOR_SMOOTHING,
   AVATAR_FORCED_UPDATE_MS,
   AVATAR_POSITION_SMOOTHING,
@@ -34,6 +37,27 @@ describe('meeting protocol', () => {
     expect(parseClientMessage(JSON.stringify({ type: 'RFC', object: 'avatars', function: 'handleTransformUpdate', args: ['a', [1, 2, 3], [0, 0, 0]] })).ok).toBe(true);
     expect(parseClientMessage(JSON.stringify({ type: 'RTC_REQUEST', content: { to: 'b', signal: { kind: 'offer', sdp: 'v=0' } } })).ok).toBe(true);
     expect(parseClientMessage(JSON.stringify({ type: 'RTC_REQUEST', content: { signal: { kind: 'join' } } })).ok).toBe(true);
+  });
+
+  it('parses the call server\'s signals, each only in its shape', () => {
+    const server = (signal: unknown) => parseServerMessage(JSON.stringify({ type: 'RTC_RESPONSE', content: { from: RTC_SERVER_ID, signal } }));
+    const client = (signal: unknown) => parseClientMessage(JSON.stringify({ type: 'RTC_REQUEST', content: { signal } }));
+    expect(server({ kind: 'mode', mode: 'sfu' }).ok).toBe(true);
+    expect(server({ kind: 'mode', mode: 'p2p' }).ok).toBe(false);
+    expect(server({ kind: 'sfu-offer', sdp: 'v=0', feeds: [{ mid: '0', client: 'c2' }] }).ok).toBe(true);
+    expect(server({ kind: 'sfu-offer', sdp: 'v=0' }).ok).toBe(false);
+    // A subscription offer of a full meeting is longer than a client's SDPs may be.
+    expect(server({ kind: 'sfu-offer', sdp: 'x'.repeat(200_000), feeds: [] }).ok).toBe(true);
+    expect(client({ kind: 'sfu-answer', sdp: 'x'.repeat(200_000) }).ok).toBe(false);
+    expect(server({ kind: 'sfu-error', message: CALL_SERVER_UNREACHABLE }).ok).toBe(true);
+    expect(client({ kind: 'sfu-publish', sdp: 'v=0' }).ok).toBe(true);
+    expect(client({ kind: 'sfu-ice', pc: 'subscriber', candidate: null }).ok).toBe(true);
+    expect(client({ kind: 'sfu-ice', pc: 'publisher', candidate: { candidate: 'candidate:1', sdpMid: '0', sdpMLineIndex: 0 } }).ok).toBe(true);
+    expect(client({ kind: 'sfu-ice', pc: 'both', candidate: null }).ok).toBe(false);
+    expect(parseServerMessage(JSON.stringify({ type: 'USER_JOINED_RTC', content: { from: 'c2', signal: { kind: 'sfu-feed' } } })).ok).toBe(true);
+    // The server's own signals come from RTC_SERVER_ID only; clients address mesh signals only.
+    expect(RTC_SERVER_ID).toMatch(/^@/);
+    expect([...RTC_PEER_SIGNALS].sort()).toEqual(['answer', 'ice', 'offer']);
   });
 
   it('refuses malformed messages with a reason naming the field', () => {

@@ -14,6 +14,7 @@ const config: ClientConfig = {
     assetCdn: '/cdn',
   },
   identityProvider: { domain: '', clientId: 'x', callbackUrl: '/auth/callback', audience: 'parametricos' },
+  rtc: { iceServers: [] },
 };
 
 afterEach(() => vi.unstubAllGlobals());
