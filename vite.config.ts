@@ -3,6 +3,7 @@ import { build, defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { createReadStream, cpSync, existsSync, statSync } from 'node:fs';
 import { join, normalize, resolve } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { generateAssets, writeAssets, type GeneratedAsset } from './scripts/generate-assets';
 
 /**
@@ -113,5 +114,9 @@ export default defineConfig({
     include: ['tests/unit/**/*.test.ts', 'tests/service/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30000,
+    // Vitest's default on 2 cores is one worker (cores - 1); most files here wait on servers,
+    // child processes and disks rather than the CPU, so two per core keeps both cores busy.
+    // VITEST_WORKERS overrides.
+    maxWorkers: Number(process.env.VITEST_WORKERS) || Math.max(2, availableParallelism() * 2),
   },
 });

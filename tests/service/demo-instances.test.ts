@@ -145,12 +145,9 @@ describe('instanced demo layout', () => {
     expect(large).toBeLessThan(200);
   });
 
-  it('generates 1,000,000 instances in well under 2 s, and they round-trip through the binary set', () => {
-    const started = performance.now();
+  // How long generating takes is the benchmark's business (bench/instances.bench.ts), not a test's.
+  it('generates 1,000,000 instances, and they round-trip through the binary set', () => {
     const groups = generateInstanceLayout(1_000_000);
-    const ms = performance.now() - started;
-    // Typically 0.2-0.5 s on this machine; the bound leaves room for a shared, loaded machine.
-    expect(ms).toBeLessThan(2000);
     expect(groups.reduce((n, g) => n + g.set.ids.length, 0)).toBe(1_000_000);
     checkLayout(1_000_000);
     const house = groups.find((g) => g.key === 'house')!.set;
