@@ -1,10 +1,13 @@
 import type { AnnotationInfo } from '../protocol/host-api';
 
 /**
- * Where the host API keeps annotations. The viewer draws their pins and answers the annotation
- * functions through this interface only, so that a store on the model service (issue 16, comments)
- * replaces the in-memory one without touching the API. The in-memory store keeps them for the
- * page's lifetime: they are NOT saved yet.
+ * Where the host API keeps annotations: the annotation functions and pins go through this
+ * interface only. The app's pages (the embed and the editor) give the scene's comments
+ * (`commentAnnotationStore`, src/api/comments.ts): every annotation is a comment thread saved by
+ * the model service as the signed-in person (the viewer's own sign-in, or the token a host page
+ * handed over with setAuthToken). The in-memory store below is createViewerApi's default when it is
+ * given none (a viewer without a model service, tests): it keeps annotations for the page's
+ * lifetime only.
  */
 export interface AnnotationStore {
   list(): Promise<AnnotationInfo[]>;

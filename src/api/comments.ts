@@ -37,11 +37,20 @@ export class CommentsError extends Error {
   }
 }
 
+/** A PATCH of a thread: text, title, the pin (anchor) and the view by the author; status by the author, owner and editors. */
+export interface CommentUpdate {
+  text?: string;
+  title?: string;
+  status?: CommentStatus;
+  anchor?: Omit<CommentAnchor, '_id'>;
+  view?: CommentView;
+}
+
 export interface CommentsClient {
   list(): Promise<CommentList & { ignored: number }>;
   get(id: string): Promise<CommentThread | null>;
   create(body: { anchor: Omit<CommentAnchor, '_id'>; view: CommentView; text: string; title?: string }): Promise<CommentThread>;
-  update(id: string, body: { text?: string; title?: string; status?: CommentStatus }): Promise<CommentThread>;
+  update(id: string, body: CommentUpdate): Promise<CommentThread>;
   remove(id: string): Promise<void>;
   reply(id: string, text: string): Promise<CommentThread>;
   updateReply(id: string, replyId: string, text: string): Promise<CommentThread>;
@@ -139,6 +148,8 @@ export interface CommentsSnapshot {
   commentsEnabled: boolean;
   mayComment: boolean;
   mayModerate: boolean;
+  /** The signed-in person's id (a thread's or reply's `author._id` when it is theirs), null when not signed in. */
+  userId: string | null;
   /** The last failure, in words (null after a success). */
   error: string | null;
 }
@@ -148,9 +159,10 @@ export interface CommentsSession {
   subscribe(listener: (snapshot: CommentsSnapshot) => void): () => void;
   refresh(): Promise<void>;
   create(body: { anchor: Omit<CommentAnchor, '_id'>; view: CommentView; text: string; title?: string }): Promise<CommentThread>;
-  update(id: string, body: { text?: string; title?: string; status?: CommentStatus }): Promise<CommentThread>;
+  update(id: string, body: CommentUpdate): Promise<CommentThread>;
   remove(id: string): Promise<void>;
   reply(id: string, text: string): Promise<CommentThread>;
+  updateReply(id: string, replyId: string, text: string): Promise<CommentThread>;
   removeReply(id: string, replyId: string): Promise<CommentThread>;
   find(id: string): CommentThread | undefined;
   /** The signed-in person's name, or null (BCF import: whose BCF comments are one's own). */
@@ -163,7 +175,7 @@ export interface CommentsSession {
 
 /** The session: `show` receives every new list (the viewer's pins). */
 export function createCommentsSession(client: CommentsClient, show: (threads: readonly CommentThread[]) => void): CommentsSession {
-  let snapshot: CommentsSnapshot = { threads: [], loaded: false, commentsEnabled: true, mayComment: false, mayModerate: false, error: null };
+  let snapshot: CommentsSnapshot = { threads: [], loaded: false, commentsEnabled: true, mayComment: false, mayModerate: false, userId: null, error: null };
   const listeners = new Set<(s: CommentsSnapshot) => void>();
   const changeListeners = new Set<(c: CommentChange) => void>();
   const publish = (patch: Partial<CommentsSnapshot>) => {
@@ -202,7 +214,15 @@ export function createCommentsSession(client: CommentsClient, show: (threads: re
     refresh: () =>
       run(async () => {
         const list = await client.list();
-        publish({ threads: list.comments, loaded: true, commentsEnabled: list.commentsEnabled, mayComment: list.mayComment, mayModerate: list.mayModerate, error: null });
+        publish({
+          threads: list.comments,
+          loaded: true,
+          commentsEnabled: list.commentsEnabled,
+          mayComment: list.mayComment,
+          mayModerate: list.mayModerate,
+          userId: list.userId,
+          error: null,
+        });
       }),
     create: (body) =>
       run(async () => {
@@ -233,6 +253,13 @@ export function createCommentsSession(client: CommentsClient, show: (threads: re
         tell({ commentId: id, action: 'replied' });
         return thread;
       }),
+    updateReply: (id, replyId, text) =>
+      run(async () => {
+        const thread = await client.updateReply(id, replyId, text);
+        put(thread);
+        tell({ commentId: id, action: 'updated' });
+        return thread;
+      }),
     removeReply: (id, replyId) =>
       run(async () => {
         const thread = await client.removeReply(id, replyId);
@@ -261,8 +288,10 @@ export function createCommentsSession(client: CommentsClient, show: (threads: re
 /**
  * The host API's annotations as comments of the scene: createAnnotation starts a thread (the
  * annotation's title and text; its view is the current one, with `eye`/`target` when given),
- * updateAnnotation edits text and title, removeAnnotation deletes. Saved on the model service, so
- * the page's user must be signed in and allowed to comment (the service's error says why not).
+ * updateAnnotation edits text and title and moves the pin (`position`) and the view's camera
+ * (`eye`/`target`), removeAnnotation deletes. Saved on the model service, so the page's user must
+ * be signed in (the viewer's own sign-in, or a token the host handed over with setAuthToken) and
+ * allowed to comment; the service's error says why not.
  */
 export function commentAnnotationStore(session: CommentsSession, views: { captureView(): CommentView; anchorFor(point: [number, number, number]): Omit<CommentAnchor, '_id'> }): AnnotationStore {
   const find = (id: string) => {
@@ -281,11 +310,8 @@ export function commentAnnotationStore(session: CommentsSession, views: { captur
       if (fields.target) view.target = [...fields.target];
       const anchor = views.anchorFor(fields.position);
       anchor.target = [...view.target];
-      const dx = view.target[0] - view.position[0];
-      const dy = view.target[1] - view.position[1];
-      const dz = view.target[2] - view.position[2];
-      const length = Math.hypot(dx, dy, dz);
-      if (length > 1e-9) anchor.direction = [dx / length, dy / length, dz / length];
+      const direction = viewDirection(view.position, view.target);
+      if (direction) anchor.direction = direction;
       // A thread needs text: an annotation with a title only keeps the title as its text.
       const text = fields.text.trim() || fields.title.trim();
       if (!text) throw new Error('An annotation needs a title or a text.');
@@ -293,12 +319,31 @@ export function commentAnnotationStore(session: CommentsSession, views: { captur
     },
     async update(id, fields) {
       const current = find(id);
-      if (fields.position || fields.eye || fields.target) {
-        throw new Error('The position and view of a saved annotation cannot change: remove it and create it again.');
-      }
-      const body: { text?: string; title?: string } = {};
-      if (fields.text !== undefined && fields.text.trim() && fields.text !== current.text) body.text = fields.text;
+      const body: CommentUpdate = {};
+      const title = fields.title ?? current.title;
       if (fields.title !== undefined && fields.title !== current.title) body.title = fields.title;
+      if (fields.text !== undefined) {
+        // As when made: a thread needs text, and an annotation without one keeps its title as text.
+        const text = fields.text.trim() || title.trim();
+        if (!text) throw new Error('An annotation needs a title or a text: both would be empty.');
+        if (text !== current.text) body.text = text;
+      }
+      if (fields.eye || fields.target) {
+        const position: [number, number, number] = fields.eye ? [...fields.eye] : [...current.view.position];
+        const target: [number, number, number] = fields.target ? [...fields.target] : [...current.view.target];
+        const direction = viewDirection(position, target);
+        if (!direction) throw new Error('eye and target must differ: the camera needs a direction to look in.');
+        const view: CommentView = { ...current.view, position, target };
+        // A perspective view keeps the height it shows at its target, as a new comment does.
+        if (view.projection === 'Perspective') {
+          const distance = Math.hypot(target[0] - position[0], target[1] - position[1], target[2] - position[2]);
+          view.orthoHeight = 2 * distance * Math.tan((view.fov * Math.PI) / 360);
+        }
+        body.view = view;
+        body.anchor = { position: fields.position ? [...fields.position] : [...current.anchor.position], target: [...target], direction };
+      } else if (fields.position) {
+        body.anchor = { position: [...fields.position], target: [...current.anchor.target], direction: [...current.anchor.direction] };
+      }
       if (Object.keys(body).length === 0) return commentToAnnotation(current);
       return commentToAnnotation(await session.update(id, body));
     },
@@ -307,4 +352,13 @@ export function commentAnnotationStore(session: CommentsSession, views: { captur
       await session.remove(id);
     },
   };
+}
+
+/** The unit direction from `eye` to `target`, or null when they (almost) coincide. */
+function viewDirection(eye: readonly number[], target: readonly number[]): [number, number, number] | null {
+  const dx = target[0] - eye[0];
+  const dy = target[1] - eye[1];
+  const dz = target[2] - eye[2];
+  const length = Math.hypot(dx, dy, dz);
+  return length > 1e-9 ? [dx / length, dy / length, dz / length] : null;
 }

@@ -60,6 +60,8 @@ export interface ViewerApiOptions {
    * the comment's whole view (camera, section planes, measurements) through `open`.
    */
   comments?: { open(id: string, transition: boolean): Promise<boolean> };
+  /** Keeps the token a host page hands over (setAuthToken; src/api/host-auth.ts). Absent: the function says this viewer cannot. */
+  auth?: { set(token: string | null): Promise<HostResult<'setAuthToken'>> };
 }
 
 export interface ViewerApi {
@@ -615,6 +617,10 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       return picture(viewer.screenshot({ width: s.width, height: s.height, format, quality }), s.width, s.height);
     },
     renderOffscreenFrame: (a) => renderOffscreen(a),
+    setAuthToken: ({ token }) => {
+      if (!options.auth) throw new Error('This viewer saves nothing as a person: it has no model service to check a token with.');
+      return options.auth.set(token);
+    },
     listAnnotations: () => store.list(),
     createAnnotation: async ({ position, title, text, eye, target }) => {
       const camera = cameraState();

@@ -18,9 +18,11 @@ import { el, renderXml, textEl, type XmlElement } from './xml-writer.ts';
  * (a quarter turn about X; lengths are unchanged, as both are in metres).
  *
  * Field of view: BCF 2.1's FieldOfView is the HORIZONTAL angle in degrees and its schema allows
- * only 45..60. `fieldOfView` here is that horizontal angle; `exportBcf` clamps it into 45..60 so
- * every file passes the schema (the documentation tells readers to accept any value, and
- * `importBcf` does: 0 < fov < 180). `horizontalFov` / `verticalFov` convert with an aspect ratio.
+ * only 45..60 (visinfo.xsd of the 2.1 release: simpleType FieldOfView, minInclusive 45, maxInclusive
+ * 60). `fieldOfView` here is that horizontal angle; `exportBcf` clamps it into 45..60 so every file
+ * passes the schema, which loses a view outside the range: no other field of a viewpoint file may
+ * carry it (README, BCF). The documentation tells readers to accept any value, and `importBcf` does:
+ * 0 < fov < 180. `horizontalFov` / `verticalFov` convert with an aspect ratio.
  *
  * Clipping planes: `location` is a point on the plane and `direction` its normal pointing to the
  * side that is cut away (BCF's convention), both in scene coordinates.

@@ -206,14 +206,19 @@ export const CreateCommentRequest = z.strictObject(
 );
 export type CreateCommentRequest = z.infer<typeof CreateCommentRequest>;
 
-/** PATCH /v1/scenes/{id}/comments/{commentId}: text and title by the author; status by the author, owner and editors. */
+/**
+ * PATCH /v1/scenes/{id}/comments/{commentId}: text, title, anchor and view by the author (the
+ * anchor keeps its _id: a moved pin is the same anchor); status by the author, owner and editors.
+ */
 export const UpdateCommentRequest = z.strictObject(
   {
     text: text.optional(),
     title: title.optional(),
     status: z.enum(COMMENT_STATUSES, { error: "status must be 'open' or 'resolved'" }).optional(),
+    anchor: CommentAnchor.omit({ _id: true }).optional(),
+    view: CommentView.optional(),
   },
-  { error: bodyError('{ text?, title?, status? }') },
+  { error: bodyError('{ text?, title?, status?, anchor?, view? }') },
 );
 export type UpdateCommentRequest = z.infer<typeof UpdateCommentRequest>;
 
@@ -232,6 +237,8 @@ export const CommentList = z.object({
   mayComment: z.boolean(),
   /** Whether the asking user may delete any thread (the scene's owner). */
   mayModerate: z.boolean(),
+  /** The asking user's id (an author's `_id`: whose threads and replies are one's own), null when not signed in. */
+  userId: z.string().max(256).nullable().default(null),
 });
 export type CommentList = z.infer<typeof CommentList>;
 

@@ -106,7 +106,13 @@ api.init; \`{type: 'viewerinit' | 'viewerready', instanceId, sceneId}\` to the e
 Who may call what: the scene's \`hostOrigins\` (set by its owner: \`PATCH /v1/scenes/{id} {hostOrigins: [...]}\`).
 Absent: any page may call the *read* functions and hear events, only the viewer's own origin may call *change* functions;
 \`["*"]\`: any page may do anything; a list: those origins may do anything, any other page gets only an error.
-Vectors are \`[x, y, z]\` in world units (metres); angles are degrees unless said otherwise.`;
+Vectors are \`[x, y, z]\` in world units (metres); angles are degrees unless said otherwise.
+
+Saving as a person: annotations are the scene's comments, saved by the model service as the signed-in person. A page
+of the viewer's own site uses the viewer's sign-in. A host page of another site cannot (the framed viewer does not see
+its own site's storage): it hands over its user's token with \`setAuthToken({ token })\`, a JWT of the same identity
+provider, which the service checks; the viewer keeps it in memory only and never sends it back. Only pages allowed to
+change the scene may.`;
 
 export function markdownReference(): string {
   const entries = docEntries();

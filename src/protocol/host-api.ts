@@ -22,6 +22,8 @@ export const MAX_HOST_ORIGINS = 50;
 export const MAX_HOTSPOTS = 1000;
 /** Largest renderOffscreenFrame / screenshot side, in pixels. */
 export const MAX_FRAME_SIDE = 8192;
+/** Longest bearer token a host page may hand over (as the meeting's AUTH_REQUEST). */
+export const MAX_TOKEN_LENGTH = 16_000;
 
 // ---- the scene's allowlist ---------------------------------------------------------------------
 
@@ -249,6 +251,15 @@ export const AnnotationInfo = z.object({
   target: Vec3Out,
 });
 export type AnnotationInfo = z.infer<typeof AnnotationInfo>;
+export const AuthInfo = z.object({
+  /** Whether the viewer now saves as the person of the host's token. */
+  signedIn: z.boolean(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  /** When the token expires (milliseconds since 1970, its `exp`), null without one. */
+  expiresAt: z.number().nullable(),
+});
+export type AuthInfo = z.infer<typeof AuthInfo>;
 export const AnimationInfo = z.object({
   modelId: z.string(),
   id: z.string(),
@@ -405,19 +416,33 @@ export const HOST_FUNCTIONS = {
     }),
     Image,
   ),
+  // signing in
+  setAuthToken: fn(
+    'Sign-in',
+    'change',
+    "Hands the viewer a signed-in person's bearer token, so that what the viewer saves (annotations, comments) is saved as that person: a viewer framed by another site cannot read the person's own sign-in. The token is a JWT of the viewer's identity provider (audience 'parametricos', as `npm run token` prints); the model service checks it before it is kept (a refused or expired one is not kept, the one before stays). It is kept in the viewer's memory only (a reload forgets it), sent only to the viewer's model service, and never posted back. `null` forgets it (the viewer's own sign-in, if any, is used again). Only pages the scene's hostOrigins lets change the scene may call it; call it again with a fresh token before `expiresAt`.",
+    args({
+      token: z
+        .string({ error: (issue) => (issue.input === undefined ? 'token undefined.' : 'token must be a string (a JWT) or null') })
+        .max(MAX_TOKEN_LENGTH, { error: `token must be at most ${MAX_TOKEN_LENGTH} characters` })
+        .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, { error: 'token must be a JWT: three base64url parts joined by dots' })
+        .nullable(),
+    }),
+    AuthInfo,
+  ),
   // annotations
   listAnnotations: fn('Annotations', 'read', "The annotations: the scene's comment threads, as stored by the model service (read by whoever may read the scene).", none, z.array(AnnotationInfo)),
   createAnnotation: fn(
     'Annotations',
     'change',
-    "Pins an annotation at a 3D point; `eye`/`target` default to the current camera. Saved at once as a comment thread of the scene (with the whole current view: camera, section planes, measurements), so it is there after a reload and for everyone. Refused with the service's reason when the page's user is not signed in (no token generator, no sign-in) or the owner turned comments off; an annotation needs a title or a text.",
+    "Pins an annotation at a 3D point; `eye`/`target` default to the current camera. Saved at once as a comment thread of the scene (with the whole current view: camera, section planes, measurements), so it is there after a reload and for everyone. Saved as the signed-in person: the viewer's own sign-in (a page of the viewer's site), or the token a host page handed over with setAuthToken. Refused with the service's reason when there is neither or the owner turned comments off; an annotation needs a title or a text.",
     args({ position: vec3('position'), title: text('title'), text: text('text').optional(), eye: vec3('eye').optional(), target: vec3('target').optional() }),
     AnnotationInfo,
   ),
   updateAnnotation: fn(
     'Annotations',
     'change',
-    'Changes the title and text given, saved at once; only the comment\'s author may (the service refuses others). The position, eye and target of a saved annotation cannot change: remove it and create it again.',
+    "Changes what is given, saved at once: the title and text, the pin's `position`, and the view's camera `eye`/`target` (the rest of its view stays: projection, field of view, section planes, measurements). Only the comment's author may (the service refuses others). An empty text keeps the title as the text; eye and target must differ.",
     args({ id: id('id'), title: text('title').optional(), text: text('text').optional(), position: vec3('position').optional(), eye: vec3('eye').optional(), target: vec3('target').optional() }),
     AnnotationInfo,
   ),

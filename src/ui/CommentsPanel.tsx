@@ -21,6 +21,8 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
   const [current, setCurrent] = useState<string | null>(null);
   const [reply, setReply] = useState('');
   const [busy, setBusy] = useState(false);
+  /** The thread's or a reply's text being edited in place (its author's own), with the last failure. */
+  const [editing, setEditing] = useState<{ threadId: string; replyId: string | null; text: string; error: string | null } | null>(null);
   const [bcf, setBcf] = useState<{ busy: boolean; lines: string[]; failed: boolean } | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
 
@@ -44,6 +46,7 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
 
   const show = (id: string) => {
     setCurrent(id);
+    setEditing(null);
     comments.select(id);
     const thread = session.find(id);
     if (thread) {
@@ -52,16 +55,76 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
     }
   };
 
-  const act = async (work: () => Promise<unknown>) => {
+  const act = async (work: () => Promise<unknown>, onError?: (message: string) => void) => {
     setBusy(true);
     try {
       await work();
-    } catch {
-      // The session keeps the error text; the panel shows it.
+    } catch (error) {
+      // The session keeps the error text; the panel shows it (and the edit form, its own).
+      onError?.(error instanceof Error ? error.message : String(error));
     } finally {
       setBusy(false);
     }
   };
+
+  /** Saves the text being edited; a failure keeps the form open with the text and says why. */
+  const saveEdit = () => {
+    const edit = editing;
+    if (!edit) return;
+    const text = edit.text.trim();
+    if (!text) {
+      setEditing({ ...edit, error: 'The text must not be empty: write something, or press Escape to keep the old text.' });
+      return;
+    }
+    const thread = session.find(edit.threadId);
+    const before = edit.replyId ? thread?.replies.find((r) => r._id === edit.replyId)?.text : thread?.text;
+    if (text === before) {
+      setEditing(null);
+      return;
+    }
+    void act(
+      async () => {
+        if (edit.replyId) await session.updateReply(edit.threadId, edit.replyId, text);
+        else await session.update(edit.threadId, { text });
+        setEditing(null);
+      },
+      (message) => setEditing((e) => (e ? { ...e, error: message } : e)),
+    );
+  };
+  const own = (author: { _id: string }) => snap.userId !== null && author._id === snap.userId;
+  const editForm = () =>
+    editing && (
+      <form
+        className="comment-edit"
+        data-testid="comment-edit-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          saveEdit();
+        }}
+      >
+        <textarea
+          autoFocus
+          value={editing.text}
+          aria-label="Edit the text"
+          data-testid="comment-edit-text"
+          onChange={(e) => setEditing({ ...editing, text: e.target.value, error: null })}
+          onKeyDown={(e) => submitKeys(e, saveEdit, () => setEditing(null))}
+        />
+        {editing.error && (
+          <p className="comments-error" role="alert" data-testid="comment-edit-error">
+            {editing.error}
+          </p>
+        )}
+        <div className="comment-actions">
+          <button type="submit" disabled={busy} data-testid="comment-edit-save">
+            Save
+          </button>
+          <button type="button" data-testid="comment-edit-cancel" onClick={() => setEditing(null)}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    );
 
   const post = () =>
     act(async () => {
@@ -248,19 +311,30 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
               <div className="comment-head">
                 <strong>{authorName(thread.author)}</strong> <span className="comment-time">{time(thread.createdAt)}</span>
               </div>
-              <p className="comment-body" data-testid="comment-body">
-                {thread.text}
-              </p>
+              {editing && editing.threadId === thread._id && editing.replyId === null ? (
+                editForm()
+              ) : (
+                <p className="comment-body" data-testid="comment-body">
+                  {thread.text}
+                </p>
+              )}
               <ul className="comment-reply-list">
                 {thread.replies.map((r) => (
-                  <li key={r._id} data-testid="comment-reply">
+                  <li key={r._id} data-testid="comment-reply" data-reply-id={r._id}>
                     <strong>{authorName(r.author)}</strong> <span className="comment-time">{time(r.createdAt)}</span>
-                    <p>{r.text}</p>
-                    {snap.mayModerate && (
-                      <button type="button" onClick={() => void act(() => session.removeReply(thread._id, r._id))}>
-                        Delete reply
-                      </button>
-                    )}
+                    {editing && editing.threadId === thread._id && editing.replyId === r._id ? editForm() : <p data-testid="reply-body">{r.text}</p>}
+                    <div className="comment-actions">
+                      {own(r.author) && snap.commentsEnabled && !(editing && editing.replyId === r._id) && (
+                        <button type="button" data-testid="reply-edit" disabled={busy} onClick={() => setEditing({ threadId: thread._id, replyId: r._id, text: r.text, error: null })}>
+                          Edit
+                        </button>
+                      )}
+                      {(own(r.author) || snap.mayModerate) && (
+                        <button type="button" data-testid="reply-delete" disabled={busy} onClick={() => void act(() => session.removeReply(thread._id, r._id))}>
+                          Delete reply
+                        </button>
+                      )}
+                    </div>
                   </li>
                 ))}
               </ul>
@@ -293,20 +367,28 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
                 <button type="button" data-testid="comment-goto" onClick={() => void comments.openView(thread.view, true)}>
                   Go to view
                 </button>
-                <button
-                  type="button"
-                  data-testid="comment-delete"
-                  disabled={busy}
-                  onClick={() =>
-                    void act(async () => {
-                      await session.remove(thread._id);
-                      setCurrent(null);
-                      comments.select(null);
-                    })
-                  }
-                >
-                  Delete
-                </button>
+                {own(thread.author) && snap.commentsEnabled && !(editing && editing.threadId === thread._id && editing.replyId === null) && (
+                  <button type="button" data-testid="comment-edit" disabled={busy} onClick={() => setEditing({ threadId: thread._id, replyId: null, text: thread.text, error: null })}>
+                    Edit
+                  </button>
+                )}
+                {(own(thread.author) || snap.mayModerate) && (
+                  <button
+                    type="button"
+                    data-testid="comment-delete"
+                    disabled={busy}
+                    onClick={() =>
+                      void act(async () => {
+                        await session.remove(thread._id);
+                        setCurrent(null);
+                        setEditing(null);
+                        comments.select(null);
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                )}
               </div>
             </div>
           )}

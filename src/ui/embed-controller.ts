@@ -2,6 +2,7 @@ import { ref } from 'valtio';
 import { deferredAnnotationStore } from '../api/annotations';
 import type { PageComments } from './comments-bridge';
 import { createHostApi, type HostApi } from '../api/host-api';
+import { createHostAuth, modelServiceWhoIs } from '../api/host-auth';
 import { createViewerApi, type ViewerApi } from '../api/viewer-api';
 import { mark, sceneDocuments } from '../viewer/documents';
 import type { QualityTier } from '../viewer/quality';
@@ -80,6 +81,15 @@ export function createEmbedController(
     settleComments = resolve;
   });
   const commentSession = () => commentsReady.then((c) => c?.session ?? null);
+  // A person's token handed over by the host page (setAuthToken): kept in memory only, checked with
+  // the scene's model service, and used for the comments before the viewer's own sign-in.
+  const hostAuth = createHostAuth({
+    whoIs: async (token) => modelServiceWhoIs((await sceneDocuments(sceneId)).config.endpoints.modelService)(token),
+  });
+  // What the comments' user may do changed with the token: the list says it again (a failure is the session's error, shown by the panel).
+  const offHostAuth = hostAuth.subscribe(() => {
+    void commentSession().then((session) => session?.refresh().catch(() => undefined));
+  });
   sceneDocuments(sceneId).then(
     ({ scene }) => hostApi.setOrigins(scene.hostOrigins),
     (error) => hostApi.fail(`The scene could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
@@ -146,7 +156,11 @@ export function createEmbedController(
       // API's annotation calls made meanwhile wait for them.
       import('./comments-bridge')
         .then(({ startComments }) =>
-          startComments(shownViewer, { modelService: config.endpoints.modelService, sceneId: scene._id, token: async () => (sceneAccess ? sceneAccess.token() : null) }),
+          startComments(shownViewer, {
+            modelService: config.endpoints.modelService,
+            sceneId: scene._id,
+            token: async () => hostAuth.token() ?? (sceneAccess ? sceneAccess.token() : null),
+          }),
         )
         .then(
           (started) => {
@@ -176,6 +190,7 @@ export function createEmbedController(
             return started ? started.open(id, transition) : false;
           },
         },
+        auth: hostAuth,
       });
       hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
@@ -248,6 +263,7 @@ export function createEmbedController(
       meeting?.leave();
       meeting = null;
       abort.abort();
+      offHostAuth();
       settleComments(null);
       comments = null;
       viewerApi?.dispose();

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { BOX, writeToolsBox } from './fixtures-tools';
 import { importIntoScene, ROOT, settled } from './helpers';
@@ -18,10 +18,10 @@ const EMBED = `/embed/${SCENE}?quality=low&uiWatermark=false`;
 test.describe.configure({ mode: 'serial' });
 test.setTimeout(300_000);
 
-async function signInTo(page: Page, path: string) {
+async function signInTo(page: Page, path: string, name: [string, string] = ['Ada', 'Lovelace']) {
   await page.goto(`/auth/sign-in?returnTo=${encodeURIComponent(path)}`);
-  await page.getByLabel(/first name/i).fill('Ada');
-  await page.getByLabel(/last name/i).fill('Lovelace');
+  await page.getByLabel(/first name/i).fill(name[0]);
+  await page.getByLabel(/last name/i).fill(name[1]);
   await page.getByRole('button', { name: /sign in/i }).click();
   await page.waitForURL((url) => url.pathname === path.split('?')[0], { timeout: 60_000 });
 }
@@ -183,16 +183,23 @@ test('place a comment, reply, resolve, reload and find it; its pin sits on its p
     expect(blueness(dim)).toBeLessThan(blueness(fill) - 40);
   });
 
-  await test.step('a click on the pin opens its thread', async () => {
+  await test.step("a click on the pin opens its thread and flies the camera to the comment's view", async () => {
+    // Back to the front, then a little aside and closer: the pin is in sight, the view is not the comment's.
     await page.evaluate(async () => {
       const controls = (window as any).__viewer.viewer.navigation.controls;
-      await controls.rotate(Math.PI, 0, false);
+      await controls.rotate(Math.PI + 0.35, 0.1, false);
+      await controls.dolly(0.5, false);
     });
     await frame(page);
+    const view = await page.evaluate(async (i) => (await (await fetch(`/v1/scenes/comments-box/comments/${i}`)).json()).view, id);
+    const away = (pose: { position: number[]; target: number[] }) =>
+      Math.hypot(...pose.position.map((v, k) => v - view.position[k])) + Math.hypot(...pose.target.map((v, k) => v - view.target[k]));
+    expect(away(await cameraPose(page))).toBeGreaterThan(0.2);
     const at = await toClient(page, point);
     await page.mouse.click(at.x, at.y);
     await expect(page.getByTestId('comment-thread')).toBeVisible();
     await expect(page.getByTestId('comment-body')).toHaveText('The paint is scratched here');
+    await expect.poll(async () => away(await cameraPose(page)), { timeout: 20_000 }).toBeLessThan(1e-3);
   });
   expect(errors).toEqual([]);
 });
@@ -339,4 +346,192 @@ test('in the editor: the comments panel is there, and the comment tool takes the
   await page.mouse.click(c.x + 40, c.y + 40);
   await expect.poll(selection).not.toBeNull();
   await page.screenshot({ path: test.info().outputPath('editor-comments.png') });
+});
+
+/** Runs a host-API function from the page itself (its own origin may call everything), as a host page would. */
+async function hostCall(page: Page, func: string, args: unknown): Promise<any> {
+  return page.evaluate(
+    ([f, a]) =>
+      new Promise((resolve, reject) => {
+        const requestId = `t-${Math.random()}`;
+        const on = (e: MessageEvent) => {
+          if (e.data?.type !== 'api.response' || e.data.requestId !== requestId) return;
+          removeEventListener('message', on);
+          if (e.data.error) reject(new Error(e.data.error));
+          else resolve(e.data.response);
+        };
+        addEventListener('message', on);
+        postMessage({ type: 'api.request', requestId, func: f, arguments: a }, location.origin);
+      }),
+    [func, args] as const,
+  );
+}
+
+test("opening a comment restores its measurements, its orthographic projection and its field of view", async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signInTo(page, EMBED);
+  await ready(page);
+  const X = BOX.width / 2;
+  const from: Vec = [-X + 0.08, 0.08, Z];
+  const to: Vec = [X - 0.08, 0.08, Z];
+
+  // The view to keep: a 2 m length along the front's bottom edge, field of view 30, orthographic and zoomed in.
+  await page.getByTestId('tool-length').click();
+  for (const p of [from, to]) {
+    const c = await toClient(page, p);
+    await page.mouse.click(c.x, c.y);
+  }
+  await expect(page.getByTestId('measure-label').filter({ hasText: '2.00 m' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('tool-length')).toHaveAttribute('aria-pressed', 'false');
+  const measured = await page.evaluate(() => {
+    const m = (window as any).__viewer.viewer.tools.measurements;
+    return m.list().map((x: any) => ({ kind: x.kind, points: m.points(x.id).map((p: any) => [p.x, p.y, p.z]) }));
+  });
+  expect(measured).toHaveLength(1);
+  expect((await hostCall(page, 'setCameraConfig', { fov: 30 })).fov).toBe(30);
+  await page.getByTestId('projection-toggle').click();
+  await expect.poll(() => page.evaluate(() => (window as any).__viewer.viewer.navigation.projection)).toBe('Orthographic');
+  await page.evaluate(async () => {
+    const controls = (window as any).__viewer.viewer.navigation.controls;
+    await controls.zoomTo(controls.camera.zoom * 1.4, false);
+  });
+  await frame(page);
+  const orthoHeight = () =>
+    page.evaluate(() => {
+      const c = (window as any).__viewer.viewer.navigation.orthographicCamera;
+      return (c.top - c.bottom) / c.zoom;
+    });
+  const heightThen = await orthoHeight();
+  const view = await cameraPose(page);
+  const id = await placeComment(page, [0.3, 1.5, Z], 'Seen square on');
+  const stored = await page.evaluate(async (i) => (await (await fetch(`/v1/scenes/comments-box/comments/${i}`)).json()).view, id);
+  expect(stored).toMatchObject({ projection: 'Orthographic', fov: 30 });
+  expect(stored.orthoHeight).toBeCloseTo(heightThen, 4);
+  expect(stored.measurements).toEqual(measured);
+
+  // Everything changes: the measurement goes, perspective with fov 50, the camera turns.
+  await page.evaluate(() => {
+    const m = (window as any).__viewer.viewer.tools.measurements;
+    for (const x of m.list()) m.remove(x.id);
+  });
+  await expect(page.getByTestId('measure-label')).toHaveCount(0);
+  await page.getByTestId('projection-toggle').click();
+  await expect.poll(() => page.evaluate(() => (window as any).__viewer.viewer.navigation.projection)).toBe('Perspective');
+  expect((await hostCall(page, 'setCameraConfig', { fov: 50 })).fov).toBe(50);
+  await page.evaluate(async () => {
+    const controls = (window as any).__viewer.viewer.navigation.controls;
+    await controls.rotate(-1.2, 0.3, false);
+  });
+
+  // Its entry opens the view again: orthographic at the same height, fov 30, the measurement back.
+  await page.locator(`[data-testid=comment-entry][data-comment-id="${id}"]`).click();
+  await expect.poll(() => page.evaluate(() => (window as any).__viewer.viewer.navigation.projection)).toBe('Orthographic');
+  await expect.poll(async () => {
+    const pose = await cameraPose(page);
+    return Math.hypot(...pose.position.map((v, k) => v - view.position[k])) + Math.hypot(...pose.target.map((v, k) => v - view.target[k]));
+  }, { timeout: 20_000 }).toBeLessThan(1e-3);
+  await expect.poll(orthoHeight, { timeout: 20_000 }).toBeCloseTo(heightThen, 3);
+  expect(await page.evaluate(() => (window as any).__viewer.viewer.navigation.perspectiveCamera.fov)).toBe(30);
+  expect((await hostCall(page, 'getCamera', {})).fov).toBe(30);
+  const back = await page.evaluate(() => {
+    const m = (window as any).__viewer.viewer.tools.measurements;
+    return m.list().map((x: any) => ({ kind: x.kind, points: m.points(x.id).map((p: any) => [p.x, p.y, p.z]) }));
+  });
+  expect(back).toEqual(measured);
+  await expect(page.getByTestId('measure-label').filter({ hasText: '2.00 m' })).toHaveCount(1);
+  await page.screenshot({ path: test.info().outputPath('ortho-view-restored.png') });
+  // Leave the camera as the other tests expect it.
+  await page.getByTestId('projection-toggle').click();
+  await hostCall(page, 'setCameraConfig', { fov: 45 });
+  expect(errors).toEqual([]);
+});
+
+test("authors edit their own thread's and reply's text in place; another person sees no edit on them", async ({ page, browser, baseURL }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signInTo(page, EMBED);
+  await ready(page);
+  const id = await placeComment(page, [-0.6, 0.9, Z], 'The handel is loose');
+  const entry = page.locator(`[data-testid=comment-entry][data-comment-id="${id}"]`);
+  await entry.click();
+  const body = page.getByTestId('comment-body');
+  const edit = page.getByTestId('comment-edit-text');
+
+  await test.step('Escape cancels, an empty text is refused with a reason, Ctrl+Enter saves', async () => {
+    await page.getByTestId('comment-edit').click();
+    await expect(edit).toHaveValue('The handel is loose');
+    await edit.fill('Something else');
+    await edit.press('Escape');
+    await expect(edit).toBeHidden();
+    await expect(body).toHaveText('The handel is loose');
+    await page.getByTestId('comment-edit').click();
+    await edit.fill('   ');
+    await edit.press('Control+Enter');
+    await expect(page.getByTestId('comment-edit-error')).toHaveText(/must not be empty/);
+    // The service's refusal is shown in the form, and the text typed stays.
+    const tooLong = 'x'.repeat(10_001);
+    await edit.fill(tooLong);
+    await page.getByTestId('comment-edit-save').click();
+    await expect(page.getByTestId('comment-edit-error')).toContainText('text must be at most 10000 characters');
+    await expect(edit).toHaveValue(tooLong);
+    await edit.fill('The handle is loose');
+    await edit.press('Control+Enter');
+    await expect(edit).toBeHidden();
+    await expect(body).toHaveText('The handle is loose');
+  });
+
+  await test.step("a reply of one's own: edited and saved", async () => {
+    await page.getByTestId('reply-text').fill('Tightned it');
+    await page.getByTestId('reply-post').click();
+    const reply = page.getByTestId('comment-reply');
+    await expect(reply).toHaveCount(1);
+    await reply.getByTestId('reply-edit').click();
+    await edit.fill('Tightened it');
+    await page.getByTestId('comment-edit-save').click();
+    await expect(reply.getByTestId('reply-body')).toHaveText('Tightened it');
+  });
+
+  await test.step('after a reload the edited texts are there', async () => {
+    await page.reload();
+    await ready(page);
+    await page.getByTestId('comments-toggle').click();
+    await entry.click();
+    await expect(body).toHaveText('The handle is loose');
+    await expect(page.getByTestId('reply-body')).toHaveText('Tightened it');
+    const saved = await page.evaluate(async (i) => (await (await fetch(`/v1/scenes/comments-box/comments/${i}`)).json()), id);
+    expect([saved.text, saved.replies[0].text]).toEqual(['The handle is loose', 'Tightened it']);
+  });
+
+  await test.step('another person: no edit or delete on what is not theirs; both on their own reply', async () => {
+    const context = await browser.newContext({ baseURL });
+    const other = await context.newPage();
+    try {
+      await signInTo(other, EMBED, ['Grace', 'Hopper']);
+      await ready(other);
+      await other.getByTestId('comments-toggle').click();
+      await other.locator(`[data-testid=comment-entry][data-comment-id="${id}"]`).click();
+      await expect(other.getByTestId('comment-body')).toHaveText('The handle is loose');
+      const adas: Locator = other.getByTestId('comment-reply').filter({ hasText: 'Tightened it' });
+      await expect(adas).toHaveCount(1);
+      await expect(other.getByTestId('comment-edit')).toHaveCount(0);
+      await expect(other.getByTestId('comment-delete')).toHaveCount(0);
+      await expect(adas.getByTestId('reply-edit')).toHaveCount(0);
+      await expect(adas.getByTestId('reply-delete')).toHaveCount(0);
+      await other.getByTestId('reply-text').fill('Mine to change');
+      await other.getByTestId('reply-post').click();
+      const hers = other.getByTestId('comment-reply').filter({ hasText: 'Mine to change' });
+      await expect(hers.getByTestId('reply-edit')).toHaveCount(1);
+      // Her own reply she may delete (the service allows its author).
+      await hers.getByTestId('reply-delete').click();
+      await expect(other.getByTestId('comment-reply')).toHaveCount(1);
+    } finally {
+      await context.close();
+    }
+    // Ada deletes her own thread.
+    await page.getByTestId('comment-delete').click();
+    await expect(entry).toHaveCount(0);
+  });
+  expect(errors).toEqual([]);
 });

@@ -27,28 +27,36 @@ type Vec = [number, number, number];
  * checks treat them as it would a public host page and a public viewer.
  */
 let hostServer: Server | null = null;
+/** A second such server: an origin no scene lists. */
+let strangerServer: Server | null = null;
 let hostHtml = '';
 let hostOrigin = '';
+let strangerOrigin = '';
 test.beforeAll(async () => {
-  hostServer = createServer((request, response) => {
-    if (request.url?.startsWith('/host-page.html')) {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      response.end(hostHtml);
-    } else {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => hostServer!.listen(0, '127.0.0.1', resolve));
-  hostOrigin = `http://127.0.0.1:${(hostServer.address() as AddressInfo).port}`;
+  const serve = async () => {
+    const server = createServer((request, response) => {
+      if (request.url?.startsWith('/host-page.html')) {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+        response.end(hostHtml);
+      } else {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  };
+  ({ server: hostServer, origin: hostOrigin } = await serve());
+  ({ server: strangerServer, origin: strangerOrigin } = await serve());
 });
 test.afterAll(async () => {
   await new Promise((resolve) => hostServer?.close(resolve));
+  await new Promise((resolve) => strangerServer?.close(resolve));
 });
 
 function origins(baseURL: string | undefined) {
   const viewer = new URL(baseURL!);
   viewer.hostname = 'localhost';
-  return { host: hostOrigin, viewer: viewer.origin };
+  return { host: hostOrigin, viewer: viewer.origin, stranger: strangerOrigin };
 }
 
 /** A scene of its own with the model and the given hostOrigins (once per run). */
@@ -66,14 +74,20 @@ async function scene(id: string, hostOrigins: string[] | undefined): Promise<str
   return id;
 }
 
-/** Opens the host page (served by the test at the host origin) with the viewer of `sceneId` in an iframe. */
-async function openHost(page: Page, baseURL: string | undefined, sceneId: string, sameOrigin = false): Promise<Frame> {
-  const { host, viewer } = origins(baseURL);
+/**
+ * Opens the host page with the viewer of `sceneId` in an iframe: at the host origin (served by the
+ * test's server), at the viewer's own origin ('same'), or at an origin no scene lists ('stranger').
+ */
+async function openHost(page: Page, baseURL: string | undefined, sceneId: string, at: 'host' | 'same' | 'stranger' = 'host'): Promise<Frame> {
+  const { host, viewer, stranger } = origins(baseURL);
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>host</title></head><body style="margin:0">
 <iframe id="viewer" src="${viewer}/embed/${sceneId}?instanceId=left" style="width:800px;height:500px;border:0"></iframe>
 <script type="module">
 import { ViewerClient } from '${viewer}/api/viewer-client.js';
 window.events = [];
+// Every message the page receives, as sent (the token handed over must never come back).
+window.received = [];
+window.addEventListener('message', (e) => window.received.push(JSON.stringify(e.data)));
 const client = new ViewerClient(document.getElementById('viewer'));
 client.on('*', (data, event) => window.events.push({ event, data }));
 window.called = new Set();
@@ -88,11 +102,11 @@ window.client = client;
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   (page as unknown as { __errors: string[] }).__errors = errors;
-  if (sameOrigin) {
+  if (at === 'same') {
     // The host page served at the viewer's own origin (a page of the same site embedding it).
     await page.route(`${viewer}/same-origin-host.html`, (route) => route.fulfill({ contentType: 'text/html', body: html }));
     await page.goto(`${viewer}/same-origin-host.html`);
-  } else await page.goto(`${host}/host-page.html`);
+  } else await page.goto(`${at === 'host' ? host : stranger}/host-page.html`);
   const frame = await (await page.locator('#viewer').elementHandle())!.contentFrame();
   if (!frame) throw new Error('The viewer frame is missing.');
   await frame.waitForURL(/\/embed\//);
@@ -269,7 +283,18 @@ test('a host page of another origin calls every function and sees its effect', a
   const anim = { modelId, animation: animations[0].name };
   expect((await ok(page, 'playAnimation', anim)).status).toBe('playing');
   await expect.poll(async () => (await hostEvents(page, 'animation')).some((e) => e.data.eventType === 'start')).toBe(true);
+  // The event's fields, as the specification lists them.
+  const started = (await hostEvents(page, 'animation')).find((e) => e.data.eventType === 'start')!.data;
+  expect(Object.keys(started).sort()).toEqual(['animationName', 'duration', 'eventType', 'isPlaying', 'loop', 'modelId', 'time', 'weight']);
+  expect(started).toMatchObject({ modelId, animationName: animations[0].name, eventType: 'start', isPlaying: true, loop: true, weight: 1 });
+  expect(started.duration).toBeCloseTo(animations[0].duration, 5);
+  expect(started.time).toBeGreaterThanOrEqual(0);
+  expect(started.time).toBeLessThanOrEqual(animations[0].duration);
   expect((await ok(page, 'pauseAnimation', anim)).status).toBe('paused');
+  await expect.poll(async () => (await hostEvents(page, 'animation')).some((e) => e.data.eventType === 'pause')).toBe(true);
+  const paused = (await hostEvents(page, 'animation')).find((e) => e.data.eventType === 'pause')!.data;
+  expect(paused).toMatchObject({ modelId, animationName: animations[0].name, isPlaying: false, loop: true });
+  expect(paused.duration).toBeCloseTo(animations[0].duration, 5);
   expect((await ok(page, 'seekAnimation', { ...anim, time: 0.5 })).time).toBeCloseTo(0.5, 5);
   expect((await ok(page, 'resumeAnimation', anim)).status).toBe('playing');
   expect((await ok(page, 'setAnimationSpeed', { speed: 2 })).speed).toBe(2);
@@ -314,6 +339,11 @@ test('a host page of another origin calls every function and sees its effect', a
   for (const func of ['updateAnnotation', 'gotoAnnotation', 'removeAnnotation']) {
     expect((await call(page, func, { id: 'nope', ...(func === 'updateAnnotation' ? { title: 'x' } : {}) })).error, func).toMatch(/annotation/i);
   }
+  // A token the model service refuses is not kept (the saved path with a real one is a test of its own).
+  expect((await call(page, 'setAuthToken', { token: 'e30.e30.bm90LWEtc2lnbmF0dXJl' })).error).toMatch(/^setAuthToken failed: The model service refused the token: Invalid token/);
+  expect((await call(page, 'setAuthToken', { token: 'not a jwt' })).error).toBe('setAuthToken: arguments.token: token must be a JWT: three base64url parts joined by dots');
+  expect(await ok(page, 'setAuthToken', { token: null })).toEqual({ signedIn: false, firstName: null, lastName: null, expiresAt: null });
+  expect((await call(page, 'createAnnotation', { position: hit.position, title: 'Valve' })).error).toMatch(/^createAnnotation failed: Sign in required/);
 
   // ---- a click in the viewer: raycast and selection
   const box = (await page.locator('#viewer').boundingBox())!;
@@ -323,6 +353,29 @@ test('a host page of another origin calls every function and sees its effect', a
   expect(raycast).toMatchObject({ modelId });
   expect(raycast.position).toHaveLength(3);
   expect((await hostEvents(page, 'selection')).at(-1).data.modelId).toBe(modelId);
+
+  // ---- a length measured with the tool (two clicks on the model): the measurement event and the list
+  await ok(page, 'activateTool', { tool: 'length-measure-tool' });
+  // Below right of the centre: its label stays clear of the section plane's double-click below.
+  const from = await ok(page, 'pickFromScreen', { x: 430, y: 300 });
+  const to = await ok(page, 'pickFromScreen', { x: 480, y: 315 });
+  expect(from).not.toBeNull();
+  expect(to).not.toBeNull();
+  await page.mouse.click(box.x + 430, box.y + 300);
+  await page.mouse.click(box.x + 480, box.y + 315);
+  await expect.poll(async () => (await hostEvents(page, 'measurement')).map((e) => e.data.action)).toContain('created');
+  const measured = (await hostEvents(page, 'measurement')).find((e) => e.data.action === 'created')!.data;
+  expect(measured).toMatchObject({ kind: 'length' });
+  expect(measured.points).toHaveLength(2);
+  const [m0, m1] = measured.points as Vec[];
+  expect(measured.value).toBeCloseTo(Math.hypot(m1[0] - m0[0], m1[1] - m0[1], m1[2] - m0[2]), 5);
+  expect(measured.value).toBeGreaterThan(0);
+  expect(measured.label).toMatch(/m$/);
+  // The points are where the clicks hit (or a vertex snapped to near them).
+  expect(Math.hypot(m0[0] - from.position[0], m0[1] - from.position[1], m0[2] - from.position[2])).toBeLessThan(0.5);
+  expect(Math.hypot(m1[0] - to.position[0], m1[1] - to.position[1], m1[2] - to.position[2])).toBeLessThan(0.5);
+  expect(await ok(page, 'listMeasurements')).toEqual([{ id: measured.id, kind: 'length', value: measured.value, label: measured.label, points: measured.points }]);
+  await ok(page, 'activateTool', { tool: null });
 
   // ---- a section plane made with the tool: the section event and the list
   await ok(page, 'activateTool', { tool: 'section-tool' });
@@ -350,7 +403,7 @@ test("annotations made through the API are saved as the scene's comments when th
   const sceneId = await scene('host-api-annotations', undefined);
   const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: 'Hana', lastName: 'Host' });
   await page.addInitScript(([key, value]) => localStorage.setItem(key, value), [TOKEN_STORAGE_KEY, JSON.stringify({ token, expiresAt: Date.now() + 3600_000 })] as const);
-  await openHost(page, baseURL, sceneId, true);
+  await openHost(page, baseURL, sceneId, 'same');
   const info = await page.evaluate(() => (window as any).ready);
   expect(info.error).toBeUndefined();
   await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
@@ -379,6 +432,111 @@ test("annotations made through the API are saved as the scene's comments when th
   await ok(page, 'removeAnnotation', { id: note.id });
   await expect.poll(ids).not.toContain(note.id);
   expect((await call(page, 'gotoAnnotation', { id: note.id })).error).toMatch(/There is no annotation/);
+});
+
+test("a host page of another site hands over its user's token: its annotations are saved, and a page not allowed cannot", async ({ page, baseURL }) => {
+  test.setTimeout(420_000);
+  const { host } = origins(baseURL);
+  const sceneId = await scene('host-api-saved', [host]);
+  const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: 'Hana', lastName: 'Host' });
+  const comments = async (id = sceneId) => ((await (await fetch(`${baseURL}/v1/scenes/${id}/comments`)).json()) as { comments: any[] }).comments;
+  const before = (await comments()).map((c) => c._id);
+
+  const frame = await openHost(page, baseURL, sceneId);
+  const info = await page.evaluate(() => (window as any).ready);
+  expect(info).toMatchObject({ mayChange: true });
+  await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
+  const hit = await ok(page, 'pickFromScreen', { x: 400, y: 250 });
+  expect(hit).not.toBeNull();
+  // The framed viewer sees no sign-in of its own: nothing is saved until the host hands a token over.
+  expect((await call(page, 'createAnnotation', { position: hit.position, title: 'Valve' })).error).toMatch(/^createAnnotation failed: Sign in required/);
+  const signedIn = await ok(page, 'setAuthToken', { token });
+  expect(signedIn).toMatchObject({ signedIn: true, firstName: 'Hana', lastName: 'Host' });
+  expect(signedIn.expiresAt).toBeGreaterThan(Date.now());
+  // The viewer's own comment panel now acts for the same person.
+  await expect(frame.getByTestId('comment-tool')).toBeEnabled({ timeout: 30_000 });
+
+  // Threads a failed earlier run may have left in this scene are not this test's.
+  const mine = (list: { id: string }[]) => list.filter((a) => !before.includes(a.id));
+  let saved = { id: '' };
+  await test.step('create, update, list, go to: each saved on the model service', async () => {
+    const note = await ok(page, 'createAnnotation', { position: hit.position, title: 'Valve', text: 'It drips', eye: [5, 5, 5], target: hit.position });
+    expect(note).toMatchObject({ title: 'Valve', text: 'It drips', eye: [5, 5, 5] });
+    await expect.poll(async () => (await comments()).find((c) => c._id === note.id)?.author).toMatchObject({ firstName: 'Hana', lastName: 'Host' });
+    expect((await ok(page, 'updateAnnotation', { id: note.id, title: 'Pump', text: 'It drips a lot' })).title).toBe('Pump');
+    // The pin and the view move: the service keeps the new anchor and camera, the rest of the view stays.
+    const moved: Vec = [hit.position[0] + 0.1, hit.position[1], hit.position[2]];
+    const updated = await ok(page, 'updateAnnotation', { id: note.id, position: moved, eye: [6, 4, 6] });
+    expect(updated).toMatchObject({ id: note.id, title: 'Pump', text: 'It drips a lot', eye: [6, 4, 6] });
+    expect(close(updated.position, moved)).toBe(true);
+    const stored = (await comments()).find((c) => c._id === note.id)!;
+    expect(stored).toMatchObject({ title: 'Pump', text: 'It drips a lot' });
+    expect(close(stored.anchor.position, moved)).toBe(true);
+    expect(stored.view.position).toEqual([6, 4, 6]);
+    expect(close(stored.view.target, hit.position)).toBe(true);
+    expect((await call(page, 'updateAnnotation', { id: note.id, eye: hit.position })).error).toBe('updateAnnotation failed: eye and target must differ: the camera needs a direction to look in.');
+    expect(mine(await ok(page, 'listAnnotations'))).toEqual([updated]);
+    saved = note;
+    const went = await ok(page, 'gotoAnnotation', { id: note.id, transition: false });
+    expect(close(went.position, [6, 4, 6], 1e-2)).toBe(true);
+    expect(close(went.target, hit.position, 1e-2)).toBe(true);
+  });
+
+  // The token never comes back to the page, and the viewer writes it nowhere.
+  const received: string[] = await page.evaluate(() => (window as any).received);
+  expect(received.length).toBeGreaterThan(0);
+  expect(received.filter((m) => m.includes(token))).toEqual([]);
+  const stored = await frame.evaluate(() => {
+    // A framed page of another site may be refused its storage altogether (why the token is handed over).
+    const dump = (read: () => Storage) => {
+      try {
+        const s = read();
+        return Object.keys(s).map((k) => `${k}=${s.getItem(k)}`).join('\n');
+      } catch (error) {
+        return `blocked: ${(error as Error).name}`;
+      }
+    };
+    return `${dump(() => localStorage)}\n${dump(() => sessionStorage)}\n${document.cookie}`;
+  });
+  expect(stored).not.toContain(token);
+
+  await test.step('a reload forgets the token; the annotation is still there', async () => {
+    await page.reload();
+    await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => mine(await ok(page, 'listAnnotations')).map((a) => a.id), { timeout: 30_000 }).toEqual([saved.id]);
+    expect((await call(page, 'removeAnnotation', { id: saved.id })).error).toMatch(/^removeAnnotation failed: Sign in required/);
+    expect((await comments()).map((c) => c._id)).toContain(saved.id);
+  });
+
+  await test.step('a page of an origin the scene does not list can neither hand a token over nor save', async () => {
+    await openHost(page, baseURL, sceneId, 'stranger');
+    expect((await page.evaluate(() => (window as any).ready)).error).toMatch(/may not use this viewer's API/);
+    expect((await call(page, 'setAuthToken', { token })).error).toMatch(/may not use this viewer's API/);
+    expect((await call(page, 'createAnnotation', { position: hit.position, title: 'Intruder' })).error).toMatch(/may not use this viewer's API/);
+    expect((await call(page, 'removeAnnotation', { id: saved.id })).error).toMatch(/may not use this viewer's API/);
+    expect((await comments()).map((c) => c._id).sort()).toEqual([...before, saved.id].sort());
+  });
+
+  await test.step('under the open default a page of another site may only read: the token is refused', async () => {
+    const open = await scene('host-api-annotations', undefined);
+    const openBefore = (await comments(open)).length;
+    await openHost(page, baseURL, open);
+    expect(await page.evaluate(() => (window as any).ready)).toMatchObject({ mayChange: false });
+    await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
+    expect((await call(page, 'setAuthToken', { token })).error).toMatch(/^'setAuthToken' changes the scene, and the page at http:\/\/127\.0\.0\.1:\d+ may only read/);
+    expect((await call(page, 'createAnnotation', { position: hit.position, title: 'Nope' })).error).toMatch(/^'createAnnotation' changes the scene/);
+    expect((await comments(open)).length).toBe(openBefore);
+  });
+
+  await test.step('the allowed host, with the token again, removes it', async () => {
+    await openHost(page, baseURL, sceneId);
+    await expect.poll(async () => (await hostEvents(page, 'viewerready')).length, { timeout: 120_000 }).toBeGreaterThan(0);
+    await ok(page, 'setAuthToken', { token });
+    expect(await ok(page, 'removeAnnotation', { id: saved.id })).toEqual({ ok: true });
+    expect((await comments()).map((c) => c._id)).not.toContain(saved.id);
+    expect((await call(page, 'gotoAnnotation', { id: saved.id })).error).toMatch(/There is no annotation/);
+  });
+  expect((page as unknown as { __errors: string[] }).__errors).toEqual([]);
 });
 
 test('a page outside the allowlist changes nothing and hears nothing', async ({ page, baseURL }) => {
@@ -474,4 +632,34 @@ test('10,000 fuzzed messages: no uncaught exception, and the viewer still answer
   const camera = await ok(page, 'getCamera');
   expect(camera.position).toHaveLength(3);
   expect((page as unknown as { __errors: string[] }).__errors).toEqual([]);
+});
+
+test('the example host page (/api/example.html) loads the client module and its buttons drive the viewer', async ({ page, baseURL }) => {
+  test.setTimeout(240_000);
+  const sceneId = await scene('host-api-open', [origins(baseURL).host]);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const clientModule = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/viewer-client.js');
+  await page.goto(`${baseURL}/api/example.html?scene=${sceneId}`);
+  expect((await clientModule).status()).toBe(200);
+  await expect(page.locator('#scene')).toHaveValue(sceneId);
+  const log = page.getByTestId('event-log');
+  // ViewerClient answered: the page lists the functions and makes a button per action.
+  await expect(log).toContainText(/ready: \d+ functions/, { timeout: 120_000 });
+  await expect(log).toContainText('registerHotspots →');
+  const frame = (await (await page.locator('#viewer').elementHandle())!.contentFrame())!;
+  const projection = () => frame.evaluate(() => (window as any).__viewer.viewer.navigation.projection);
+  expect(await projection()).toBe('Perspective');
+
+  await page.getByRole('button', { name: 'Get camera' }).click();
+  await expect(log.locator('li').filter({ hasText: /Get camera → \{"position":\[/ })).toHaveCount(1);
+  await page.getByRole('button', { name: 'Orthographic', exact: true }).click();
+  await expect(log.locator('li').filter({ hasText: /Orthographic → .*"projection":"Orthographic"/ })).toHaveCount(1);
+  await expect.poll(projection).toBe('Orthographic');
+  // The viewer's navigation event reached the page's log.
+  await expect(log.locator('li').filter({ hasText: /event navigation .*"projection":"Orthographic"/ }).first()).toBeVisible();
+  await page.getByRole('button', { name: 'Perspective', exact: true }).click();
+  await expect.poll(projection).toBe('Perspective');
+  await expect(log.locator('li.error')).toHaveCount(0);
+  expect(errors).toEqual([]);
 });

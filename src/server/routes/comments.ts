@@ -80,6 +80,7 @@ export default async function commentRoutes(app: FastifyInstance, opts: { config
       commentsEnabled: commentsOpen(scene),
       mayComment: mayComment(request.user, scene),
       mayModerate: isOwner(request.user, scene),
+      userId: request.user?.id ?? null,
     };
     return list;
   });
@@ -121,7 +122,8 @@ export default async function commentRoutes(app: FastifyInstance, opts: { config
     const user = requireUser(request);
     checkId('comment', request.params.commentId);
     const body = parseBody(UpdateCommentRequest, request.body);
-    const editsText = body.text !== undefined || body.title !== undefined;
+    // The anchor and the view are the author's like the text: a moved pin or a changed view.
+    const editsText = body.text !== undefined || body.title !== undefined || body.anchor !== undefined || body.view !== undefined;
     if (editsText) commenter(request, scene);
     const updated = await store.updateComment(scene._id, request.params.commentId, (thread) => {
       const own = thread.author._id === user.id;
@@ -133,6 +135,8 @@ export default async function commentRoutes(app: FastifyInstance, opts: { config
       const next: CommentThread = { ...thread, updatedAt: at };
       if (body.text !== undefined) next.text = body.text;
       if (body.title !== undefined) next.title = body.title;
+      if (body.anchor !== undefined) next.anchor = { ...body.anchor, _id: thread.anchor._id };
+      if (body.view !== undefined) next.view = body.view;
       if (body.status !== undefined && body.status !== thread.status) {
         next.status = body.status;
         if (body.status === 'resolved') {

@@ -119,6 +119,31 @@ describe.each(useBackends())('comments on %s', (backend) => {
     expect((await call('DELETE', `${base(publicScene)}/${second._id}`, owner)).status).toBe(204);
   });
 
+  it.skipIf(unavailable(backend))('the author moves the pin and changes the view (the anchor keeps its id); nobody else may', async () => {
+    const thread = (await call('POST', base(publicScene), reader, { anchor, view, text: 'Movable' })).json as CommentThread;
+    const path = `${base(publicScene)}/${thread._id}`;
+    const moved = { position: [2, 0.5, 1], target: [0, 0, 0], direction: [0, 0, -1] };
+    const otherView: CommentView = { ...view, position: [0, 0, 9], target: [0, 0, 0], projection: 'Orthographic', fov: 30, sections: [], measurements: [] };
+    const refused = await call('PATCH', path, owner, { anchor: moved, view: otherView });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toBe(`Only its author may edit comment '${thread._id}'`);
+    const updated = (await call('PATCH', path, reader, { anchor: moved, view: otherView })).json as CommentThread;
+    expect(updated.anchor).toEqual({ ...moved, _id: thread.anchor._id });
+    expect(updated.view).toEqual(otherView);
+    expect(updated.text).toBe('Movable');
+    expect(((await call('GET', path, null)).json as CommentThread).anchor.position).toEqual([2, 0.5, 1]);
+    // A malformed anchor is refused with the field named, and nothing changes.
+    const bad = await call('PATCH', path, reader, { anchor: { position: [1, 2], target: [0, 0, 0], direction: [0, 0, 1] } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatch(/anchor\.position/);
+    expect(((await call('GET', path, null)).json as CommentThread).anchor.position).toEqual([2, 0.5, 1]);
+    // The list names the asking user, so a page knows which threads are its user's own.
+    const readerId = JSON.parse(Buffer.from(reader.split('.')[1], 'base64url').toString()).sub as string;
+    expect(((await call('GET', base(publicScene), reader)).json as CommentList).userId).toBe(readerId);
+    expect(((await call('GET', base(publicScene), null)).json as CommentList).userId).toBeNull();
+    expect(updated.author._id).toBe(readerId);
+  });
+
   it.skipIf(unavailable(backend))('private scenes: only their readers see and write comments', async () => {
     expect((await call('GET', base(privateScene), null)).status).toBe(401);
     const denied = await call('GET', base(privateScene), reader);

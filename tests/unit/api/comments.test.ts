@@ -41,7 +41,7 @@ function fakeClient(): CommentsClient & { store: Map<string, CommentThread> } {
   let n = 0;
   return {
     store,
-    list: async () => ({ comments: [...store.values()], commentsEnabled: true, mayComment: true, mayModerate: false, ignored: 0 }),
+    list: async () => ({ comments: [...store.values()], commentsEnabled: true, mayComment: true, mayModerate: false, userId: 'u1', ignored: 0 }),
     get: async (id) => store.get(id) ?? null,
     create: async (body) => {
       const t = thread(`c${++n}`, { text: body.text, title: body.title ?? '', view: body.view, anchor: { ...body.anchor, _id: `a${n}` } });
@@ -49,7 +49,9 @@ function fakeClient(): CommentsClient & { store: Map<string, CommentThread> } {
       return t;
     },
     update: async (id, body) => {
-      const t = { ...store.get(id)!, ...body } as CommentThread;
+      const old = store.get(id)!;
+      // As the service: the anchor keeps its _id.
+      const t = { ...old, ...body, anchor: body.anchor ? { ...body.anchor, _id: old.anchor._id } : old.anchor } as CommentThread;
       store.set(id, t);
       return t;
     },
@@ -60,8 +62,11 @@ function fakeClient(): CommentsClient & { store: Map<string, CommentThread> } {
       store.set(id, next);
       return next;
     },
-    updateReply: async () => {
-      throw new Error('unused');
+    updateReply: async (id, replyId, text) => {
+      const t = store.get(id)!;
+      const next = { ...t, replies: t.replies.map((r) => (r._id === replyId ? { ...r, text } : r)) };
+      store.set(id, next);
+      return next;
     },
     removeReply: async () => {
       throw new Error('unused');
@@ -98,13 +103,43 @@ describe('comments session and meeting relay', () => {
     expect(() => handler!('peer', ['peer', { commentId: 'bad id!', action: 'created' }])).toThrow(/bad change/);
   });
 
-  it('host API annotations are threads: create, update text, remove', async () => {
-    const session = createCommentsSession(fakeClient(), () => undefined);
+  it('knows whose threads are its user\'s own, and edits a reply', async () => {
+    const client = fakeClient();
+    const session = createCommentsSession(client, () => undefined);
+    const changes: string[] = [];
+    session.onLocalChange((c) => changes.push(c.action));
+    await session.refresh();
+    expect(session.snapshot.userId).toBe('u1');
+    const made = await session.create({ anchor: thread('x').anchor, view, text: 'crack' });
+    const replied = await session.reply(made._id, 'seen');
+    const edited = await session.updateReply(made._id, replied.replies[0]._id, 'seen twice');
+    expect(edited.replies[0].text).toBe('seen twice');
+    expect(session.find(made._id)!.replies[0].text).toBe('seen twice');
+    expect(changes).toEqual(['created', 'replied', 'updated']);
+  });
+
+  it('host API annotations are threads: create, update text, move the pin and the view, remove', async () => {
+    const client = fakeClient();
+    const session = createCommentsSession(client, () => undefined);
     const store = commentAnnotationStore(session, { captureView: () => structuredClone(view), anchorFor: (p) => ({ position: p, target: [0, 0, 0], direction: [0, 0, -1] }) });
     const a = await store.create({ position: [1, 2, 3], title: 'Door', text: '', eye: [9, 9, 9], target: [0, 1, 0] });
     expect(a).toMatchObject({ title: 'Door', text: 'Door', position: [1, 2, 3], eye: [9, 9, 9], target: [0, 1, 0] });
     expect((await store.update(a.id, { text: 'Fire door' })).text).toBe('Fire door');
-    await expect(store.update(a.id, { position: [0, 0, 0] })).rejects.toThrow(/cannot change/);
+    // An empty text keeps the title as the text (a thread needs text); both empty is refused.
+    expect((await store.update(a.id, { text: ' ' })).text).toBe('Door');
+    await expect(store.update(a.id, { text: '', title: '' })).rejects.toThrow('An annotation needs a title or a text');
+    // The pin moves alone: the view stays.
+    const moved = await store.update(a.id, { position: [0, 0, 0] });
+    expect(moved).toMatchObject({ position: [0, 0, 0], eye: [9, 9, 9], target: [0, 1, 0] });
+    // A new eye: the view's camera and the anchor's target and direction follow; the rest of the view stays.
+    const turned = await store.update(a.id, { eye: [0, 1, 5] });
+    expect(turned).toMatchObject({ position: [0, 0, 0], eye: [0, 1, 5], target: [0, 1, 0] });
+    const saved = client.store.get(a.id)!;
+    expect(saved.anchor).toMatchObject({ _id: 'a1', target: [0, 1, 0], direction: [0, 0, -1] });
+    expect(saved.view).toMatchObject({ position: [0, 1, 5], target: [0, 1, 0], fov: 45, projection: 'Perspective' });
+    expect(saved.view.orthoHeight).toBeCloseTo(2 * 5 * Math.tan((45 * Math.PI) / 360), 9);
+    await expect(store.update(a.id, { target: [0, 1, 5] })).rejects.toThrow('eye and target must differ');
+    expect(client.store.get(a.id)!.view.target).toEqual([0, 1, 0]);
     await store.remove(a.id);
     expect(await store.list()).toEqual([]);
     await expect(store.remove(a.id)).rejects.toThrow("There is no annotation");

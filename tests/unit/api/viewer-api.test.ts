@@ -20,7 +20,7 @@ import { HOST_FUNCTIONS } from '../../../src/protocol/host-api';
 import { Emitter, type ViewerEventMap } from '../../../src/viewer/events';
 import type { Viewer } from '../../../src/viewer/viewer';
 
-function setup() {
+function setup(extra: Partial<Parameters<typeof createViewerApi>[0]> = {}) {
   const world = createViewerWorld();
   const events = new Emitter<ViewerEventMap>();
   let speed = 1;
@@ -38,7 +38,7 @@ function setup() {
   const emitted: { event: string; data: any }[] = [];
   const api = { listening: true, emit: (event: string, data: unknown) => emitted.push({ event, data }) } as unknown as HostApi;
   const canvas = { clientWidth: 800, clientHeight: 500, getBoundingClientRect: () => ({ left: 0, top: 0 }) } as unknown as HTMLCanvasElement;
-  const va = createViewerApi({ viewer, api, container: {} as HTMLElement, canvas });
+  const va = createViewerApi({ viewer, api, container: {} as HTMLElement, canvas, ...extra });
   return { world, events, va, emitted, speed: () => speed };
 }
 
@@ -108,6 +108,19 @@ describe('viewer API', () => {
     await expect(call(points(MAX_HOTSPOTS - 1, 3))).rejects.toThrow(/At most 1000 hotspots/);
     // Moving registered ones is still fine, and the refused call added nothing.
     await expect(call(points(0, 2))).resolves.toEqual({ count: MAX_HOTSPOTS });
+  });
+
+  it("setAuthToken hands the token to the viewer's keeper and answers with what it says; without one it refuses", async () => {
+    const set = vi.fn(async (token: string | null) => ({ signedIn: token !== null, firstName: token ? 'Hana' : null, lastName: token ? 'Host' : null, expiresAt: null }));
+    const { world, va } = setup({ auth: { set } });
+    const answer = va.execute('setAuthToken', { token: 'a.b.c' });
+    drainMessages(world);
+    await expect(answer).resolves.toEqual({ signedIn: true, firstName: 'Hana', lastName: 'Host', expiresAt: null });
+    expect(set).toHaveBeenCalledWith('a.b.c');
+    const none = setup();
+    const refused = none.va.execute('setAuthToken', { token: 'a.b.c' });
+    drainMessages(none.world);
+    await expect(refused).rejects.toThrow('This viewer saves nothing as a person');
   });
 
   it('removes its frame steps and message handler on dispose', () => {

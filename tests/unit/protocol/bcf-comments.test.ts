@@ -131,6 +131,21 @@ describe('commentsToBcf / bcfToComments', () => {
     expect(second.request.view).toMatchObject({ projection: 'Orthographic', orthoHeight: 12, fov: 50 });
   });
 
+  it("a field of view outside BCF 2.1's 45..60 horizontal degrees is lost (README, BCF); one inside round-trips", () => {
+    const roundTrip = (fov: number, aspect: number) => {
+      const bytes = exportBcf(commentsToBcf([thread('f', { view: { ...thread('f').view, fov } })], { aspect }));
+      return bcfToComments(importBcf(bytes), { aspect, defaultFov: 45, importer: ada }).threads[0]!.request.view.fov;
+    };
+    // The viewer's default 45 degrees vertical in a 16:9 view is about 73 degrees horizontal: it comes back at 60 (36 vertical).
+    expect(horizontalFov(45, 16 / 9)).toBeCloseTo(72.7, 1);
+    expect(roundTrip(45, 16 / 9)).toBeCloseTo(2 * Math.atan(Math.tan(Math.PI / 6) / (16 / 9)) * (180 / Math.PI), 6);
+    expect(roundTrip(45, 16 / 9)).toBeCloseTo(36, 0);
+    // A narrow view comes back at 45 degrees horizontal.
+    expect(horizontalFov(roundTrip(10, 1), 1)).toBeCloseTo(45, 6);
+    // Within the range: exact.
+    expect(roundTrip(30, 16 / 9)).toBeCloseTo(30, 9);
+  });
+
   it('a topic without a camera is named and not imported; a topic without a pin is placed where locate says', () => {
     const { threads: out, problems } = bcfToComments(
       {

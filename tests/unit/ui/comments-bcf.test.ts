@@ -29,7 +29,7 @@ function memoryClient(fail?: (call: string, count: number) => Error | null): Com
   const now = () => new Date(Date.UTC(2024, 0, 1, 0, 0, n)).toISOString();
   return {
     store,
-    list: async () => ({ comments: [...store.values()], commentsEnabled: true, mayComment: true, mayModerate: true, ignored: 0 }),
+    list: async () => ({ comments: [...store.values()], commentsEnabled: true, mayComment: true, mayModerate: true, userId: null, ignored: 0 }),
     get: async (id) => store.get(id) ?? null,
     create: async (body) => {
       check('create');
