@@ -30,7 +30,8 @@ import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, pr
 import { countOf, type StoredQueue } from './persist';
 import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
-import { besideMatrices, createBoxSelect, createInstanceApplier, createInstanceOutline, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
+import { besideMatrices, createBoxSelect, createInstanceApplier, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
+import { createSelectionOutline, type SelectionOutline } from './selection-outline';
 import type { InstanceChange } from '../protocol/instances';
 import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type CreateInstanceGroupOptions, type InstanceAsset } from '../engine/instances';
 
@@ -227,8 +228,30 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   const objects = sceneObjectsOf(world, viewer.context.scene);
   const helpers = attachObjectHelpers(world, viewer.context.scene, objects, false);
 
+  // The selection's outline, drawn over every picture on every tier.
+  const outline: SelectionOutline = createSelectionOutline(world);
+  /** What a scene object's outline follows: an instanced group's meshes, else the helpers of it and of what is under it. */
+  const objectOutline = (uuid: string): Object3D[] => {
+    const entry = objects.get(uuid);
+    if (!entry) return [];
+    if (entry.data.type === 'InstancedAssetGroup') return [entry.object];
+    const out: Object3D[] = [];
+    const visit = (id: string) => {
+      const helper = helpers.helperOf(id);
+      if (helper) out.push(helper);
+      for (const child of objects.children(id)) visit(child);
+    };
+    visit(uuid);
+    return out;
+  };
+  // A change of scene objects may replace a helper: the outline follows the selection's new ones.
+  offs.push(
+    objects.onChange(() => {
+      if (selection?.objectId && !selection.instances) outline.showObjects(objectOutline(selection.objectId));
+    }),
+  );
+
   // Instances of instanced asset groups: live in the engine, queued as instance changes.
-  const outline = createInstanceOutline(world, viewer.context.scene);
   const instanceApplier = createInstanceApplier(world, queues, (groupId, removed) => {
     const current = selection?.instances;
     if (removed && current && current.groupId === groupId) {
@@ -239,6 +262,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     events.emit('scene', undefined);
   });
   let boxSelect = false;
+  /** The key map's snapping key (gizmo-snap) is held. */
+  let snapHeld = false;
   /** Assets placed from the library in this session, by id (a new group of one is drawn with it). */
   const placedAssets = new Map<string, InstanceAsset>();
   /** Instanced groups removed by an edit, kept for its undo (their asset, ids and matrices). */
@@ -346,7 +371,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     canvas: viewer.context.renderer.domElement,
     camera: () => viewer.navigation.camera,
     cameraInput: () => viewer.controls,
-    shift: () => viewer.keys.shift,
+    snap: () => snapHeld,
     enabled: () => enabled,
     onInstancesDragEnd(target, before, after) {
       const verb = gizmo.mode === 'translate' ? 'Move' : gizmo.mode === 'rotate' ? 'Rotate' : 'Scale';
@@ -409,9 +434,9 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return selection;
     },
     select(modelId, nodeId = null) {
-      outline.show(null, []);
       if (!modelId) {
         selection = null;
+        outline.clear();
         gizmo.attach(0);
         events.emit('selection', null);
         return;
@@ -422,6 +447,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       selection = { modelId, objectId: null, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
       // The gizmo only for objects with a nodeId.
       gizmo.attach(object ? eid : 0);
+      outline.showObjects(object ? [object] : []);
       events.emit('selection', selection);
     },
     gizmo,
@@ -495,10 +521,10 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         editor.select(null);
         return;
       }
-      outline.show(null, []);
       selection = { modelId: '', objectId: entry.data.uuid, nodeId: null, name: entry.data.name, materialId: null };
-      // An ambient light has no place: no gizmo.
+      // An ambient light has no place: no gizmo (and no helper to outline).
       gizmo.attach(entry.data.type === 'AmbientLight' ? 0 : entry.eid);
+      outline.showObjects(objectOutline(entry.data.uuid));
       events.emit('selection', selection);
     },
     selectInstances(groupId, ids) {
@@ -510,7 +536,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       }
       selection = { modelId: '', objectId: groupId, nodeId: null, name: describeInstances(groupId, live), materialId: null, instances: { groupId, ids: [...live] } };
       gizmo.attachInstances({ groupId, ids: live });
-      outline.show(groupId, live);
+      outline.showInstances(groupId, live);
       events.emit('selection', selection);
     },
     async placeAsset(assetId, name) {
@@ -837,6 +863,16 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return true;
     }),
     viewer.keys.bind('box-select', when(() => editor.setBoxSelect(!boxSelect))),
+    // The snapping key of the key map (Shift), held during a gizmo drag.
+    viewer.keys.bind('gizmo-snap', (press) => {
+      if (!press.pressed) {
+        snapHeld = false;
+        return true;
+      }
+      if (!enabled || (!gizmo.eid && !gizmo.instances)) return false;
+      snapHeld = true;
+      return true;
+    }),
   );
 
   const boxSelector = createBoxSelect({
