@@ -60,8 +60,12 @@ export interface EditorEventMap extends Record<string, unknown> {
   'saving-finished': undefined;
   /** Something the person must be told ('Not implemented', a problem applying an edit). */
   notice: { text: string };
-  /** The scene changed (names, visibility): the outliner re-reads. */
-  scene: undefined;
+  /**
+   * The scene changed: the properties panel re-reads; `outline` when names, visibility or scene
+   * objects changed (what the outliner shows): a material slider's ticks do not make the outliner
+   * read anything.
+   */
+  scene: { outline: boolean };
   gizmo: { mode: GizmoMode; space: GizmoSpace };
   /** Box selection turned on or off. */
   'box-select': { on: boolean };
@@ -208,20 +212,21 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         selection = { ...selection, materialId: properties.material };
         events.emit('selection', selection);
       }
-      if (properties.name !== undefined || properties.visible !== undefined || properties.material !== undefined) events.emit('scene', undefined);
+      if (properties.name !== undefined || properties.visible !== undefined) events.emit('scene', { outline: true });
+      else if (properties.material !== undefined) events.emit('scene', { outline: false });
     },
     applyMaterial(modelId, materialId, properties) {
       const mutation = materialMutation(modelId, materialId, properties as Record<string, unknown>);
       if (!mutation) return;
       const { modelId: _m, ...wire } = mutation;
       apply(modelId, wire as Mutation);
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: false });
     },
     createMaterial(modelId, materialId, name, properties) {
       if (materialById(recordOf(modelId), materialId)) return;
       const listed = pickListed('material', properties as Record<string, unknown>);
       apply(modelId, { key: `material/${materialId}/create`, uuid: newUuid(), createdAt: Date.now(), type: 'createMaterial', materialId, name, properties: listed as MaterialProperties });
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: false });
     },
   };
 
@@ -259,7 +264,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const left = current.ids.filter((id) => !gone.has(id));
       if (left.length !== current.ids.length) editor.selectInstances(groupId, left);
     }
-    events.emit('scene', undefined);
+    events.emit('scene', { outline: false });
   });
   let boxSelect = false;
   /** The key map's snapping key (gizmo-snap) is held. */
@@ -318,7 +323,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         selection = { ...selection, name: data.name };
         events.emit('selection', selection);
       }
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: true });
     },
   };
 
@@ -808,7 +813,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         const { problems } = applyMutations(world, recordOf(modelId), list);
         for (const text of problems) events.emit('notice', { text });
       }
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: true });
     },
     discardUnsaved() {
       if (!restorable) return;

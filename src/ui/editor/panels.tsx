@@ -4,7 +4,7 @@ import { useSnapshot } from 'valtio';
 import type { ViewerWorld } from '../../engine/world';
 import { formatKey } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
-import { filterRows, objectRows, outlineRows } from './outline';
+import { createTreeCache, objectRows, outlinerView } from './outline';
 import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
 import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation';
 
@@ -93,16 +93,20 @@ function AddMenu({ state, disabled }: { state: EditorUiState; disabled: boolean 
 export function Outliner({ state, world }: { state: EditorUiState; world: ViewerWorld }) {
   const snap = useSnapshot(state);
   const [search, setSearch] = useState('');
-  // Re-read when names or visibility change (sceneVersion) or the selection moves.
-  const rows = useMemo(() => [...objectRows(state.editor?.objects.list() ?? []), ...outlineRows(world)], [world, snap.sceneVersion, state.editor]);
-  const shown = filterRows(rows, search);
+  // The model tree is walked once per change of the scene's structure; names and visibility are
+  // read for the drawn rows only, when they may have changed (outlineVersion: not at a material
+  // slider's ticks).
+  const tree = useMemo(() => createTreeCache(world), [world]);
+  const outlineVersion = snap.outlineVersion;
+  const objects = useMemo(() => objectRows(state.editor?.objects.list() ?? []), [state.editor, outlineVersion]);
+  const { rows: shown, matching } = useMemo(() => outlinerView(world, tree.rows(), objects, search, MAX_ROWS), [world, tree, objects, search, outlineVersion]);
   const editor = state.editor;
   return (
     <section className="editor-panel outliner" aria-label="Outliner">
       <h2>Scene</h2>
       <input type="search" placeholder="Search by name" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search nodes by name" />
       <ul role="tree" data-testid="outliner">
-        {shown.slice(0, MAX_ROWS).map((row) => {
+        {shown.map((row) => {
           const selected = row.objectId
             ? snap.selection?.objectId === row.objectId
             : snap.selection?.modelId === row.modelId && snap.selection?.nodeId === row.nodeId && row.nodeId !== null;
@@ -147,7 +151,7 @@ export function Outliner({ state, world }: { state: EditorUiState; world: Viewer
           );
         })}
       </ul>
-      {shown.length > MAX_ROWS && <p className="more">{shown.length - MAX_ROWS} more: narrow the search.</p>}
+      {matching > shown.length && <p className="more">{matching - shown.length} more: narrow the search.</p>}
     </section>
   );
 }
