@@ -333,7 +333,9 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       removeStep();
       pointerInput.dispose();
       controls.detach();
-      controls.dispose();
+      // Not controls.dispose(): it disconnects from a DOM element, and these controls never had one
+      // (the pointer module drives them), so it would throw. Its handles' GPU resources go here.
+      (helper as unknown as { dispose(): void }).dispose();
       helper.removeFromParent();
     },
   };

@@ -100,6 +100,10 @@ describe('editor: enabled and disabled (specification section 4)', () => {
     expect(h.cameraConfigs).toEqual(['editor', 'simple', 'editor']);
     await editor.save();
     expect(fetch).toHaveBeenCalledTimes(1);
+    // Leaving the page: everything the editor added goes away (the gizmo's handles, its frame steps).
+    expect(() => editor.dispose()).not.toThrow();
+    expect(h.scene.getObjectByName('Editor gizmo')).toBeUndefined();
+    expect([...world.steps.helpers, ...world.steps.afterDraw].map((s) => s.name)).toEqual([]);
   });
 });
 
