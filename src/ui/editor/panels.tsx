@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Euler, MathUtils, Matrix4, Quaternion, Vector3 } from 'three';
 import { useSnapshot } from 'valtio';
 import type { ViewerWorld } from '../../engine/world';
-import { formatKey } from '../../viewer/input/keymap';
+import { formatKey, KEY_MAP, reservedByBrowser, type KeyAction } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
 import { createTreeCache, objectRows, outlinerView } from './outline';
 import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
@@ -12,13 +12,18 @@ import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation
 const MAX_ROWS = 400;
 const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 const key = (k: string) => formatKey(k, mac);
+/** An action's keys from the key map, those a browser lets through first: 'T / Ctrl+T'. */
+const keysOf = (action: KeyAction) => {
+  const keys = KEY_MAP.find((b) => b.action === action)?.keys ?? [];
+  return [...keys.filter((k) => !reservedByBrowser(k)), ...keys.filter(reservedByBrowser)].map(key).join(' / ');
+};
 
 export function Toolbar({ state }: { state: EditorUiState }) {
   const snap = useSnapshot(state);
   const editor = state.editor;
   const on = !!editor && snap.enabled;
-  const mode = (m: 'translate' | 'rotate' | 'scale', label: string, k: string) => (
-    <button type="button" aria-pressed={snap.gizmo.mode === m} disabled={!on} onClick={() => editor?.setGizmoMode(m)} title={`${label} (${key(k)})`}>
+  const mode = (m: 'translate' | 'rotate' | 'scale', label: string) => (
+    <button type="button" aria-pressed={snap.gizmo.mode === m} disabled={!on} onClick={() => editor?.setGizmoMode(m)} title={`${label} (${keysOf(`${m}-mode`)})`}>
       {label}
     </button>
   );
@@ -28,9 +33,9 @@ export function Toolbar({ state }: { state: EditorUiState }) {
         Scenes
       </a>
       <div className="group">
-        {mode('translate', 'Move', 'Mod+t')}
-        {mode('rotate', 'Rotate', 'Mod+r')}
-        {mode('scale', 'Scale', 'Mod+Shift+s')}
+        {mode('translate', 'Move')}
+        {mode('rotate', 'Rotate')}
+        {mode('scale', 'Scale')}
         <button type="button" disabled={!on} onClick={() => editor?.setGizmoSpace(snap.gizmo.space === 'world' ? 'local' : 'world')} title="Gizmo axes: world or the node's own">
           {snap.gizmo.space === 'world' ? 'World' : 'Local'}
         </button>
