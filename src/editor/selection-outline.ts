@@ -277,12 +277,13 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
     const source = target.attribute.array as Float32Array;
     let k = 0;
     const parts = target.asset.parts.length;
-    for (const id of ids) {
+    for (let n = 0; n < ids.length; n++) {
+      const id = ids[n]!;
       const slot = instanceSlot(target, id);
       if (slot < 0) continue;
       for (let p = 0; p < parts; p++) {
         const array = proxies[p]!.instanceMatrix.array as Float32Array;
-        array.set(source.subarray(slot * 16, slot * 16 + 16), k * 16);
+        for (let e = 0; e < 16; e++) array[k * 16 + e] = source[slot * 16 + e]!;
       }
       if (ids.length <= MAX_BOXED_INSTANCES) bounds.union(getInstanceBounds(target, id, scratchBox));
       k++;
@@ -396,7 +397,10 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
     const height = bufferSize.y;
     const area = prepare(camera, width, height);
     if (!area) return;
-    const [x, y, w, h] = area;
+    const x = area[0];
+    const y = area[1];
+    const w = area[2];
+    const h = area[3];
     if (!mask) {
       mask = new WebGLRenderTarget(width, height, { format: RedFormat, type: UnsignedByteType, depthBuffer: false, stencilBuffer: false, magFilter: LinearFilter, minFilter: LinearFilter, generateMipmaps: false });
       mask.texture.name = 'Selection outline mask';
@@ -434,7 +438,7 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
           d.material = (d as Points).isPoints ? pointsMaterial : maskMaterial;
         }
         try {
-          for (const root of roots) if (shown(root)) renderer.render(root, camera);
+          for (let r = 0; r < roots.length; r++) if (shown(roots[r]!)) renderer.render(roots[r]!, camera);
         } finally {
           for (let i = 0; i < n; i++) drawables[i]!.material = savedMaterials[i]!;
         }
