@@ -1,9 +1,12 @@
+import { runFrameSteps } from '../src/engine/frame-steps';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
 import type { ViewerWorld } from '../src/engine/world';
 
 /**
  * Draws the frame if anything asked for it (a moved camera, a synced transform or flag, a playing
- * animation, an explicit needsRender) and nothing holds it. A still scene costs no GPU work.
+ * animation, an explicit needsRender) and nothing holds it. A still scene costs no GPU work. The
+ * 'afterDraw' steps draw over a picture right after it (the editor's selection outline), only in
+ * the frames that drew one.
  */
 export function renderSystem(world: ViewerWorld): ViewerWorld {
   const r = world.render;
@@ -22,5 +25,6 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   world.stats.lastRenderMs = performance.now() - start;
   world.stats.drawCalls = info.calls;
   world.stats.triangles = info.triangles;
+  runFrameSteps(world, 'afterDraw');
   return world;
 }

@@ -30,7 +30,8 @@ import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, pr
 import { countOf, type StoredQueue } from './persist';
 import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
-import { besideMatrices, createBoxSelect, createInstanceApplier, createInstanceOutline, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
+import { besideMatrices, createBoxSelect, createInstanceApplier, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
+import { createSelectionOutline, type SelectionOutline } from './selection-outline';
 import type { InstanceChange } from '../protocol/instances';
 import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type CreateInstanceGroupOptions, type InstanceAsset } from '../engine/instances';
 
@@ -59,8 +60,12 @@ export interface EditorEventMap extends Record<string, unknown> {
   'saving-finished': undefined;
   /** Something the person must be told ('Not implemented', a problem applying an edit). */
   notice: { text: string };
-  /** The scene changed (names, visibility): the outliner re-reads. */
-  scene: undefined;
+  /**
+   * The scene changed: the properties panel re-reads; `outline` when names, visibility or scene
+   * objects changed (what the outliner shows): a material slider's ticks do not make the outliner
+   * read anything.
+   */
+  scene: { outline: boolean };
   gizmo: { mode: GizmoMode; space: GizmoSpace };
   /** Box selection turned on or off. */
   'box-select': { on: boolean };
@@ -207,28 +212,51 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         selection = { ...selection, materialId: properties.material };
         events.emit('selection', selection);
       }
-      if (properties.name !== undefined || properties.visible !== undefined || properties.material !== undefined) events.emit('scene', undefined);
+      if (properties.name !== undefined || properties.visible !== undefined) events.emit('scene', { outline: true });
+      else if (properties.material !== undefined) events.emit('scene', { outline: false });
     },
     applyMaterial(modelId, materialId, properties) {
       const mutation = materialMutation(modelId, materialId, properties as Record<string, unknown>);
       if (!mutation) return;
       const { modelId: _m, ...wire } = mutation;
       apply(modelId, wire as Mutation);
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: false });
     },
     createMaterial(modelId, materialId, name, properties) {
       if (materialById(recordOf(modelId), materialId)) return;
       const listed = pickListed('material', properties as Record<string, unknown>);
       apply(modelId, { key: `material/${materialId}/create`, uuid: newUuid(), createdAt: Date.now(), type: 'createMaterial', materialId, name, properties: listed as MaterialProperties });
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: false });
     },
   };
 
   const objects = sceneObjectsOf(world, viewer.context.scene);
   const helpers = attachObjectHelpers(world, viewer.context.scene, objects, false);
 
+  // The selection's outline, drawn over every picture on every tier.
+  const outline: SelectionOutline = createSelectionOutline(world);
+  /** What a scene object's outline follows: an instanced group's meshes, else the helpers of it and of what is under it. */
+  const objectOutline = (uuid: string): Object3D[] => {
+    const entry = objects.get(uuid);
+    if (!entry) return [];
+    if (entry.data.type === 'InstancedAssetGroup') return [entry.object];
+    const out: Object3D[] = [];
+    const visit = (id: string) => {
+      const helper = helpers.helperOf(id);
+      if (helper) out.push(helper);
+      for (const child of objects.children(id)) visit(child);
+    };
+    visit(uuid);
+    return out;
+  };
+  // A change of scene objects may replace a helper: the outline follows the selection's new ones.
+  offs.push(
+    objects.onChange(() => {
+      if (selection?.objectId && !selection.instances) outline.showObjects(objectOutline(selection.objectId));
+    }),
+  );
+
   // Instances of instanced asset groups: live in the engine, queued as instance changes.
-  const outline = createInstanceOutline(world, viewer.context.scene);
   const instanceApplier = createInstanceApplier(world, queues, (groupId, removed) => {
     const current = selection?.instances;
     if (removed && current && current.groupId === groupId) {
@@ -236,9 +264,11 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const left = current.ids.filter((id) => !gone.has(id));
       if (left.length !== current.ids.length) editor.selectInstances(groupId, left);
     }
-    events.emit('scene', undefined);
+    events.emit('scene', { outline: false });
   });
   let boxSelect = false;
+  /** The key map's snapping key (gizmo-snap) is held. */
+  let snapHeld = false;
   /** Assets placed from the library in this session, by id (a new group of one is drawn with it). */
   const placedAssets = new Map<string, InstanceAsset>();
   /** Instanced groups removed by an edit, kept for its undo (their asset, ids and matrices). */
@@ -293,7 +323,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         selection = { ...selection, name: data.name };
         events.emit('selection', selection);
       }
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: true });
     },
   };
 
@@ -346,7 +376,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     canvas: viewer.context.renderer.domElement,
     camera: () => viewer.navigation.camera,
     cameraInput: () => viewer.controls,
-    shift: () => viewer.keys.shift,
+    snap: () => snapHeld,
     enabled: () => enabled,
     onInstancesDragEnd(target, before, after) {
       const verb = gizmo.mode === 'translate' ? 'Move' : gizmo.mode === 'rotate' ? 'Rotate' : 'Scale';
@@ -409,9 +439,9 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return selection;
     },
     select(modelId, nodeId = null) {
-      outline.show(null, []);
       if (!modelId) {
         selection = null;
+        outline.clear();
         gizmo.attach(0);
         events.emit('selection', null);
         return;
@@ -422,6 +452,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       selection = { modelId, objectId: null, nodeId: object ? nodeId : null, name: object?.name || nodeId || record.name, materialId: object ? materialOfNode(record, object) : null };
       // The gizmo only for objects with a nodeId.
       gizmo.attach(object ? eid : 0);
+      outline.showObjects(object ? [object] : []);
       events.emit('selection', selection);
     },
     gizmo,
@@ -495,10 +526,10 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         editor.select(null);
         return;
       }
-      outline.show(null, []);
       selection = { modelId: '', objectId: entry.data.uuid, nodeId: null, name: entry.data.name, materialId: null };
-      // An ambient light has no place: no gizmo.
+      // An ambient light has no place: no gizmo (and no helper to outline).
       gizmo.attach(entry.data.type === 'AmbientLight' ? 0 : entry.eid);
+      outline.showObjects(objectOutline(entry.data.uuid));
       events.emit('selection', selection);
     },
     selectInstances(groupId, ids) {
@@ -510,7 +541,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       }
       selection = { modelId: '', objectId: groupId, nodeId: null, name: describeInstances(groupId, live), materialId: null, instances: { groupId, ids: [...live] } };
       gizmo.attachInstances({ groupId, ids: live });
-      outline.show(groupId, live);
+      outline.showInstances(groupId, live);
       events.emit('selection', selection);
     },
     async placeAsset(assetId, name) {
@@ -782,7 +813,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         const { problems } = applyMutations(world, recordOf(modelId), list);
         for (const text of problems) events.emit('notice', { text });
       }
-      events.emit('scene', undefined);
+      events.emit('scene', { outline: true });
     },
     discardUnsaved() {
       if (!restorable) return;
@@ -837,6 +868,16 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       return true;
     }),
     viewer.keys.bind('box-select', when(() => editor.setBoxSelect(!boxSelect))),
+    // The snapping key of the key map (Shift), held during a gizmo drag.
+    viewer.keys.bind('gizmo-snap', (press) => {
+      if (!press.pressed) {
+        snapHeld = false;
+        return true;
+      }
+      if (!enabled || (!gizmo.eid && !gizmo.instances)) return false;
+      snapHeld = true;
+      return true;
+    }),
   );
 
   const boxSelector = createBoxSelect({

@@ -1,4 +1,4 @@
-import { Box3, Box3Helper, Matrix4, Object3D, Quaternion, Vector3, type Camera, type Scene } from 'three';
+import { Matrix4, Object3D, Quaternion, Vector3, type Camera, type Scene } from 'three';
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
 import { Transform } from '../../components';
 import { addFrameStep } from '../engine/frame-steps';
@@ -7,7 +7,7 @@ import { HELPER_LAYER } from '../engine/layers';
 import type { ViewerWorld } from '../engine/world';
 import { SNAP_ROTATE_RAD, SNAP_SCALE, SNAP_TRANSLATE_M } from '../protocol/editor';
 import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
-import { getInstanceBounds, getInstanceMatrix, instanceGroupByUuid, setInstanceMatrices, type InstanceGroupRecord } from '../engine/instances';
+import { getInstanceMatrix, instanceGroupByUuid, setInstanceMatrices, type InstanceGroupRecord } from '../engine/instances';
 
 export type GizmoMode = 'translate' | 'rotate' | 'scale';
 export type GizmoSpace = 'local' | 'world';
@@ -42,8 +42,8 @@ export interface GizmoOptions {
   canvas: HTMLCanvasElement;
   camera: () => Camera;
   cameraInput: () => CameraInput;
-  /** Whether Shift is held now (snapping while held). */
-  shift: () => boolean;
+  /** Whether the snapping key (the key map's gizmo-snap, Shift) is held now: the drag snaps while it is. */
+  snap: () => boolean;
   enabled: () => boolean;
   /** One drag ended: the local matrices (16 numbers) before and after it. */
   onDragEnd: (eid: number, before: number[], after: number[]) => void;
@@ -67,8 +67,9 @@ export function localMatrixOf(eid: number, target: number[] = new Array(16)): nu
  * pointer module (src/viewer/input/pointer.ts) hands it presses, and the moves coalesced once per
  * frame in the input slot; it moves a proxy object, whose pose is written into the entity's
  * Transform (the truth; the transform and sync systems move the node). A drag ends as one call of
- * onDragEnd, which the editor records as one undo step. The gizmo and the selection box are
- * helpers (layer 15): never picked, never in screenshots, drawn on every quality tier.
+ * onDragEnd, which the editor records as one undo step. The gizmo is a helper (layer 15): never
+ * picked, never in screenshots, drawn on every quality tier. (The selection's outline is
+ * selection-outline.ts.)
  */
 export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   const { world } = options;
@@ -87,16 +88,8 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   const proxy = new Object3D();
   proxyParent.add(proxy);
 
-  const box = new Box3();
-  const boxHelper = new Box3Helper(box, 0x1f8efa);
-  boxHelper.name = 'Editor selection box';
-  boxHelper.layers.set(HELPER_LAYER);
-  boxHelper.visible = false;
-  options.scene.add(boxHelper);
-
   let eid = 0;
   let before: number[] = new Array(16);
-  let boxDue = false;
   // TransformControls' pointer methods read x, y (NDC) and button only.
   const pointer = { x: 0, y: 0, button: 0 } as unknown as PointerEvent & { x: number; y: number };
 
@@ -119,7 +112,6 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   const groupInverse = new Matrix4();
   const delta = new Matrix4();
   const im = new Matrix4();
-  const ib = new Box3();
 
   const readInstances = (out: Float32Array) => {
     if (!group || !target) return;
@@ -163,7 +155,6 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       for (let k = 0; k < 16; k++) working[i * 16 + k] = im.elements[k]!;
     }
     setInstanceMatrices(world, group, target.ids, working);
-    boxDue = true;
   };
 
   const loadProxy = () => {
@@ -239,7 +230,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     },
     drag(x, y) {
       if (!controls.dragging) return;
-      const snap = options.shift();
+      const snap = options.snap();
       controls.setTranslationSnap(snap ? SNAP_TRANSLATE_M : null);
       controls.setRotationSnap(snap ? SNAP_ROTATE_RAD : null);
       controls.setScaleSnap(snap ? SNAP_SCALE : null);
@@ -266,8 +257,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     },
   });
 
-  // The gizmo follows its node (an undo, a saved edit, an animation) and the camera in use; the
-  // box follows the node's world bounds when a world matrix changed.
+  // The gizmo follows its node (an undo, a saved edit, an animation) and the camera in use.
   const removeStep = addFrameStep(world, 'helpers', {
     name: 'editor gizmo',
     run() {
@@ -276,25 +266,11 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
         // The group went away (an undo of its creation, a reload): nothing to hold.
         if (!group || instanceGroupByUuid(world, target.groupId) !== group) return void api.attachInstances(null);
         if (!controls.dragging) loadProxy();
-        if (boxDue || world.transform.changed > 0) {
-          boxDue = false;
-          box.makeEmpty();
-          for (const id of target.ids) box.union(getInstanceBounds(group, id, ib));
-          boxHelper.visible = !box.isEmpty();
-        }
         return;
       }
       if (!eid) return;
       controls.camera = options.camera();
       if (!controls.dragging) loadProxy();
-      if (boxDue || world.transform.changed > 0) {
-        boxDue = false;
-        const object = world.objects[eid];
-        if (object) {
-          box.setFromObject(object);
-          boxHelper.visible = !box.isEmpty();
-        }
-      }
     },
   });
 
@@ -308,11 +284,9 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       if (eid && world.objects[eid]) {
         loadProxy();
         controls.attach(proxy);
-        boxDue = true;
       } else {
         eid = 0;
         controls.detach();
-        boxHelper.visible = false;
       }
       world.render.needsRender = true;
     },
@@ -326,11 +300,9 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
         working = new Float32Array(target.ids.length * 16);
         loadProxy();
         controls.attach(proxy);
-        boxDue = true;
       } else {
         group = null;
         controls.detach();
-        boxHelper.visible = false;
       }
       world.render.needsRender = true;
     },
@@ -361,11 +333,10 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       removeStep();
       pointerInput.dispose();
       controls.detach();
-      controls.dispose();
+      // Not controls.dispose(): it disconnects from a DOM element, and these controls never had one
+      // (the pointer module drives them), so it would throw. Its handles' GPU resources go here.
+      (helper as unknown as { dispose(): void }).dispose();
       helper.removeFromParent();
-      boxHelper.removeFromParent();
-      boxHelper.geometry.dispose();
-      (boxHelper.material as { dispose(): void }).dispose();
     },
   };
   return api;

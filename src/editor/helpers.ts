@@ -17,6 +17,8 @@ type Helper = Object3D & { update?: () => void; dispose?: () => void };
 export interface ObjectHelpers {
   /** Shows or hides every helper (the editor hides them while it is disabled). */
   setShown(shown: boolean): void;
+  /** The helper drawn for a scene object, or null (an ambient light has none). */
+  helperOf(uuid: string): Object3D | null;
   detach(): void;
 }
 
@@ -100,6 +102,9 @@ export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: S
       shown = next;
       due = true;
       world.render.needsRender = true;
+    },
+    helperOf(uuid) {
+      return helpers.get(uuid)?.helper ?? null;
     },
     detach() {
       off();

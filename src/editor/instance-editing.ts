@@ -1,6 +1,4 @@
-import { Box3, EdgesGeometry, LineBasicMaterial, LineSegments, Matrix4, type BufferGeometry, type Camera, type Scene } from 'three';
-import { addFrameStep } from '../engine/frame-steps';
-import { HELPER_LAYER } from '../engine/layers';
+import { Box3, Matrix4, type Camera } from 'three';
 import {
   addInstances,
   getInstanceBounds,
@@ -21,14 +19,12 @@ import { INSTANCES_QUEUE } from './saver';
 
 /**
  * Editing instances of instanced asset groups: the applier that writes the engine and queues the
- * changes to save (set / add / remove by stable id, 12 floats an instance), the outline of the
- * selected instances, and box selection.
+ * changes to save (set / add / remove by stable id, 12 floats an instance), and box selection
+ * (their outline is the selection's, selection-outline.ts).
  */
 
 /** Ids per queued change: a box-selected move of 100,000 instances goes as several requests. */
 export const IDS_PER_CHANGE = 20_000;
-/** Selections up to this many instances are outlined one by one; larger ones show their box only. */
-export const MAX_OUTLINED = 64;
 
 export function groupOrThrow(world: ViewerWorld, groupId: string): InstanceGroupRecord {
   const group = instanceGroupByUuid(world, groupId);
@@ -147,89 +143,6 @@ export function instancesInRect(group: InstanceGroupRecord, camera: Camera, x0: 
     if (px >= x0 && px <= x1 && py >= y0 && py <= y1) out.push(ids[slot]!);
   }
   return out;
-}
-
-/**
- * The outline of selected instances: the asset's edges, drawn over the scene in the helper layer
- * at each selected instance (up to MAX_OUTLINED; a pool of line objects for the selection, never
- * one per instance of the group). Follows the instances every frame only while some are shown.
- */
-export function createInstanceOutline(world: ViewerWorld, scene: Scene): { show(groupId: string | null, ids: readonly number[]): void; dispose(): void } {
-  const material = new LineBasicMaterial({ color: 0xffb020, depthTest: false, transparent: true, opacity: 0.95 });
-  const edges = new Map<BufferGeometry, EdgesGeometry>();
-  const pool: LineSegments[] = [];
-  let group: InstanceGroupRecord | null = null;
-  let groupId: string | null = null;
-  let ids: readonly number[] = [];
-  const m = new Matrix4();
-
-  const lines = (i: number, part: number, geometry: BufferGeometry): LineSegments => {
-    const index = i * 8 + part;
-    let line = pool[index];
-    if (!line) {
-      line = new LineSegments(undefined, material);
-      line.matrixAutoUpdate = false;
-      line.renderOrder = 999;
-      line.layers.set(HELPER_LAYER);
-      line.name = 'Instance outline';
-      pool[index] = line;
-      scene.add(line);
-    }
-    let edge = edges.get(geometry);
-    if (!edge) {
-      edge = new EdgesGeometry(geometry, 30);
-      edges.set(geometry, edge);
-    }
-    line.geometry = edge;
-    line.visible = true;
-    return line;
-  };
-
-  const place = () => {
-    for (const line of pool) if (line) line.visible = false;
-    if (!group || !groupId) return;
-    const shown = ids.length <= MAX_OUTLINED ? ids : [];
-    const parts = group.asset.parts.slice(0, 8);
-    shown.forEach((id, i) => {
-      if (group!.index.get(id) < 0) return;
-      getInstanceMatrix(group!, id, m).premultiply(group!.object.matrixWorld);
-      parts.forEach((part, p) => {
-        const line = lines(i, p, part.geometry);
-        line.matrix.copy(m);
-        line.matrixWorld.copy(m);
-      });
-    });
-    world.render.needsRender = true;
-  };
-
-  const removeStep = addFrameStep(world, 'helpers', {
-    name: 'instance outline',
-    run(w) {
-      if (!groupId) return;
-      const now = instanceGroupByUuid(w, groupId);
-      if (now !== group) {
-        group = now;
-        if (!group) ids = [];
-      }
-      // Follow a drag, an undo or the group's own transform.
-      if (w.transform.changed > 0 || w.render.needsRender) place();
-    },
-  });
-
-  return {
-    show(nextGroup, nextIds) {
-      groupId = nextGroup;
-      ids = nextIds;
-      group = nextGroup ? instanceGroupByUuid(world, nextGroup) : null;
-      place();
-    },
-    dispose() {
-      removeStep();
-      for (const line of pool) line?.removeFromParent();
-      for (const edge of edges.values()) edge.dispose();
-      material.dispose();
-    },
-  };
 }
 
 /**

@@ -74,8 +74,12 @@ export interface FrameStep {
   run(world: ViewerWorld): void;
 }
 
-/** Where a step runs: 'input' first, 'helpers' before the picture is drawn, 'overlays' after it. */
-export type FrameSlot = 'input' | 'helpers' | 'overlays';
+/**
+ * Where a step runs: 'input' first, 'helpers' before the picture is drawn, 'afterDraw' right after
+ * the render system drew a picture (only in those frames: GL drawn over it, such as the editor's
+ * selection outline; screenshots draw without it), 'overlays' after the render system every frame.
+ */
+export type FrameSlot = 'input' | 'helpers' | 'afterDraw' | 'overlays';
 
 /**
  * A change to the scene from outside the page's own input (the host page's window messages, a
@@ -167,7 +171,7 @@ export function createViewerWorld(): ViewerWorld {
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true },
     camera: { moved: false, version: 0 },
-    steps: { input: [], helpers: [], overlays: [] },
+    steps: { input: [], helpers: [], afterDraw: [], overlays: [] },
     messages: { queue: [], handlers: new Map() },
     flags: { dirty: new Uint32Array(256), count: 0, flagged: new Uint8Array(MAX_ENTITIES) },
     measurementPoints: new Map(),

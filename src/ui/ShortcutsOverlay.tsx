@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { formatKey, keyMapByContext, type KeyContext } from '../viewer/input/keymap';
+import { formatKey, keyMapByContext, reservedByBrowser, type KeyContext } from '../viewer/input/keymap';
 import type { Keyboard } from '../viewer/input/keyboard';
 
 const MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
@@ -50,11 +50,19 @@ export function ShortcutsOverlay({ keys }: { keys: Keyboard }) {
                   {b.keys.map((k, i) => (
                     <span key={k}>
                       {i > 0 && ' / '}
-                      <kbd>{formatKey(k, MAC)}</kbd>
+                      <kbd className={reservedByBrowser(k) ? 'reserved' : undefined}>{formatKey(k, MAC)}</kbd>
                     </span>
                   ))}
                 </dt>
-                <dd>{b.label}</dd>
+                <dd>
+                  {b.label}
+                  {b.keys.filter(reservedByBrowser).map((k) => (
+                    <small key={k} className="reserved-note" data-testid="reserved-note">
+                      {' '}
+                      ({formatKey(k, MAC)} is kept by the browser in a normal window; use {b.keys.filter((o) => !reservedByBrowser(o)).map((o) => formatKey(o, MAC)).join(' or ')})
+                    </small>
+                  ))}
+                </dd>
               </div>
             ))}
           </dl>

@@ -168,12 +168,12 @@ export interface CanvasPixels {
 }
 
 /**
- * A PNG of the 3D view alone: everything the embed screen draws over the canvas (toolbars,
- * panels, gizmo, labels, watermark, notices) is hidden for the moment of the screenshot, so that
- * pixel checks see the rendering and nothing else.
+ * A PNG of the 3D view alone: everything the embed screen (or the editor's) draws over the canvas
+ * (toolbars, panels, gizmo, labels, watermark, notices) is hidden for the moment of the
+ * screenshot, so that pixel checks see the rendering and nothing else.
  */
 export async function canvasScreenshot(page: Page): Promise<Buffer> {
-  const style = await page.addStyleTag({ content: '.embed > :not(canvas) { visibility: hidden !important; }' });
+  const style = await page.addStyleTag({ content: '.embed > :not(canvas), .editor-viewport > :not(canvas) { visibility: hidden !important; }' });
   try {
     return await page.getByTestId('viewer-canvas').screenshot();
   } finally {

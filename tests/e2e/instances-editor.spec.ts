@@ -5,7 +5,8 @@ import { ensureDemoAssets } from '../../src/server/demo-instances-scene';
 import { createInstanceService } from '../../src/server/instances';
 import { decodeInstanceSet } from '../../src/protocol/instances';
 import { join } from 'node:path';
-import { MODELS, store, underLock } from './helpers';
+import { canvasScreenshot, MODELS, store, underLock } from './helpers';
+import { decodePng } from './png';
 import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
 
 /**
@@ -71,6 +72,32 @@ function instanceOnScreen(page: Page, id: number): Promise<{ x: number; y: numbe
   );
 }
 
+/** Client rectangle (x0, y0, x1, y1) of an instance's world box, projected. */
+function instanceRect(page: Page, id: number): Promise<[number, number, number, number]> {
+  return page.evaluate(
+    ({ group, id }) => {
+      const viewer = (window as any).__viewer.viewer;
+      const g = [...viewer.world.instanceGroups.values()].find((r: any) => r.uuid === group) as any;
+      const b = new Float32Array(6);
+      g.bvh.instanceBox(g.attribute.array, g.index.get(id), b);
+      const camera = viewer.navigation.camera;
+      const rect = viewer.context.renderer.domElement.getBoundingClientRect();
+      const out = [Infinity, Infinity, -Infinity, -Infinity];
+      for (let i = 0; i < 8; i++) {
+        const p = camera.position.clone().set(i & 1 ? b[3] : b[0], i & 2 ? b[4] : b[1], i & 4 ? b[5] : b[2]).applyMatrix4(g.object.matrixWorld).project(camera);
+        const x = rect.left + ((p.x + 1) / 2) * rect.width;
+        const y = rect.top + ((1 - p.y) / 2) * rect.height;
+        out[0] = Math.min(out[0], x);
+        out[1] = Math.min(out[1], y);
+        out[2] = Math.max(out[2], x);
+        out[3] = Math.max(out[3], y);
+      }
+      return out as [number, number, number, number];
+    },
+    { group: GROUP, id },
+  );
+}
+
 /** The live instances as {id: [x, y, z]} from the engine. */
 function engineInstances(page: Page): Promise<Record<number, number[]>> {
   return page.evaluate((group) => {
@@ -111,12 +138,30 @@ test('click an instance, drag it, delete it, undo, copy it, save, and a reload s
   const start = await engineInstances(page);
   expect(Object.keys(start).map(Number)).toEqual([0, 1, 2, 3, 4]);
 
-  // A click on house 3 selects that instance: its outline, the panel names it.
+  // A click on house 3 selects that instance: its outline (of that house alone), the panel names it.
   const h = await instanceOnScreen(page, 3);
   await page.mouse.click(h.x, h.y);
   await expect.poll(() => page.evaluate(() => (window as any).__editor.selection?.instances ?? null)).toEqual({ groupId: GROUP, ids: [3] });
   await expect(page.getByTestId('instances-selected')).toHaveText('Houses #3');
   await page.getByTestId('viewer-canvas').screenshot({ path: test.info().outputPath('instance-selected.png') });
+  await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  const shot = decodePng(await canvasScreenshot(page));
+  const canvas = (await page.getByTestId('viewer-canvas').boundingBox())!;
+  let outline = 0;
+  let stray = 0;
+  const r = await instanceRect(page, 3);
+  const near = (x: number, y: number) => x >= r[0] - canvas.x - 6 && x <= r[2] - canvas.x + 6 && y >= r[1] - canvas.y - 6 && y <= r[3] - canvas.y + 6;
+  for (let y = 0; y < shot.height; y++) {
+    for (let x = 0; x < shot.width; x++) {
+      const i = (y * shot.width + x) * 4;
+      // The selection outline's blue (#1f8efa).
+      if (Math.abs(shot.data[i] - 0x1f) > 12 || Math.abs(shot.data[i + 1] - 0x8e) > 12 || Math.abs(shot.data[i + 2] - 0xfa) > 12) continue;
+      if (near(x, y)) outline++;
+      else stray++;
+    }
+  }
+  expect(outline, 'outline pixels around house 3').toBeGreaterThan(100);
+  expect(stray, 'outline pixels elsewhere').toBeLessThan(10);
 
   // Drag the gizmo's centre (moves in the view plane): one drag, one step, only house 3 moves.
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());

@@ -24,8 +24,10 @@ export interface EditorUiState {
   boxSelect: boolean;
   /** Bumped when the scene settings changed: the scene panel re-reads. */
   settingsVersion: number;
-  /** Bumped when names or visibility change: the outliner re-reads. */
+  /** Bumped at every change of the scene: the properties panel re-reads. */
   sceneVersion: number;
+  /** Bumped when names, visibility or scene objects change: the outliner re-reads (a material slider's ticks do not). */
+  outlineVersion: number;
   notices: { id: number; text: string }[];
   restorable: { count: number; savedAt: number } | null;
   editor: Editor | null;
@@ -41,6 +43,7 @@ export function createEditorUiState(): EditorUiState {
     gizmo: { mode: 'translate', space: 'world' },
     boxSelect: false,
     sceneVersion: 0,
+    outlineVersion: 0,
     settingsVersion: 0,
     notices: [],
     restorable: null,
@@ -70,8 +73,9 @@ export function bindEditorState(editor: Editor, state: EditorUiState): () => voi
     editor.events.on('save', (s) => (state.save = s)),
     editor.events.on('gizmo', (g) => (state.gizmo = g)),
     editor.events.on('box-select', (b) => (state.boxSelect = b.on)),
-    editor.events.on('scene', () => {
+    editor.events.on('scene', ({ outline }) => {
       state.sceneVersion++;
+      if (outline) state.outlineVersion++;
       state.restorable = editor.restorable;
     }),
     editor.events.on('settings', () => state.settingsVersion++),

@@ -25,19 +25,34 @@ function kindOf(object: Object3D): RowKind {
 }
 
 /**
- * The outliner's rows: each model, then its registered nodes depth first (primitives that are not
- * nodes are left out). Iterative, so a deep hierarchy cannot overflow the stack.
+ * A row of the model tree as the scene's structure gives it: what an edit never changes (ids,
+ * kind, depth). Names and visibility are read when a row is drawn (outlinerView).
  */
-export function outlineRows(world: ViewerWorld): OutlineRow[] {
-  const rows: OutlineRow[] = [];
+export interface TreeRow {
+  key: string;
+  modelId: string;
+  nodeId: string | null;
+  /** The node's entity (0 for a model's own row). */
+  eid: number;
+  kind: RowKind;
+  depth: number;
+}
+
+/**
+ * The model tree: each model, then its registered nodes depth first (primitives that are not nodes
+ * are left out). Iterative, so a deep hierarchy cannot overflow the stack. Walks every node: the
+ * outliner keeps it until the structure changes (createTreeCache).
+ */
+export function treeRows(world: ViewerWorld): TreeRow[] {
+  const rows: TreeRow[] = [];
   for (const record of world.models.values()) {
-    rows.push({ key: record.modelId, modelId: record.modelId, nodeId: null, name: record.name || record.modelId, kind: 'model', depth: 0, visible: true });
+    rows.push({ key: record.modelId, modelId: record.modelId, nodeId: null, eid: 0, kind: 'model', depth: 0 });
     pushNodes(record, rows);
   }
   return rows;
 }
 
-function pushNodes(record: ModelRecord, rows: OutlineRow[]): void {
+function pushNodes(record: ModelRecord, rows: TreeRow[]): void {
   const stack: [Object3D, number][] = [];
   for (let i = record.root.children.length - 1; i >= 0; i--) stack.push([record.root.children[i], 1]);
   while (stack.length) {
@@ -46,11 +61,72 @@ function pushNodes(record: ModelRecord, rows: OutlineRow[]): void {
     const nodeId = eid ? record.nodeIds.get(eid) : undefined;
     let childDepth = depth;
     if (nodeId !== undefined && eid) {
-      rows.push({ key: `${record.modelId}/${nodeId}`, modelId: record.modelId, nodeId, name: object.name || `Node ${nodeId}`, kind: kindOf(object), depth, visible: Visibility.visible[eid] === 1 });
+      rows.push({ key: `${record.modelId}/${nodeId}`, modelId: record.modelId, nodeId, eid, kind: kindOf(object), depth });
       childDepth = depth + 1;
     }
     for (let i = object.children.length - 1; i >= 0; i--) stack.push([object.children[i], childDepth]);
   }
+}
+
+/**
+ * The model tree, walked again only when the scene's structure changed: an entity spawned, removed
+ * or reparented (world.transform.version counts those) or a model came or went. Edits of names,
+ * visibility or materials never walk it.
+ */
+export function createTreeCache(world: ViewerWorld): { rows(): TreeRow[]; readonly walks: number } {
+  let rows: TreeRow[] = [];
+  let version = -1;
+  let models = -1;
+  let walks = 0;
+  return {
+    rows() {
+      if (version !== world.transform.version || models !== world.models.size) {
+        version = world.transform.version;
+        models = world.models.size;
+        rows = treeRows(world);
+        walks++;
+      }
+      return rows;
+    },
+    get walks() {
+      return walks;
+    },
+  };
+}
+
+/** A tree row as drawn now: its name and visibility read from the scene. */
+export function readRow(world: ViewerWorld, row: TreeRow): OutlineRow {
+  if (!row.eid) {
+    const record = [...world.models.values()].find((r) => r.modelId === row.modelId);
+    return { key: row.key, modelId: row.modelId, nodeId: null, name: record?.name || row.modelId, kind: 'model', depth: 0, visible: true };
+  }
+  return { key: row.key, modelId: row.modelId, nodeId: row.nodeId, name: nameOf(world, row), kind: row.kind, depth: row.depth, visible: Visibility.visible[row.eid] === 1 };
+}
+
+function nameOf(world: ViewerWorld, row: TreeRow): string {
+  return world.objects[row.eid]?.name || `Node ${row.nodeId}`;
+}
+
+/**
+ * What the outliner draws: the scene objects' rows, then the model tree's, those whose name
+ * contains the search (models and headings always), at most `limit` of them read now; and how
+ * many match in all. Without a search only the drawn rows are read, so a change of one name or
+ * one visibility costs `limit` reads however large the scene; a search reads every name once.
+ */
+export function outlinerView(world: ViewerWorld, tree: readonly TreeRow[], objects: readonly OutlineRow[], search: string, limit: number): { rows: OutlineRow[]; matching: number } {
+  const q = search.trim().toLowerCase();
+  const rows: OutlineRow[] = [];
+  let matching = 0;
+  for (const row of filterRows(objects as OutlineRow[], search)) {
+    matching++;
+    if (rows.length < limit) rows.push(row);
+  }
+  for (const row of tree) {
+    if (q && row.kind !== 'model' && !nameOf(world, row).toLowerCase().includes(q)) continue;
+    matching++;
+    if (rows.length < limit) rows.push(readRow(world, row));
+  }
+  return { rows, matching };
 }
 
 /** Rows whose name contains the search (case-insensitive), with their models. */

@@ -2,9 +2,9 @@ import { useMemo, useState } from 'react';
 import { Euler, MathUtils, Matrix4, Quaternion, Vector3 } from 'three';
 import { useSnapshot } from 'valtio';
 import type { ViewerWorld } from '../../engine/world';
-import { formatKey } from '../../viewer/input/keymap';
+import { formatKey, KEY_MAP, reservedByBrowser, type KeyAction } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
-import { filterRows, objectRows, outlineRows } from './outline';
+import { createTreeCache, objectRows, outlinerView } from './outline';
 import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
 import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation';
 
@@ -12,13 +12,18 @@ import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation
 const MAX_ROWS = 400;
 const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 const key = (k: string) => formatKey(k, mac);
+/** An action's keys from the key map, those a browser lets through first: 'T / Ctrl+T'. */
+const keysOf = (action: KeyAction) => {
+  const keys = KEY_MAP.find((b) => b.action === action)?.keys ?? [];
+  return [...keys.filter((k) => !reservedByBrowser(k)), ...keys.filter(reservedByBrowser)].map(key).join(' / ');
+};
 
 export function Toolbar({ state }: { state: EditorUiState }) {
   const snap = useSnapshot(state);
   const editor = state.editor;
   const on = !!editor && snap.enabled;
-  const mode = (m: 'translate' | 'rotate' | 'scale', label: string, k: string) => (
-    <button type="button" aria-pressed={snap.gizmo.mode === m} disabled={!on} onClick={() => editor?.setGizmoMode(m)} title={`${label} (${key(k)})`}>
+  const mode = (m: 'translate' | 'rotate' | 'scale', label: string) => (
+    <button type="button" aria-pressed={snap.gizmo.mode === m} disabled={!on} onClick={() => editor?.setGizmoMode(m)} title={`${label} (${keysOf(`${m}-mode`)})`}>
       {label}
     </button>
   );
@@ -28,9 +33,9 @@ export function Toolbar({ state }: { state: EditorUiState }) {
         Scenes
       </a>
       <div className="group">
-        {mode('translate', 'Move', 'Mod+t')}
-        {mode('rotate', 'Rotate', 'Mod+r')}
-        {mode('scale', 'Scale', 'Mod+Shift+s')}
+        {mode('translate', 'Move')}
+        {mode('rotate', 'Rotate')}
+        {mode('scale', 'Scale')}
         <button type="button" disabled={!on} onClick={() => editor?.setGizmoSpace(snap.gizmo.space === 'world' ? 'local' : 'world')} title="Gizmo axes: world or the node's own">
           {snap.gizmo.space === 'world' ? 'World' : 'Local'}
         </button>
@@ -93,16 +98,20 @@ function AddMenu({ state, disabled }: { state: EditorUiState; disabled: boolean 
 export function Outliner({ state, world }: { state: EditorUiState; world: ViewerWorld }) {
   const snap = useSnapshot(state);
   const [search, setSearch] = useState('');
-  // Re-read when names or visibility change (sceneVersion) or the selection moves.
-  const rows = useMemo(() => [...objectRows(state.editor?.objects.list() ?? []), ...outlineRows(world)], [world, snap.sceneVersion, state.editor]);
-  const shown = filterRows(rows, search);
+  // The model tree is walked once per change of the scene's structure; names and visibility are
+  // read for the drawn rows only, when they may have changed (outlineVersion: not at a material
+  // slider's ticks).
+  const tree = useMemo(() => createTreeCache(world), [world]);
+  const outlineVersion = snap.outlineVersion;
+  const objects = useMemo(() => objectRows(state.editor?.objects.list() ?? []), [state.editor, outlineVersion]);
+  const { rows: shown, matching } = useMemo(() => outlinerView(world, tree.rows(), objects, search, MAX_ROWS), [world, tree, objects, search, outlineVersion]);
   const editor = state.editor;
   return (
     <section className="editor-panel outliner" aria-label="Outliner">
       <h2>Scene</h2>
       <input type="search" placeholder="Search by name" value={search} onChange={(e) => setSearch(e.target.value)} aria-label="Search nodes by name" />
       <ul role="tree" data-testid="outliner">
-        {shown.slice(0, MAX_ROWS).map((row) => {
+        {shown.map((row) => {
           const selected = row.objectId
             ? snap.selection?.objectId === row.objectId
             : snap.selection?.modelId === row.modelId && snap.selection?.nodeId === row.nodeId && row.nodeId !== null;
@@ -147,7 +156,7 @@ export function Outliner({ state, world }: { state: EditorUiState; world: Viewer
           );
         })}
       </ul>
-      {shown.length > MAX_ROWS && <p className="more">{shown.length - MAX_ROWS} more: narrow the search.</p>}
+      {matching > shown.length && <p className="more">{matching - shown.length} more: narrow the search.</p>}
     </section>
   );
 }

@@ -9,6 +9,7 @@
  * physical key as KeyboardEvent.code gives it ('KeyW', 'ArrowUp'), for keys used by their place on
  * the keyboard (walking), whatever the layout prints on them.
  */
+import { SNAP_ROTATE_RAD, SNAP_SCALE, SNAP_TRANSLATE_M } from '../../protocol/editor';
 
 /** Who a shortcut belongs to. */
 export type KeyContext = 'overlay' | 'viewer' | 'navigation' | 'viewer-tools' | 'editor' | 'comment-tool';
@@ -58,6 +59,7 @@ export type KeyAction =
   | 'copy'
   | 'delete'
   | 'box-select'
+  | 'gizmo-snap'
   | 'comment-cancel'
   | 'comment-submit';
 
@@ -102,17 +104,43 @@ export const KEY_MAP: readonly KeyBinding[] = [
   { action: 'undo', context: 'editor', keys: ['Mod+z'], label: 'Undo', repeat: true },
   { action: 'redo', context: 'editor', keys: ['Mod+Shift+z'], label: 'Redo', repeat: true },
   { action: 'save', context: 'editor', keys: ['Mod+s'], label: 'Save' },
-  { action: 'translate-mode', context: 'editor', keys: ['Mod+t'], label: 'Move (translate) with the gizmo' },
+  // Chrome never gives a page Ctrl+T (a new tab) in a normal window (BROWSER_RESERVED_KEYS): T
+  // alone does the same everywhere.
+  { action: 'translate-mode', context: 'editor', keys: ['Mod+t', 'KeyT'], label: 'Move (translate) with the gizmo' },
   { action: 'rotate-mode', context: 'editor', keys: ['Mod+r'], label: 'Rotate with the gizmo' },
   // The specification gives S to both save and scale; scale takes Shift so the two never clash.
   { action: 'scale-mode', context: 'editor', keys: ['Mod+Shift+s'], label: 'Scale with the gizmo' },
   { action: 'copy', context: 'editor', keys: ['Mod+c'], label: 'Copy the selected object' },
   { action: 'delete', context: 'editor', keys: ['Delete', 'Backspace'], label: 'Delete the selected object or instances' },
   { action: 'box-select', context: 'editor', keys: ['KeyB'], label: 'Box select: drag a rectangle to select the instances inside it (B again to stop)' },
+  {
+    action: 'gizmo-snap',
+    context: 'editor',
+    keys: ['Shift'],
+    label: `Hold while dragging the gizmo: move in ${SNAP_TRANSLATE_M} m steps, turn in ${Math.round((SNAP_ROTATE_RAD * 180) / Math.PI)}° steps, scale in ${SNAP_SCALE} steps`,
+    hold: true,
+  },
 
   { action: 'comment-cancel', context: 'comment-tool', keys: ['Escape'], label: 'Close the comment being written' },
   { action: 'comment-submit', context: 'comment-tool', keys: ['Mod+Enter'], label: 'Post the comment' },
 ];
+
+/**
+ * Keys a browser keeps for itself in a normal window: Chrome (BrowserCommandController::
+ * IsReservedCommandOrKey) never hands a page new tab, new window, close tab or window, reopen tab,
+ * next or previous tab, or quit; Firefox and Safari behave alike for these. A binding may list
+ * one (the specification's Ctrl+T) only beside a key that reaches the page; the overlay says so.
+ */
+export const BROWSER_RESERVED_KEYS: readonly string[] = ['Mod+t', 'Mod+n', 'Mod+w', 'Mod+Shift+t', 'Mod+Shift+n', 'Mod+Shift+w', 'Mod+Shift+q', 'Mod+Tab', 'Mod+Shift+Tab'];
+
+/** Whether the browser keeps this key of the map for itself (see BROWSER_RESERVED_KEYS). */
+export function reservedByBrowser(key: string): boolean {
+  const chord = parseChord(key);
+  return BROWSER_RESERVED_KEYS.some((k) => {
+    const r = parseChord(k);
+    return r.mod === chord.mod && r.shift === chord.shift && r.key === chord.key && r.code === chord.code;
+  });
+}
 
 /** A parsed key of the map. */
 export interface Chord {

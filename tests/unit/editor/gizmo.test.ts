@@ -68,7 +68,7 @@ describe('node gizmo', () => {
     world.objects[eid] = new Object3D();
     const canvas = { getBoundingClientRect: () => ({ left: 0, top: 0, width: 100, height: 100 }) } as unknown as HTMLCanvasElement;
     const onDragEnd = vi.fn();
-    const gizmo = createNodeGizmo({ world, scene: new Scene(), container: canvas as unknown as HTMLElement, canvas, camera: () => new PerspectiveCamera(), cameraInput: () => ({}) as never, shift: () => false, enabled: () => true, onDragEnd });
+    const gizmo = createNodeGizmo({ world, scene: new Scene(), container: canvas as unknown as HTMLElement, canvas, camera: () => new PerspectiveCamera(), cameraInput: () => ({}) as never, snap: () => false, enabled: () => true, onDragEnd });
     gizmo.attach(eid);
     expect(handlers.grab!(50, 50)).toBe(true);
     handlers.drag!(100, 50);

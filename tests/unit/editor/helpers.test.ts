@@ -40,6 +40,9 @@ describe('scene object helpers (editor only)', () => {
       if (o.userData.helperOf === 'g') axes = o;
     });
     expect(axes!.matrix.elements[12]).toBe(3);
+    // The helper of an object, by its uuid (the selection outline follows it); none for an ambient light.
+    expect(helpers.helperOf('g')).toBe(axes);
+    expect(helpers.helperOf('a')).toBeNull();
 
     // Hidden while the editor is disabled.
     helpers.setShown(false);
@@ -51,6 +54,7 @@ describe('scene object helpers (editor only)', () => {
 
     objects.remove('p');
     expect(helperCount(scene)).toBe(6);
+    expect(helpers.helperOf('p')).toBeNull();
     helpers.detach();
     expect(helperCount(scene)).toBe(0);
     expect(world.steps.helpers).toHaveLength(0);

@@ -17,6 +17,7 @@ import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy
 import { bindObject } from '../../../src/engine/registry';
 import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
 import { createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
+import { addFrameStep } from '../../../src/engine/frame-steps';
 import { PIPELINE, runPipeline } from '../../../systems';
 import { overlaySystem } from '../../../systems/overlaySystem';
 import { renderSystem } from '../../../systems/renderSystem';
@@ -187,5 +188,20 @@ describe('renderSystem', () => {
     moved = true;
     runPipeline(world);
     expect(renderer.render).toHaveBeenCalledTimes(2);
+  });
+
+  it("runs the 'afterDraw' steps right after each picture it draws, and only then", () => {
+    const { world, renderer } = readyWorld();
+    const order: string[] = [];
+    renderer.render.mockImplementation(() => order.push('picture'));
+    addFrameStep(world, 'afterDraw', { name: 'outline', run: () => order.push('outline') });
+    renderSystem(world);
+    renderSystem(world); // nothing asked for a picture: no outline over nothing
+    world.render.needsRender = true;
+    world.render.hold = 1;
+    renderSystem(world);
+    world.render.hold = 0;
+    renderSystem(world);
+    expect(order).toEqual(['picture', 'outline', 'picture', 'outline']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bindingsFor, CONTEXT_ORDER, formatKey, KEY_MAP, keyMapByContext, matchesChord, parseChord, type KeyEventLike } from '../../../../src/viewer/input/keymap';
+import { bindingsFor, BROWSER_RESERVED_KEYS, CONTEXT_ORDER, formatKey, KEY_MAP, keyMapByContext, matchesChord, parseChord, reservedByBrowser, type KeyEventLike } from '../../../../src/viewer/input/keymap';
 
 const event = (key: string, extra: Partial<KeyEventLike> = {}): KeyEventLike => ({
   key,
@@ -75,5 +75,33 @@ describe('key map', () => {
     const groups = keyMapByContext(new Set(['viewer', 'viewer-tools']));
     expect(groups.map((g) => g.context)).toEqual(['viewer', 'viewer-tools']);
     expect(keyMapByContext().map((g) => g.context)).toEqual(['viewer', 'overlay', 'navigation', 'viewer-tools', 'editor', 'comment-tool']);
+  });
+
+  it('never leaves an action only on a key the browser keeps (Ctrl+T): T alone moves', () => {
+    expect(reservedByBrowser('Mod+t')).toBe(true);
+    expect(reservedByBrowser('Mod+Shift+t')).toBe(true);
+    expect(reservedByBrowser('Mod+w')).toBe(true);
+    expect(reservedByBrowser('KeyT')).toBe(false);
+    expect(reservedByBrowser('Mod+r')).toBe(false);
+    expect(reservedByBrowser('Mod+s')).toBe(false);
+    for (const binding of KEY_MAP) expect(binding.keys.some((k) => !reservedByBrowser(k)), binding.action).toBe(true);
+    // The specification's Ctrl+T is kept (it works where a browser hands it over) beside T.
+    const translate = KEY_MAP.find((b) => b.action === 'translate-mode')!;
+    expect(translate.keys).toEqual(['Mod+t', 'KeyT']);
+    expect(bindingsFor(event('t')).map((b) => b.action)).toEqual(['translate-mode']);
+    expect(bindingsFor(event('t', { ctrlKey: true })).map((b) => b.action)).toEqual(['translate-mode']);
+    expect(BROWSER_RESERVED_KEYS.every((k) => parseChord(k).mod)).toBe(true);
+  });
+
+  it('lists the gizmo snapping key (held Shift) in the editor', () => {
+    const snap = KEY_MAP.find((b) => b.action === 'gizmo-snap')!;
+    expect(snap).toMatchObject({ context: 'editor', keys: ['Shift'], hold: true });
+    expect(snap.label).toContain('0.1 m');
+    expect(snap.label).toContain('15°');
+    expect(keyMapByContext(new Set(['editor']))[0]!.bindings.map((b) => b.action)).toContain('gizmo-snap');
+    // A Shift press goes to a section plane's free rotation first, then to the gizmo's snapping.
+    expect(bindingsFor(event('Shift', { code: 'ShiftLeft', shiftKey: true })).map((b) => b.action)).toEqual(['section-free-rotate', 'gizmo-snap']);
+    // Ctrl+Shift+Z is not a Shift press: redo only.
+    expect(bindingsFor(event('Shift', { code: 'ShiftLeft', shiftKey: true, ctrlKey: true })).map((b) => b.action)).toEqual([]);
   });
 });
