@@ -37,6 +37,13 @@ import type { BenchResult } from './types';
  * BENCH_INSTANCES_QUERY ('?quality=low': the detected tier adds shadow passes, which SwiftShader
  * draws on the CPU for every instance, for both pages alike the plain page has no shadows),
  * BENCH_LOAD_TIMEOUT_S (180 per run).
+ *
+ * Then, on the same scenes, how the groups are drawn (bench/instances-render.ts): frame time and
+ * CPU per frame of ours (InstancedMesh) against @three.ez InstancedMesh2 (per-instance culling with
+ * and without its BVH) and our own spatial chunks, for the whole scene in view and for a camera
+ * inside it. BENCH_INSTANCES_RENDER_SIZES (100000), _MODES (instanced,im2,im2linear,chunks),
+ * _VIEWS (inside,whole), _FRAMES (3, the inside view), _WHOLE_FRAMES (1), _WARMUP (1), _GRID (8),
+ * _QUERY ('' ; e.g. 'shadows=0&aa=0').
  */
 
 const RUNS = Number(process.env.BENCH_INSTANCES_RUNS ?? 3);
@@ -50,12 +57,19 @@ const PLAIN_INSTANCES_READY = 'plaininstancesready';
 const MARKS = ['viewerinit', 'scene', 'instance-sets', 'instance-assets', 'instance-groups', 'first-frame'];
 
 /** How groups are drawn, measured on these sizes (bench/instances-render.ts); empty to skip. */
-const RENDER_SIZES = (process.env.BENCH_INSTANCES_RENDER_SIZES ?? '100000,1000000').split(',').filter(Boolean).map((s) => Number(s.trim()));
-const RENDER_MODES = (process.env.BENCH_INSTANCES_RENDER_MODES ?? 'instanced,im2,chunks').split(',').map((s) => s.trim()) as RenderMode[];
-const RENDER_FRAMES = Number(process.env.BENCH_INSTANCES_RENDER_FRAMES ?? 5);
+// On SwiftShader one frame with every instance in view takes about 45 s at 100,000 instances and
+// 6 minutes at 1,000,000 (machine shared, load 8-13): the defaults measure 100,000 only, one frame
+// of the whole view; BENCH_INSTANCES_RENDER_SIZES=100000,1000000 (with BENCH_TIMEOUT_S=7200 and
+// BENCH_LOAD_TIMEOUT_S=1500) measures the million too.
+const RENDER_SIZES = (process.env.BENCH_INSTANCES_RENDER_SIZES ?? '100000').split(',').filter(Boolean).map((s) => Number(s.trim()));
+const RENDER_MODES = (process.env.BENCH_INSTANCES_RENDER_MODES ?? 'instanced,im2,im2linear,chunks').split(',').map((s) => s.trim()) as RenderMode[];
+const RENDER_FRAMES: Record<RenderView, number> = {
+  inside: Number(process.env.BENCH_INSTANCES_RENDER_FRAMES ?? 3),
+  whole: Number(process.env.BENCH_INSTANCES_RENDER_WHOLE_FRAMES ?? 1),
+};
 const RENDER_GRID = Number(process.env.BENCH_INSTANCES_RENDER_GRID ?? 8);
 const RENDER_QUERY = process.env.BENCH_INSTANCES_RENDER_QUERY ?? '';
-const RENDER_WARMUP = Number(process.env.BENCH_INSTANCES_RENDER_WARMUP ?? 2);
+const RENDER_WARMUP = Number(process.env.BENCH_INSTANCES_RENDER_WARMUP ?? 1);
 const RENDER_VIEWS = (process.env.BENCH_INSTANCES_RENDER_VIEWS ?? 'inside,whole').split(',').map((s) => s.trim()) as RenderView[];
 
 const round = (ms: number) => Math.round(ms);

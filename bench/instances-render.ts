@@ -29,7 +29,7 @@ import { browserCpu } from './load-run';
  * camera 30 m above the middle of the city looking 35 degrees down at a point 43 m away (the
  * frustum reaches the ground about 135 m away: a small part of the scene in view).
  *
- * Per view (after frames not counted before the first: programs linked, first uploads), FRAMES frames, each
+ * Per view (after frames not counted before the first: programs linked, first uploads), a few frames, each
  * `renderer.render()` then a one-pixel readPixels, which waits until the GPU (SwiftShader, in the
  * GPU process, on the CPU) has drawn it: 'frame' is render + wait, 'render call' the main
  * thread's render() alone (culling, uniforms, draw calls), 'CPU' the CPU time of every process of
@@ -212,7 +212,7 @@ function place(view) {
   scene.updateMatrixWorld(true);
 }
 const pixel = new Uint8Array(4);
-window.__measure = (view, frames, counted) => {
+window.__measure = (view, frames) => {
   place(view);
   const frame = [], render = [];
   for (let f = 0; f < frames; f++) {
@@ -238,11 +238,11 @@ function median(values: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** One mode in a fresh browser: both views, WARMUP + frames frames each. */
+/** One mode in a fresh browser: the views in order, `frames[view]` frames each (after `warmup` frames before the first). */
 export async function measureRenderMode(
   pageUrl: string,
   mode: RenderMode,
-  options: { frames: number; grid: number; timeoutMs: number; query?: string; warmup?: number; views?: readonly RenderView[] },
+  options: { frames: Record<RenderView, number>; grid: number; timeoutMs: number; query?: string; warmup?: number; views?: readonly RenderView[] },
 ): Promise<RenderRun> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'bench-instances-render-'));
   let context: BrowserContext | null = null;
@@ -265,16 +265,17 @@ export async function measureRenderMode(
       if (first) await page.evaluate(`window.__measure(${JSON.stringify(view)}, ${options.warmup ?? 2})`);
       first = false;
       const before = browserCpu(userDataDir);
-      const r = (await page.evaluate(`window.__measure(${JSON.stringify(view)}, ${options.frames})`)) as { frame: number[]; render: number[]; calls: number; triangles: number };
+      const frames = options.frames[view];
+      const r = (await page.evaluate(`window.__measure(${JSON.stringify(view)}, ${frames})`)) as { frame: number[]; render: number[]; calls: number; triangles: number };
       const after = browserCpu(userDataDir);
       if (errors.length) throw new Error(`the ${mode} page failed: ${errors.join('; ')}`);
       views[view] = {
         frameMs: median(r.frame),
         renderMs: median(r.render),
-        cpuMs: before && after ? (after.total - before.total) / options.frames : null,
+        cpuMs: before && after ? (after.total - before.total) / frames : null,
         calls: r.calls,
         triangles: r.triangles,
-        frames: options.frames,
+        frames,
       };
     }
     return { mode, buildMs: ready.buildMs, views };
