@@ -228,6 +228,9 @@ async function runSize(n: number, results: BenchResult[]): Promise<void> {
         m4.fromArray(s.matrices, i++ * 16).decompose(obj.position, obj.quaternion, obj.scale);
       });
       mesh.computeBVH();
+      // Without a WebGL renderer (Node) it has no index attribute yet, and its raycast returns at
+      // once when that is missing; its BVH raycast does not read it: a stand-in lets that run.
+      (mesh as unknown as { instanceIndex: unknown }).instanceIndex ??= { array: new Uint32Array(0) };
       ez.push(mesh);
     }
     const ezBuild = performance.now() - t0;
@@ -276,15 +279,17 @@ async function runSize(n: number, results: BenchResult[]): Promise<void> {
   results.push({ name: `instances ${label}: pick one instance (${hits}/200 hit; baseline three Raycaster on InstancedMesh)`, value: oursPick, unit: 'ms', baseline: basePick, ratio: basePick / oursPick, goal: '<= 1 ms', pass: oursPick <= 1 });
   if (ezOk) {
     const ezTimes: number[] = [];
+    let ezHits = 0;
     for (let i = 0; i < 50; i++) {
       raycaster.setFromCamera(new Vector2(...points[i]!), camera);
       found.length = 0;
       const s = performance.now();
       raycaster.intersectObjects(ez as unknown as Object3D[], false, found);
       ezTimes.push(performance.now() - s);
+      if (found.length > 0) ezHits++;
     }
     const ezPick = median(ezTimes);
-    results.push({ name: `instances ${label}: pick, ours vs @three.ez InstancedMesh2 BVH raycast`, value: oursPick, unit: 'ms', baseline: ezPick, ratio: ezPick / oursPick });
+    results.push({ name: `instances ${label}: pick, ours vs @three.ez InstancedMesh2 BVH raycast (${ezHits}/50 hit)`, value: oursPick, unit: 'ms', baseline: ezPick, ratio: ezPick / oursPick });
   }
   ez = [];
 
