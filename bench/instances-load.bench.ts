@@ -10,6 +10,7 @@ import { createInstanceService } from '../src/server/instances';
 import { openFileStore } from '../src/server/store';
 import { INSTANCE_SET_MIME } from '../src/protocol/instances';
 import { startPagesServer } from './load-pages';
+import { instancesRenderFiles, instancesRenderPage, measureRenderMode, type RenderMode, type RenderRun, type RenderView } from './instances-render';
 import { measureLoad, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
@@ -36,6 +37,13 @@ import type { BenchResult } from './types';
  * BENCH_INSTANCES_QUERY ('?quality=low': the detected tier adds shadow passes, which SwiftShader
  * draws on the CPU for every instance, for both pages alike the plain page has no shadows),
  * BENCH_LOAD_TIMEOUT_S (180 per run).
+ *
+ * Then, on the same scenes, how the groups are drawn (bench/instances-render.ts): frame time and
+ * CPU per frame of ours (InstancedMesh) against @three.ez InstancedMesh2 (per-instance culling with
+ * and without its BVH) and our own spatial chunks, for the whole scene in view and for a camera
+ * inside it. BENCH_INSTANCES_RENDER_SIZES (100000), _MODES (instanced,im2,im2linear,chunks),
+ * _VIEWS (inside,whole), _FRAMES (3, the inside view), _WHOLE_FRAMES (1), _WARMUP (1), _GRID (8),
+ * _QUERY ('' ; e.g. 'shadows=0&aa=0').
  */
 
 const RUNS = Number(process.env.BENCH_INSTANCES_RUNS ?? 3);
@@ -48,7 +56,67 @@ const GOAL_MS = 5000;
 const PLAIN_INSTANCES_READY = 'plaininstancesready';
 const MARKS = ['viewerinit', 'scene', 'instance-sets', 'instance-assets', 'instance-groups', 'first-frame'];
 
+/** How groups are drawn, measured on these sizes (bench/instances-render.ts); empty to skip. */
+// On SwiftShader one frame with every instance in view takes about 45 s at 100,000 instances and
+// 6 minutes at 1,000,000 (machine shared, load 8-13): the defaults measure 100,000 only, one frame
+// of the whole view; BENCH_INSTANCES_RENDER_SIZES=100000,1000000 (with BENCH_TIMEOUT_S=7200 and
+// BENCH_LOAD_TIMEOUT_S=1500) measures the million too.
+const RENDER_SIZES = (process.env.BENCH_INSTANCES_RENDER_SIZES ?? '100000').split(',').filter(Boolean).map((s) => Number(s.trim()));
+const RENDER_MODES = (process.env.BENCH_INSTANCES_RENDER_MODES ?? 'instanced,im2,im2linear,chunks').split(',').map((s) => s.trim()) as RenderMode[];
+const RENDER_FRAMES: Record<RenderView, number> = {
+  inside: Number(process.env.BENCH_INSTANCES_RENDER_FRAMES ?? 3),
+  whole: Number(process.env.BENCH_INSTANCES_RENDER_WHOLE_FRAMES ?? 1),
+};
+const RENDER_GRID = Number(process.env.BENCH_INSTANCES_RENDER_GRID ?? 8);
+const RENDER_QUERY = process.env.BENCH_INSTANCES_RENDER_QUERY ?? '';
+const RENDER_WARMUP = Number(process.env.BENCH_INSTANCES_RENDER_WARMUP ?? 1);
+const RENDER_VIEWS = (process.env.BENCH_INSTANCES_RENDER_VIEWS ?? 'inside,whole').split(',').map((s) => s.trim()) as RenderView[];
+
 const round = (ms: number) => Math.round(ms);
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * Frame time and CPU per frame of the three ways to draw the scene's groups (bench/instances-render.ts),
+ * each against ours ('instanced', the baseline column: ratio > 1 means the other way is faster).
+ */
+async function measureRender(scene: { n: number; groups: unknown[] }, url: string): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} assets)`;
+  const runs = new Map<RenderMode, RenderRun>();
+  for (const mode of RENDER_MODES) {
+    const load = loadavg()[0];
+    try {
+      const run = await measureRenderMode(url, mode, { frames: RENDER_FRAMES, grid: RENDER_GRID, timeoutMs: TIMEOUT_MS * 2, query: RENDER_QUERY, warmup: RENDER_WARMUP, views: RENDER_VIEWS });
+      runs.set(mode, run);
+      const v = (k: RenderView) => {
+        const f = run.views[k]!;
+        return `${k}: frame ${round1(f.frameMs)} ms, render call ${round1(f.renderMs)} ms, CPU ${f.cpuMs === null ? '?' : round1(f.cpuMs)} ms, ${f.calls} draws, ${f.triangles} triangles`;
+      };
+      console.log(`[instances-render] ${label} ${mode}: built in ${round(run.buildMs)} ms; ${RENDER_VIEWS.map(v).join('; ')}; load average ${load.toFixed(1)} -> ${loadavg()[0].toFixed(1)}`);
+    } catch (error) {
+      console.log(`[instances-render] ${label} ${mode}: FAILED ${(error as Error).message}`);
+      results.push({ name: `instances render: ${label}: ${mode} failed (${(error as Error).message.slice(0, 200)})`, value: 1, unit: 'runs', goal: '0', pass: false });
+    }
+  }
+  const ours = runs.get('instanced');
+  const names: Record<RenderMode, string> = { instanced: 'ours (InstancedMesh, whole-group culling)', im2: '@three.ez InstancedMesh2 + BVH culling', im2linear: '@three.ez InstancedMesh2, linear culling (no BVH)', chunks: `our InstancedMesh in ${RENDER_GRID}x${RENDER_GRID} chunks` };
+  const views = { whole: "view 'whole' (all in view)", inside: "view 'inside' (camera in the city, a small part in view)" } as const;
+  for (const view of RENDER_VIEWS) {
+    for (const [mode, run] of runs) {
+      const f = run.views[view];
+      if (!f) continue;
+      const base = mode === 'instanced' ? undefined : ours?.views[view];
+      const vs = (value: number, baseline: number | null | undefined) => (base && baseline ? { baseline: round1(baseline), ratio: Math.round((baseline / value) * 100) / 100 } : {});
+      const prefix = `instances render: ${label}, ${views[view]}, ${names[mode]}`;
+      results.push({ name: `${prefix}: frame (render + GPU wait), median of ${f.frames}${base ? '; baseline ours' : ''}`, value: round1(f.frameMs), unit: 'ms', ...vs(f.frameMs, base?.frameMs) });
+      results.push({ name: `${prefix}: render call (main thread)`, value: round1(f.renderMs), unit: 'ms', ...vs(f.renderMs, base?.renderMs) });
+      if (f.cpuMs !== null) results.push({ name: `${prefix}: CPU per frame, all browser processes`, value: round1(f.cpuMs), unit: 'ms', ...vs(f.cpuMs, base?.cpuMs) });
+      results.push({ name: `${prefix}: draw calls (shadow pass included), ${f.triangles.toLocaleString('en-US')} triangles`, value: f.calls, unit: 'draws' });
+    }
+  }
+  for (const [mode, run] of runs) results.push({ name: `instances render: ${label}, ${names[mode]}: build from the decoded sets in the page`, value: round(run.buildMs), unit: 'ms' });
+  return results;
+}
 
 function medianRun<T extends { ms: number }>(runs: T[]): T {
   return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
@@ -182,11 +250,16 @@ export default async function run(): Promise<BenchResult[]> {
         if (!response.ok) throw new Error(`the set of ${g.groupId} answered ${response.status}`);
         extra[`/files/${scene.sceneId}/${g.groupId}.bin`] = { type: 'application/octet-stream', body: new Uint8Array(await response.arrayBuffer()) };
       }
+      extra[`/render-${scene.sceneId}.html`] = {
+        type: 'text/html; charset=utf-8',
+        body: instancesRenderPage(scene.groups.map((g) => ({ glb: `/files/${g.assetId}.glb`, set: `/files/${scene.sceneId}/${g.groupId}.bin` }))),
+      };
       extra[`/instances-${scene.sceneId}.html`] = {
         type: 'text/html; charset=utf-8',
         body: plainInstancesPage(scene.groups.map((g) => ({ glb: `/files/${g.assetId}.glb`, set: `/files/${scene.sceneId}/${g.groupId}.bin` }))),
       };
     }
+    Object.assign(extra, instancesRenderFiles());
     const pages = await startPagesServer({}, extra);
     try {
       for (const scene of scenes) {
@@ -255,6 +328,10 @@ export default async function run(): Promise<BenchResult[]> {
           }
         }
         results.push({ name: `instances load: ${label}: machine load average (1 min) during the runs, ${cpus().length} cores`, value: Math.round((loads.reduce((a, b) => a + b, 0) / loads.length) * 10) / 10, unit: '' });
+      }
+      for (const scene of scenes) {
+        if (!RENDER_SIZES.includes(scene.n)) continue;
+        results.push(...(await measureRender(scene, pages.url(`/render-${scene.sceneId}.html`))));
       }
       return results;
     } finally {

@@ -11,17 +11,45 @@
  *     InstancedMesh2's BVH raycast;
  *   - CPU per frame while one instance moves every frame, and per idle frame (the systems that see groups);
  *   - removing 10,000 instances including compaction, against swap-remove with a Map on plain meshes;
- *   - draw calls: meshes drawn (one per asset part and material) against one Mesh per instance.
+ *   - draw calls: meshes drawn (one per asset part and material) against one Mesh per instance;
+ *   - saving one moved instance: the request body the editor's real path sends (SetInstancesCommand
+ *     through the instance applier into the '@instances' queue, the saver's POST instance-changes,
+ *     answered by the model service's instance service on SQLite) and the log row it stores, against
+ *     what the set weighs (the group re-sent whole, as a JSON list of 16 numbers per instance).
  *
  * Assets are boxes here (the pick's last step casts the asset's triangles through its tree; the
  * demo assets have a few hundred triangles, which does not change the order). Load to first frame
  * in the browser is not measured by this file. Medians; the machine may be shared: read ratios.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import Database from 'better-sqlite3';
 import { InstancedMesh2 } from '@three.ez/instanced-mesh';
 import { BoxGeometry, Group, InstancedMesh, Matrix4, Mesh, MeshStandardMaterial, PerspectiveCamera, Raycaster, Scene, Vector2, type Intersection, type Object3D } from 'three';
-import { addInstances, createInstanceGroup, removeInstances, setInstanceMatrix, type InstanceAsset, type InstanceGroupRecord } from '../src/engine/instances';
+import { SetInstancesCommand } from '../src/editor/instance-commands';
+import { createInstanceApplier, readInstanceMatrices } from '../src/editor/instance-editing';
+import { MutationQueues } from '../src/editor/mutation-queue';
+import { createSaver } from '../src/editor/saver';
+import {
+  addInstances,
+  boundsPending,
+  createInstanceGroup,
+  forEachInstance,
+  instanceGroupBytes,
+  rebuildBounds,
+  removeInstances,
+  setInstanceMatrix,
+  type InstanceAsset,
+  type InstanceGroupRecord,
+} from '../src/engine/instances';
+import { ApplyInstanceChangesRequest, FLOATS_PER_INSTANCE, packMatrix } from '../src/protocol/instances';
+import { createInstanceService } from '../src/server/instances';
+import { SQLITE_FILE_NAME, openFileStore } from '../src/server/store';
 import { bindObject } from '../src/engine/registry';
-import { addViewerEntity, createViewerWorld } from '../src/engine/world';
+import { addViewerEntity, createViewerWorld, type ViewerWorld } from '../src/engine/world';
 import { expandMatrices } from '../src/scene/instance-assets';
 import { generateInstanceLayout } from '../src/server/demo-instances';
 import { createPicker } from '../src/viewer/picking';
@@ -41,8 +69,15 @@ function random(seed: number): () => number {
   return () => (s = (s * 16807) % 2147483647) / 2147483647;
 }
 
+// The bench runs under tsx without --expose-gc: the collector is asked for here, so that every
+// memory figure is measured after a full collection (without it, garbage of earlier steps, such as
+// the 100,000 Meshes of the 100k run, is collected in the middle of a later measurement).
+setFlagsFromString('--expose_gc');
+const gc = runInNewContext('gc') as () => void;
+
 function memory(): number {
-  (globalThis as { gc?: () => void }).gc?.();
+  gc();
+  gc();
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 }
@@ -50,6 +85,80 @@ function memory(): number {
 const geometry = new BoxGeometry(2, 4, 2).translate(0, 2, 0);
 const material = new MeshStandardMaterial();
 const asset = (assetId: string): InstanceAsset => ({ assetId, parts: [{ name: assetId, geometry, material }], box: new Float32Array([-1, 0, -1, 1, 4, 1]), placeholder: false });
+
+/**
+ * One instance of `group` moved as the editor moves it and saved as the editor saves it: the
+ * command writes the engine and queues the change, the saver POSTs the queue (its fetch hands the
+ * body to the model service's instance service, as the route does after its schema check), the
+ * service logs the change in SQLite. Returns the request body's bytes and the stored row's.
+ */
+async function saveOneMove(world: ViewerWorld, group: InstanceGroupRecord): Promise<{ requestBytes: number; bodyBytes: number; rowBytes: number; ms: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-instances-save-'));
+  const store = await openFileStore(dataDir);
+  try {
+    const sceneId = 'bench-save';
+    await store.createScene({ _id: sceneId, name: 'Save bench', ownerId: 'bench-user', viewerConfig: { objects: [] } });
+    const service = createInstanceService(store);
+    // The service holds the group's set as the engine does.
+    const ids = new Uint32Array(group.live);
+    const packed = new Float32Array(group.live * FLOATS_PER_INSTANCE);
+    const array = group.attribute.array as Float32Array;
+    let k = 0;
+    forEachInstance(group, (id, slot) => {
+      ids[k] = id;
+      packMatrix(array.subarray(slot * 16, slot * 16 + 16), packed, k++);
+    });
+    await service.replace(sceneId, group.uuid, { ids, matrices: packed, nextId: group.nextId });
+    const queues = new MutationQueues();
+    const applier = createInstanceApplier(world, queues, () => undefined);
+    const id = ids[ids.length >> 1]!;
+    const before = readInstanceMatrices(group, [id]);
+    const after = before.slice();
+    after[12] += 1.25;
+    after[14] -= 0.75;
+    let requestBytes = 0;
+    const saver = createSaver({
+      queues,
+      modelService: 'http://127.0.0.1:1',
+      sceneId,
+      getToken: async () => 'bench-token',
+      enabled: () => true,
+      fetch: async (_url, init) => {
+        const body = String(init?.body ?? '');
+        requestBytes += Buffer.byteLength(body);
+        const { changes } = ApplyInstanceChangesRequest.parse(JSON.parse(body));
+        const result = await service.apply(sceneId, changes, 'bench-user');
+        return new Response(JSON.stringify({ sceneId, ...result }), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const t0 = performance.now();
+    new SetInstancesCommand(applier, group.uuid, [id], before, after, 'Move').execute();
+    await saver.save();
+    const ms = performance.now() - t0;
+    if (saver.state.status !== 'saved' || queues.size !== 0) throw new Error(`the move was not saved: ${saver.state.status} ${saver.state.reason ?? ''}`);
+    const saved = await service.current(sceneId, group.uuid);
+    const slot = [...saved!.ids.subarray(0, saved!.count)].indexOf(id);
+    if (Math.abs(saved!.matrices[slot * FLOATS_PER_INSTANCE + 9]! - after[12]!) > 1e-3) throw new Error('the service does not hold the moved matrix');
+    saver.dispose();
+    await store.close();
+    // The stored row, read from the database file: every column's bytes (the revision as 8).
+    const db = new Database(join(dataDir, SQLITE_FILE_NAME), { readonly: true });
+    try {
+      const row = db
+        .prepare(
+          `SELECT length(CAST(body AS BLOB)) AS body, length(CAST(scene_id AS BLOB)) + length(CAST(group_id AS BLOB)) + 8 + length(CAST(uuid AS BLOB)) + length(CAST(body AS BLOB)) + coalesce(length(CAST(user_id AS BLOB)), 0) + length(CAST(saved_at AS BLOB)) AS total FROM instance_changes WHERE scene_id = ? AND group_id = ?`,
+        )
+        .all(sceneId, group.uuid) as { body: number; total: number }[];
+      if (row.length !== 1) throw new Error(`expected one logged change, found ${row.length}`);
+      return { requestBytes, bodyBytes: row[0]!.body, rowBytes: row[0]!.total, ms };
+    } finally {
+      db.close();
+    }
+  } finally {
+    await store.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
 async function runSize(n: number, results: BenchResult[]): Promise<void> {
   const label = n.toLocaleString('en-US');
@@ -103,10 +212,11 @@ async function runSize(n: number, results: BenchResult[]): Promise<void> {
   const plainBuild = performance.now() - t0;
   const plainBytes = (memory() - before) / n;
   results.push({ name: `instances ${label}: build groups from decoded sets (CPU)`, value: oursBuild, unit: 'ms', baseline: plainBuild, ratio: plainBuild / oursBuild });
-  results.push({ name: `instances ${label}: JS memory per instance (heap + buffers; baseline InstancedMesh + id Map)`, value: oursBytes, unit: 'B', baseline: plainBytes, ratio: plainBytes / oursBytes, goal: '<= 150 B', pass: oursBytes <= 150 });
+  results.push({ name: `instances ${label}: JS memory per instance as loaded, before the bounds index (heap + buffers; baseline InstancedMesh + id Map)`, value: oursBytes, unit: 'B', baseline: plainBytes, ratio: plainBytes / oursBytes });
 
   // @three.ez/instanced-mesh: InstancedMesh2 per asset with its BVH.
   let ez: InstancedMesh2[] = [];
+  let ezMemory = 0;
   let ezOk = true;
   try {
     before = memory();
@@ -118,16 +228,28 @@ async function runSize(n: number, results: BenchResult[]): Promise<void> {
         m4.fromArray(s.matrices, i++ * 16).decompose(obj.position, obj.quaternion, obj.scale);
       });
       mesh.computeBVH();
+      // Without a WebGL renderer (Node) it has no index attribute yet, and its raycast returns at
+      // once when that is missing; its BVH raycast does not read it: a stand-in lets that run.
+      (mesh as unknown as { instanceIndex: unknown }).instanceIndex ??= { array: new Uint32Array(0) };
       ez.push(mesh);
     }
     const ezBuild = performance.now() - t0;
     const ezBytes = (memory() - before) / n;
     results.push({ name: `instances ${label}: @three.ez InstancedMesh2 + BVH build (CPU; ours as value)`, value: oursBuild, unit: 'ms', baseline: ezBuild, ratio: ezBuild / oursBuild });
-    results.push({ name: `instances ${label}: JS memory per instance, ours vs @three.ez InstancedMesh2 + BVH`, value: oursBytes, unit: 'B', baseline: ezBytes, ratio: ezBytes / oursBytes });
+    ezMemory = ezBytes;
   } catch (error) {
     ezOk = false;
     console.error('InstancedMesh2 could not be measured:', error);
   }
+
+  // ---- in use, the groups also hold their bounds index (built by the first pick that reaches a
+  // group, or in idle time after the first picture) ----
+  before = memory();
+  for (const g of groups) if (boundsPending(g)) rebuildBounds(g);
+  const inUse = oursBytes + (memory() - before) / n;
+  const counted = groups.reduce((k, g) => k + instanceGroupBytes(g), 0) / n;
+  results.push({ name: `instances ${label}: JS memory per instance in use, with the bounds index (measured; baseline: the engine's own count of its arrays)`, value: inUse, unit: 'B', baseline: counted, goal: '<= 150 B', pass: inUse <= 150 });
+  if (ezOk) results.push({ name: `instances ${label}: JS memory per instance in use, ours vs @three.ez InstancedMesh2 + its BVH`, value: inUse, unit: 'B', baseline: ezMemory, ratio: ezMemory / inUse });
 
   // ---- picking ----
   const picker = createPicker({ world, useWorker: false });
@@ -157,15 +279,17 @@ async function runSize(n: number, results: BenchResult[]): Promise<void> {
   results.push({ name: `instances ${label}: pick one instance (${hits}/200 hit; baseline three Raycaster on InstancedMesh)`, value: oursPick, unit: 'ms', baseline: basePick, ratio: basePick / oursPick, goal: '<= 1 ms', pass: oursPick <= 1 });
   if (ezOk) {
     const ezTimes: number[] = [];
+    let ezHits = 0;
     for (let i = 0; i < 50; i++) {
       raycaster.setFromCamera(new Vector2(...points[i]!), camera);
       found.length = 0;
       const s = performance.now();
       raycaster.intersectObjects(ez as unknown as Object3D[], false, found);
       ezTimes.push(performance.now() - s);
+      if (found.length > 0) ezHits++;
     }
     const ezPick = median(ezTimes);
-    results.push({ name: `instances ${label}: pick, ours vs @three.ez InstancedMesh2 BVH raycast`, value: oursPick, unit: 'ms', baseline: ezPick, ratio: ezPick / oursPick });
+    results.push({ name: `instances ${label}: pick, ours vs @three.ez InstancedMesh2 BVH raycast (${ezHits}/50 hit)`, value: oursPick, unit: 'ms', baseline: ezPick, ratio: ezPick / oursPick });
   }
   ez = [];
 
@@ -204,6 +328,13 @@ async function runSize(n: number, results: BenchResult[]): Promise<void> {
   }
   const oursIdle = median(idle);
   results.push({ name: `instances ${label}: CPU per idle frame (systems that see groups)`, value: oursIdle, unit: 'ms', goal: '<= 2 ms', pass: oursIdle <= 2 });
+
+  // ---- save of one moved instance ----
+  const save = await saveOneMove(world, moved);
+  const wholeJson = moved.live * 16 * 8;
+  results.push({ name: `instances ${label}: save one moved instance, request body of the editor's saver (group of ${moved.live.toLocaleString('en-US')}; baseline: the group as a JSON list of 16 numbers each, ~8 B a number)`, value: save.requestBytes, unit: 'B', baseline: wholeJson, ratio: Math.round(wholeJson / save.requestBytes), goal: 'a few hundred bytes', pass: save.requestBytes <= 500 });
+  results.push({ name: `instances ${label}: save one moved instance, the log row stored (SQLite columns; its JSON body ${save.bodyBytes} B)`, value: save.rowBytes, unit: 'B', goal: 'a few hundred bytes', pass: save.rowBytes <= 500 });
+  results.push({ name: `instances ${label}: save one moved instance, command + queue + save + service apply (no network)`, value: Math.round(save.ms * 10) / 10, unit: 'ms' });
 
   // ---- remove 10,000 (100 per edit, as a person deleting selections) including compaction ----
   const victims = groups[0]!;
