@@ -144,7 +144,7 @@ test.describe('on a desktop', () => {
     await openBox(page);
     await page.getByTestId('tool-section').click();
     // A miss says so, in red.
-    await page.mouse.dblclick(40, 760);
+    await page.mouse.dblclick(40, 640);
     await expect(page.getByTestId('tool-hint')).toHaveText(/^Missed the model/);
     await expect(page.getByTestId('tool-hint')).toHaveClass(/refused/);
     // A plane on the front face (double-click), which clears the error.
@@ -368,6 +368,11 @@ test.describe('on a phone', () => {
     test.setTimeout(180_000);
     await openBox(page);
     await expect(page.getByTestId('tool-hint')).toHaveText('Tap Sample point, then the model, to read a point’s coordinates');
+    // The comment buttons stand above the meeting panel, which spans the bottom edge of a phone.
+    const stack = await page.locator('.panel-stack').boundingBox();
+    const meeting = await page.locator('.meeting-panel').boundingBox();
+    expect(stack && meeting).toBeTruthy();
+    expect(stack!.y + stack!.height).toBeLessThanOrEqual(meeting!.y);
     // The view toolbar is one menu button until opened.
     await expect(page.getByTestId('nav-mode-plan')).toHaveCount(0);
     await page.getByTestId('view-menu').tap();
@@ -377,7 +382,7 @@ test.describe('on a phone', () => {
     // Sample point on, a tap beside the model: a miss, not a desktop instruction.
     await page.getByTestId('tool-sample').tap();
     await expect(page.getByTestId('tool-hint')).toHaveText('Tap a point to read its coordinates');
-    await page.touchscreen.tap(30, 800);
+    await page.touchscreen.tap(30, 700);
     await expect(page.getByTestId('tool-hint')).toHaveText(/^Missed the model/);
     await page.getByTestId('tool-sample').tap();
     // Measuring speaks of taps; the old miss is gone.
