@@ -202,14 +202,15 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     const nav = viewer.navigation.state();
     return { position: tuple(v1), target: tuple(v2), fov: cam.fov, near: cam.near, far: cam.far, projection: nav.projection, mode: nav.mode, controls: nav.cameraConfig };
   };
-  const lookAt = async (position: Vec3T | undefined, target: Vec3T | undefined, transition: boolean) => {
+  /** Starts the move (throwing at once when the pose is refused); resolves when the camera arrives. */
+  const lookAt = (position: Vec3T | undefined, target: Vec3T | undefined, transition: boolean): Promise<void> => {
     controls.getPosition(v1, true);
     controls.getTarget(v2, true);
     const p = position ?? tuple(v1);
     const t = target ?? tuple(v2);
     if (p[0] === t[0] && p[1] === t[1] && p[2] === t[2]) throw new Error('position and target must differ: the camera needs a direction to look in.');
     world.render.needsRender = true;
-    await controls.setLookAt(p[0], p[1], p[2], t[0], t[1], t[2], transition);
+    return controls.setLookAt(p[0], p[1], p[2], t[0], t[1], t[2], transition);
   };
   const setFov = (fov: number) => {
     const cam = perspective();
@@ -442,8 +443,12 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     },
     getCamera: () => cameraState(),
     setCamera: async ({ position, target, fov, transition }) => {
-      if (fov !== undefined) setFov(fov);
-      if (position || target) await lookAt(position, target, transition ?? true);
+      // Checked before anything changes: a refused pose leaves the field of view too.
+      if (position || target) {
+        const moving = lookAt(position, target, transition ?? true);
+        if (fov !== undefined) setFov(fov);
+        await moving;
+      } else if (fov !== undefined) setFov(fov);
       return cameraState();
     },
     fitCamera: async ({ transition }) => {

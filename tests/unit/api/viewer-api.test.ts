@@ -106,7 +106,7 @@ function setup(extra: Partial<Parameters<typeof createViewerApi>[0]> = {}) {
       getPosition: (out: any) => out.set(1, 2, 3),
       getTarget: (out: any) => out.set(0, 0, 0),
     },
-    navigation: { perspectiveCamera: { fov: 45, near: 0.1, far: 1000 }, state: () => ({ mode: 'Orbit', projection: 'Perspective', cameraConfig: 'simple' }) },
+    navigation: { perspectiveCamera: { fov: 45, near: 0.1, far: 1000, updateProjectionMatrix() {} }, state: () => ({ mode: 'Orbit', projection: 'Perspective', cameraConfig: 'simple' }) },
     animations: { setSpeed: (s: number) => (speed = Math.max(0.1, s)), list: () => [] },
     context: { scene: new Object3D(), renderer: { getPixelRatio: () => 1 } },
   } as unknown as Viewer;
@@ -307,6 +307,13 @@ describe('viewer API', () => {
     await expect(run('moveSectionPlane', { id: 4242, point: [0, 0, 0] })).rejects.toThrow('There is no section plane 4242.');
     expect(await run('removeSectionPlane', { id: plane.id })).toEqual({ ok: true });
     await expect(run('removeSectionPlane', { id: plane.id })).rejects.toThrow(`There is no section plane ${plane.id}.`);
+  });
+
+  it('setCamera refuses a pose without a direction before changing anything (the field of view too)', async () => {
+    const { run, viewer } = setup();
+    await expect(run('setCamera', { position: [1, 1, 1], target: [1, 1, 1], fov: 20 })).rejects.toThrow('position and target must differ');
+    expect(viewer.navigation.perspectiveCamera.fov).toBe(45);
+    expect((await run('setCamera', { fov: 30 })).fov).toBe(30);
   });
 
   it('gets one annotation by id', async () => {
