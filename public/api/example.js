@@ -75,7 +75,23 @@ const buttons = {
     if (!first) throw new Error('The scene has no animations.');
     return client.api.playAnimation({ modelId: first.modelId, animation: first.id });
   },
+  'Textures': () => client.api.listTextures(),
   'Measure length': () => client.api.activateTool({ tool: 'length-measure-tool' }),
+  'Measure from clicked point up 1 m': () => {
+    if (!lastHit) throw new Error('Click the model first.');
+    const [x, y, z] = lastHit.position;
+    return client.api.createMeasurement({ kind: 'length', points: [lastHit.position, [x, y + 1, z]] });
+  },
+  'Cut at clicked point': () => {
+    if (!lastHit) throw new Error('Click the model first.');
+    return client.api.createSectionPlane({ point: lastHit.position, normal: lastHit.normal.map((v) => -v) });
+  },
+  'Remove measurements and planes': async () => {
+    const [measurements, planes] = await Promise.all([client.api.listMeasurements(), client.api.listSectionPlanes()]);
+    for (const m of measurements) await client.api.removeMeasurement({ id: m.id });
+    for (const p of planes) await client.api.removeSectionPlane({ id: p.id });
+    return { measurements: measurements.length, planes: planes.length };
+  },
   'Section plane': () => client.api.activateTool({ tool: 'section-tool' }),
   'Tools off': () => client.api.activateTool({ tool: null }),
   'Orthographic': () => client.api.setProjection({ projection: 'Orthographic' }),

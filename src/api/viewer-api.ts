@@ -3,6 +3,7 @@ import {
   Box3Helper,
   Color,
   Euler,
+  ImageLoader,
   MathUtils,
   Quaternion,
   Sphere,
@@ -25,7 +26,19 @@ import { getEid } from '../engine/registry';
 import { modelById, nodeEid, nodeIdOf } from '../engine/stable-ids';
 import { setVisible } from '../engine/object-flags';
 import type { ModelRecord } from '../engine/world';
-import { HOST_FUNCTION_NAMES, HOST_FUNCTIONS, type HostEventName, type HostFunctionName, type HostParsedArgs, type HostResult } from '../protocol/host-api';
+import {
+  HOST_FUNCTION_NAMES,
+  HOST_FUNCTIONS,
+  MAX_ADDED_TEXTURES,
+  MAX_MEASUREMENTS,
+  MAX_SECTION_PLANES,
+  measurementProblem,
+  type HostEventName,
+  type HostFunctionName,
+  type HostParsedArgs,
+  type HostResult,
+  type TextureInfo,
+} from '../protocol/host-api';
 import { TEXTURE_MAP_PROPERTIES } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
 import { findAnimation } from '../viewer/animation';
@@ -89,6 +102,7 @@ const v1 = new Vector3();
 const v2 = new Vector3();
 const quat = new Quaternion();
 const euler = new Euler();
+const Z = new Vector3(0, 0, 1);
 
 const tuple = (v: Vector3): Vec3T => [v.x, v.y, v.z];
 
@@ -188,14 +202,15 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     const nav = viewer.navigation.state();
     return { position: tuple(v1), target: tuple(v2), fov: cam.fov, near: cam.near, far: cam.far, projection: nav.projection, mode: nav.mode, controls: nav.cameraConfig };
   };
-  const lookAt = async (position: Vec3T | undefined, target: Vec3T | undefined, transition: boolean) => {
+  /** Starts the move (throwing at once when the pose is refused); resolves when the camera arrives. */
+  const lookAt = (position: Vec3T | undefined, target: Vec3T | undefined, transition: boolean): Promise<void> => {
     controls.getPosition(v1, true);
     controls.getTarget(v2, true);
     const p = position ?? tuple(v1);
     const t = target ?? tuple(v2);
     if (p[0] === t[0] && p[1] === t[1] && p[2] === t[2]) throw new Error('position and target must differ: the camera needs a direction to look in.');
     world.render.needsRender = true;
-    await controls.setLookAt(p[0], p[1], p[2], t[0], t[1], t[2], transition);
+    return controls.setLookAt(p[0], p[1], p[2], t[0], t[1], t[2], transition);
   };
   const setFov = (fov: number) => {
     const cam = perspective();
@@ -240,8 +255,47 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
 
   // ---- textures -----------------------------------------------------------------------------
   let textureCount = 0;
+  let textureLoads = 0;
   const textureLoader = new TextureLoader().setCrossOrigin('anonymous');
-  const addedTextures = new Map<string, Texture>();
+  const imageLoader = new ImageLoader().setCrossOrigin('anonymous');
+  /** addTexture's textures (also registered in every model's textures under the same id), with their images' URLs. */
+  const addedTextures = new Map<string, { texture: Texture; url: string }>();
+  const loadImage = (url: string) =>
+    new Promise<HTMLImageElement>((resolve, reject) =>
+      imageLoader.load(url, resolve, undefined, () => reject(new Error(`The image at ${url} could not be loaded (it must exist and allow cross-origin use: CORS).`))),
+    );
+  /** The material maps sampling `texture` (or a twin of it in another colour space: the same image source). */
+  const usersOf = (texture: Texture, records: Iterable<ModelRecord>) => {
+    const users: TextureInfo['usedBy'] = [];
+    const textures: Texture[] = [];
+    for (const rec of records) {
+      for (const [materialId, mat] of rec.materials) {
+        for (const key of TEXTURE_MAP_PROPERTIES) {
+          const t = (mat as unknown as Record<string, Texture | null | undefined>)[key];
+          if (t && t.source === texture.source) {
+            users.push({ modelId: rec.modelId, materialId, map: key });
+            if (!textures.includes(t)) textures.push(t);
+          }
+        }
+      }
+    }
+    return { users, textures };
+  };
+  const textureInfo = (textureId: string, texture: Texture, modelId: string | null): TextureInfo => {
+    const added = addedTextures.get(textureId);
+    const image = texture.image as { width?: unknown; height?: unknown } | null | undefined;
+    const size = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+    return {
+      textureId,
+      modelId: added ? null : modelId,
+      name: texture.name,
+      source: added ? 'added' : texture.userData.uploadedTextureId !== undefined ? 'uploaded' : 'model',
+      url: added ? added.url : null,
+      width: size(image?.width),
+      height: size(image?.height),
+      usedBy: usersOf(texture, modelId === null || added ? world.models.values() : [record(modelId)]).users,
+    };
+  };
 
   // ---- hotspots, camera start/stop, annotation pins: one overlays step ----------------------
   const hotspots = new Map<string, { position: Vector3; out: { id: string; x: number; y: number; visible: boolean } }>();
@@ -361,6 +415,24 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
 
   const settings = (patch: Record<string, unknown>) => applySceneSettings(viewer, patch).then(() => readSceneSettings(viewer));
 
+  const measurementInfo = (m: { id: number; kind: 'length' | 'area' | 'angle'; value: number; label: string }): HostResult<'createMeasurement'> => {
+    const raw = world.measurementPoints.get(m.id);
+    const points: Vec3T[] = [];
+    if (raw) for (let i = 0; i + 2 < raw.length; i += 3) points.push([raw[i], raw[i + 1], raw[i + 2]]);
+    return { id: m.id, kind: m.kind, value: m.value, label: m.label, points };
+  };
+  const measurementById = (id: number) => {
+    const found = viewer.tools.measurements.list().find((m) => m.id === id);
+    if (!found) throw new Error(`There is no measurement ${id}.`);
+    return measurementInfo(found);
+  };
+  /** A plane through `point` with the unit normal `n`: the kept side is where n . p + constant >= 0. */
+  const planeInfo = (id: number, n: Vector3, point: readonly number[]): HostResult<'createSectionPlane'> => ({
+    id,
+    normal: [n.x, n.y, n.z],
+    constant: -(n.x * point[0] + n.y * point[1] + n.z * point[2]),
+  });
+
   const functions: Impl = {
     listModels: () => listModels(),
     setModelVisibility: ({ modelId, visible }) => {
@@ -371,8 +443,12 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     },
     getCamera: () => cameraState(),
     setCamera: async ({ position, target, fov, transition }) => {
-      if (fov !== undefined) setFov(fov);
-      if (position || target) await lookAt(position, target, transition ?? true);
+      // Checked before anything changes: a refused pose leaves the field of view too.
+      if (position || target) {
+        const moving = lookAt(position, target, transition ?? true);
+        if (fov !== undefined) setFov(fov);
+        await moving;
+      } else if (fov !== undefined) setFov(fov);
       return cameraState();
     },
     fitCamera: async ({ transition }) => {
@@ -457,10 +533,14 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       return { ...nodeInfo(rec, eid, object), visible };
     },
     highlightObject: ({ modelId, nodeId, color }) => {
-      clearHighlight();
-      if (nodeId === null) return { ok: true as const };
+      if (nodeId === null) {
+        clearHighlight();
+        return { ok: true as const };
+      }
       if (!modelId) throw new Error('modelId undefined.');
+      // Looked up first: a refused call leaves the present highlight.
       const { object } = node(modelId, nodeId);
+      clearHighlight();
       const box = new Box3().setFromObject(object);
       const helper = new Box3Helper(box, new Color(color ? (color.startsWith('#') ? color : `#${color}`) : '#ffb000'));
       helper.layers.set(HELPER_LAYER);
@@ -487,26 +567,90 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       world.render.needsRender = true;
       return materialInfo(rec, materialId, rec.materials.get(materialId)!);
     },
-    addTexture: ({ url }) =>
-      new Promise((resolve, reject) => {
+    addTexture: ({ url }) => {
+      if (addedTextures.size + textureLoads >= MAX_ADDED_TEXTURES) {
+        throw new Error(`At most ${MAX_ADDED_TEXTURES} textures may be added: remove one with removeTexture first.`);
+      }
+      textureLoads++;
+      return new Promise((resolve, reject) => {
         textureLoader.load(
           url,
           (texture) => {
+            textureLoads--;
             texture.colorSpace = SRGBColorSpace;
             texture.flipY = false; // glTF's texture coordinates
             const textureId = `api-texture-${++textureCount}`;
-            addedTextures.set(textureId, texture);
+            texture.name = textureId;
+            addedTextures.set(textureId, { texture, url });
             // Every loaded model may use it in setMaterial's maps.
             for (const rec of world.models.values()) rec.textures.set(textureId, texture);
             resolve({ textureId });
           },
           undefined,
-          () => reject(new Error(`The image at ${url} could not be loaded (it must exist and allow cross-origin use: CORS).`)),
+          () => {
+            textureLoads--;
+            reject(new Error(`The image at ${url} could not be loaded (it must exist and allow cross-origin use: CORS).`));
+          },
         );
-      }),
+      });
+    },
+    listTextures: ({ modelId }) => {
+      const records = modelId ? [record(modelId)] : [...world.models.values()];
+      const out: TextureInfo[] = [];
+      for (const [textureId, { texture }] of addedTextures) out.push(textureInfo(textureId, texture, null));
+      for (const rec of records) {
+        for (const [textureId, texture] of rec.textures) if (!addedTextures.has(textureId)) out.push(textureInfo(textureId, texture, rec.modelId));
+      }
+      return out;
+    },
+    updateTexture: async ({ textureId, url, modelId }) => {
+      const find = () => {
+        if (modelId !== undefined) {
+          const texture = record(modelId).textures.get(textureId);
+          if (!texture) throw new Error(`Model '${modelId}' has no texture '${textureId}'.`);
+          return texture;
+        }
+        const added = addedTextures.get(textureId);
+        if (!added) throw new Error(`There is no texture '${textureId}' made by addTexture (a model's own texture needs its modelId).`);
+        return added.texture;
+      };
+      find();
+      const image = await loadImage(url);
+      // Looked up again: the texture (or its model) may have gone while the image loaded.
+      const texture = find();
+      // Every texture object drawing this image (a colour-space twin shares it) gets the new one;
+      // each is freed on the GPU first, so an image of another size gets storage of its size.
+      const { textures } = usersOf(texture, world.models.values());
+      if (!textures.includes(texture)) textures.push(texture);
+      for (const t of textures) t.dispose();
+      texture.image = image;
+      for (const t of textures) t.needsUpdate = true;
+      const added = addedTextures.get(textureId);
+      if (added && added.texture === texture) added.url = url;
+      world.render.needsRender = true;
+      return textureInfo(textureId, texture, modelId ?? null);
+    },
+    removeTexture: ({ textureId }) => {
+      const added = addedTextures.get(textureId);
+      if (!added) {
+        const own = [...world.models.values()].some((rec) => rec.textures.has(textureId));
+        throw new Error(own ? `Texture '${textureId}' is a model's own: only textures made by addTexture can be removed.` : `There is no texture '${textureId}'.`);
+      }
+      const { users } = usersOf(added.texture, world.models.values());
+      if (users.length > 0) {
+        const u = users[0];
+        throw new Error(
+          `Texture '${textureId}' is used by ${u.map} of material '${u.materialId}' of model '${u.modelId}'${users.length > 1 ? ` (and ${users.length - 1} more maps)` : ''}: set those maps to another texture or null first.`,
+        );
+      }
+      addedTextures.delete(textureId);
+      for (const rec of world.models.values()) if (rec.textures.get(textureId) === added.texture) rec.textures.delete(textureId);
+      added.texture.dispose();
+      return { ok: true as const };
+    },
     getPostProcessing: () => viewer.getRenderConfig(),
     setPostProcessing: ({ config }) => {
-      viewer.setRenderConfig(config as never);
+      viewer.setRenderConfig(config);
       world.render.needsRender = true;
       return viewer.getRenderConfig();
     },
@@ -561,14 +705,57 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       else viewer.tools.activate(tool);
       return { tool: viewer.tools.active };
     },
-    listMeasurements: () =>
-      viewer.tools.measurements.list().map((m) => {
-        const raw = world.measurementPoints.get(m.id);
-        const points: Vec3T[] = [];
-        if (raw) for (let i = 0; i + 2 < raw.length; i += 3) points.push([raw[i], raw[i + 1], raw[i + 2]]);
-        return { id: m.id, kind: m.kind, value: m.value, label: m.label, points };
-      }),
+    listMeasurements: () => viewer.tools.measurements.list().map(measurementInfo),
+    createMeasurement: ({ kind, points }) => {
+      const measurements = viewer.tools.measurements;
+      if (measurements.list().length >= MAX_MEASUREMENTS) throw new Error(`There are ${MAX_MEASUREMENTS} measurements, the most there may be: remove one first.`);
+      const id = measurements.restore(kind, points.map((p) => new Vector3(p[0], p[1], p[2])));
+      world.render.needsRender = true;
+      return measurementById(id);
+    },
+    updateMeasurement: ({ id, points }) => {
+      const measurements = viewer.tools.measurements;
+      const current = measurements.list().find((m) => m.id === id);
+      if (!current) throw new Error(`There is no measurement ${id}.`);
+      const problem = measurementProblem(current.kind, points);
+      if (problem) throw new Error(`${problem.index === null ? 'points' : `points[${problem.index}]`}: ${problem.message}`);
+      measurements.setPoints(id, points.map((p) => new Vector3(p[0], p[1], p[2])));
+      world.render.needsRender = true;
+      return measurementById(id);
+    },
+    removeMeasurement: ({ id }) => {
+      viewer.tools.measurements.remove(id);
+      world.render.needsRender = true;
+      return { ok: true as const };
+    },
     listSectionPlanes: () => viewer.tools.sections.list().map((s) => ({ id: s.id, normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3T, constant: s.constant })),
+    createSectionPlane: ({ point, normal }) => {
+      const sections = viewer.tools.sections;
+      if (sections.list().length >= MAX_SECTION_PLANES) throw new Error(`There are ${MAX_SECTION_PLANES} section planes, the most there may be: remove one first.`);
+      const n = new Vector3(normal[0], normal[1], normal[2]).normalize();
+      // Placed as a finished plane: neither selected nor being placed, so the visitor's own tool
+      // and selection stay as they were.
+      const id = sections.place(new Vector3(point[0], point[1], point[2]), new Quaternion().setFromUnitVectors(Z, n));
+      world.render.needsRender = true;
+      return planeInfo(id, n, point);
+    },
+    moveSectionPlane: ({ id, point, normal }) => {
+      const sections = viewer.tools.sections;
+      const position = new Vector3();
+      const rotation = new Quaternion();
+      if (!sections.pose(id, position, rotation)) throw new Error(`There is no section plane ${id}.`);
+      if (point) position.set(point[0], point[1], point[2]);
+      if (normal) rotation.setFromUnitVectors(Z, new Vector3(normal[0], normal[1], normal[2]).normalize());
+      sections.setPose(id, position, rotation);
+      world.render.needsRender = true;
+      // The plane itself follows its pose in the next frame (the section plane system): answered from the pose.
+      return planeInfo(id, Z.clone().applyQuaternion(rotation), tuple(position));
+    },
+    removeSectionPlane: ({ id }) => {
+      viewer.tools.sections.remove(id);
+      world.render.needsRender = true;
+      return { ok: true as const };
+    },
     pickFromScreen: ({ x, y }) => {
       const rect = options.canvas.getBoundingClientRect();
       const hit = viewer.picker.pickAtClient(rect.left + x, rect.top + y);
@@ -622,6 +809,11 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       return options.auth.set(token);
     },
     listAnnotations: () => store.list(),
+    getAnnotation: async ({ id }) => {
+      const found = (await store.list()).find((a) => a.id === id);
+      if (!found) throw new Error(`There is no annotation '${id}'.`);
+      return found;
+    },
     createAnnotation: async ({ position, title, text, eye, target }) => {
       const camera = cameraState();
       const created = await store.create({ position, title, text: text ?? '', eye: eye ?? camera.position, target: target ?? camera.target });
@@ -804,7 +996,7 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       for (const d of disposers.splice(0)) d();
       clearHighlight();
       labels.dispose();
-      for (const texture of addedTextures.values()) texture.dispose();
+      for (const { texture } of addedTextures.values()) texture.dispose();
       addedTextures.clear();
     },
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MeasurementInfo, PROJECTION_NAMES, type AnnotationInfo } from './host-api.ts';
+import { MAX_MEASUREMENT_POINTS, MeasurementInfo, PROJECTION_NAMES, type AnnotationInfo } from './host-api.ts';
 import { Vec3, ViewState } from './meeting.ts';
 
 /**
@@ -37,8 +37,8 @@ export const MAX_REPLIES = 500;
 /** Most section planes / measurements a comment's view keeps. */
 export const MAX_VIEW_SECTIONS = 64;
 export const MAX_VIEW_MEASUREMENTS = 64;
-/** Most points of one measurement in a view. */
-export const MAX_MEASUREMENT_POINTS = 256;
+/** Most points of one measurement in a view (the host API's limit, named there). */
+export { MAX_MEASUREMENT_POINTS } from './host-api.ts';
 
 /** The comment tool's cursor (editor specification sections 2 and 7), made by scripts/assets/comment-cursor.ts; its hot spot is the bubble's tail. */
 export const COMMENT_CURSOR_URL = '/assets/images/comment-cursor-4.png';

@@ -103,7 +103,8 @@ Messages: \`{type: 'api.init', instanceId?}\` → \`{type: 'api.init.result', in
 \`{..., error}\` (the error names the argument at fault); \`{type: 'api.event', instanceId, event, data}\` to pages that called
 api.init; \`{type: 'viewerinit' | 'viewerready', instanceId, sceneId}\` to the embedding page.
 
-Who may call what: the scene's \`hostOrigins\` (set by its owner: \`PATCH /v1/scenes/{id} {hostOrigins: [...]}\`).
+Who may call what: the scene's \`hostOrigins\` (set by its owner in the editor's Scene panel, "Host pages", or with
+\`PATCH /v1/scenes/{id} {hostOrigins: [...]}\`).
 Absent: any page may call the *read* functions and hear events, only the viewer's own origin may call *change* functions;
 \`["*"]\`: any page may do anything; a list: those origins may do anything, any other page gets only an error.
 Vectors are \`[x, y, z]\` in world units (metres); angles are degrees unless said otherwise.
@@ -114,9 +115,73 @@ its own site's storage): it hands over its user's token with \`setAuthToken({ to
 provider, which the service checks; the viewer keeps it in memory only and never sends it back. Only pages allowed to
 change the scene may.`;
 
+/**
+ * Sketchfab's Viewer API (the anchor of issue 12), function by function: what does the same here.
+ * Every name on the right is one of ours (a unit test checks it).
+ */
+export const SKETCHFAB_EQUIVALENTS: readonly (readonly [sketchfab: string, ours: readonly string[]])[] = [
+  ['getScreenShot', ['screenshot', 'renderOffscreenFrame']],
+  ['getCameraLookAt, getFov', ['getCamera']],
+  ['setCameraLookAt, setFov', ['setCamera', 'setCameraConfig']],
+  ['recenterCamera, focusOnVisibleGeometries', ['fitCamera']],
+  ['getNodeMap, getSceneGraph', ['getNodeTree', 'getNode', 'getObjectByName']],
+  ['show, hide', ['setObjectVisibility', 'setModelVisibility']],
+  ['translate, rotate, getMatrix, setMatrix', ['setObjectTranslation', 'setObjectRotation', 'setObjectScale', 'getNode']],
+  ['setHighlightOptions', ['highlightObject']],
+  ['getMaterialList, setMaterial', ['listMaterials', 'getMaterial', 'setMaterial']],
+  ['getTextureList, addTexture, updateTexture', ['listTextures', 'addTexture', 'updateTexture', 'removeTexture']],
+  ['getEnvironment, setEnvironment, setBackground', ['getSceneSettings', 'setEnvironment', 'setBackground']],
+  ['getPostProcessing, setPostProcessing', ['getPostProcessing', 'setPostProcessing']],
+  ['setTextureQuality', ['setQuality']],
+  ['getSceneLights, setLight (the sun)', ['setSun', 'setSceneSettings']],
+  ['pick', ['pickFromScreen']],
+  ['getWorldToScreenCoordinates', ['getWorldToScreenCoordinates', 'registerHotspots']],
+  ['getAnnotationList, getAnnotation', ['listAnnotations', 'getAnnotation']],
+  ['createAnnotationFromScenePosition, createAnnotationFromWorldPosition', ['createAnnotation']],
+  ['updateAnnotation, removeAnnotation, gotoAnnotation', ['updateAnnotation', 'removeAnnotation', 'gotoAnnotation']],
+  ['getAnimations, getCurrentTime, isPlaying', ['listAnimations']],
+  ['setCurrentAnimationByUID, play, setCycleMode', ['playAnimation']],
+  ['pause, seekTo, setSpeed', ['pauseAnimation', 'resumeAnimation', 'stopAnimation', 'seekAnimation', 'setAnimationSpeed']],
+];
+
+/** What Sketchfab's Viewer API has that this one deliberately does not offer, and why. */
+export const NOT_OFFERED: readonly (readonly [sketchfab: string, why: string])[] = [
+  ['start, stop, load', 'The iframe URL names the scene and the viewer starts with its page; a page shows another scene by changing the iframe\'s src.'],
+  [
+    'setUserInteraction, setCameraConstraints, setEnableCameraConstraints, setCameraEasing',
+    'The viewer has no input lock, camera limits or easing curves to switch: its visitor always navigates. setCamera glides with the viewer\'s own transition.',
+  ],
+  [
+    'showAnnotation, hideAnnotation, showAnnotationTooltip(s), hideAnnotationTooltips, setAnnotationsTexture, setAnnotationCameraTransition',
+    "Annotations are the scene's comments: their pins and panel are the viewer's comment UI, the same for every visitor, not a host page's styling.",
+  ],
+  ['removeAllAnnotations', "It would delete other people's comments at once; removeAnnotation removes one, by the service's rules (the author's own, or any for the owner)."],
+  ['setLight for other lights, getSceneLights of every light', "The scene's other lights are the editor's scene objects, changed in the editor and saved with the scene; a host page sets the sun and ambient light."],
+  ['addVideoTexture', 'The viewer has no video textures.'],
+  ['setWireframe, getWireframe', 'The viewer has no wireframe drawing.'],
+  ['setCanvasFocus', 'The host page focuses the iframe itself (iframe.focus()); the viewer takes keys only while it has the focus.'],
+];
+
+function comparison(): string[] {
+  return [
+    "## Compared with Sketchfab's Viewer API",
+    '',
+    '| Sketchfab | here |',
+    '|---|---|',
+    ...SKETCHFAB_EQUIVALENTS.map(([theirs, ours]) => `| ${theirs} | ${ours.map((n) => `\`${n}\``).join(', ')} |`),
+    '',
+    'Not offered, on purpose:',
+    '',
+    ...NOT_OFFERED.map(([theirs, why]) => `- **${theirs}**: ${why}`),
+    '',
+    'Ours besides: section planes and measurements (create, move, remove), tools, hotspots (screen positions sent as the camera moves), navigation modes and projection, fog, water, shadow plane, pictures from another camera, and handing over a user\'s token (setAuthToken).',
+    '',
+  ];
+}
+
 export function markdownReference(): string {
   const entries = docEntries();
-  const out: string[] = ['# Host-page API reference', '', '<!-- Generated by `npm run api-docs` from src/protocol/host-api.ts: do not edit. -->', '', INTRO, ''];
+  const out: string[] = ['# Host-page API reference', '', '<!-- Generated by `npm run api-docs` from src/protocol/host-api.ts: do not edit. -->', '', INTRO, '', ...comparison()];
   let group = '';
   for (const e of entries) {
     if (e.group !== group) {
@@ -168,8 +233,16 @@ export function htmlReference(): string {
 <body>
 <h1>Host-page API reference</h1>
 <p>${intro}</p>
-<nav>${groups.map((g) => `<a href="#${entries.find((e) => e.group === g)!.name}">${escape(g)}</a>`).join(' · ')} · <a href="/api/example.html">Example page</a></nav>
+<nav>${groups.map((g) => `<a href="#${entries.find((e) => e.group === g)!.name}">${escape(g)}</a>`).join(' · ')} · <a href="#sketchfab">Sketchfab</a> · <a href="/api/example.html">Example page</a></nav>
 ${body}
+<section id="sketchfab"><h2>Compared with Sketchfab's Viewer API</h2>
+<table><thead><tr><th>Sketchfab</th><th>here</th></tr></thead><tbody>
+${SKETCHFAB_EQUIVALENTS.map(([theirs, ours]) => `<tr><td>${escape(theirs)}</td><td>${ours.map((n) => `<a href="#${n}"><code>${n}</code></a>`).join(', ')}</td></tr>`).join('\n')}
+</tbody></table>
+<p>Not offered, on purpose:</p>
+<ul>
+${NOT_OFFERED.map(([theirs, why]) => `<li><strong>${escape(theirs)}</strong>: ${escape(why)}</li>`).join('\n')}
+</ul></section>
 </body>
 </html>
 `;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RenderConfig } from './render-config.ts';
+import { RenderConfig, RenderConfigChange } from './render-config.ts';
 import { MaterialProperties } from './mutation.ts';
 import { SceneSettings, SceneSettingsValues } from './scene-settings.ts';
 
@@ -24,6 +24,21 @@ export const MAX_HOTSPOTS = 1000;
 export const MAX_FRAME_SIDE = 8192;
 /** Longest bearer token a host page may hand over (as the meeting's AUTH_REQUEST). */
 export const MAX_TOKEN_LENGTH = 16_000;
+/** Most points of one measurement (an area's outline); a comment's view and a meeting keep as many. */
+export const MAX_MEASUREMENT_POINTS = 256;
+/**
+ * Most measurements and section planes there may be when the API makes one: each is entities and
+ * GPU objects, and each plane clips every shader, so a host page cannot grow them without bound.
+ */
+export const MAX_MEASUREMENTS = 1000;
+export const MAX_SECTION_PLANES = 64;
+/** Most textures addTexture keeps at once (removeTexture frees one). */
+export const MAX_ADDED_TEXTURES = 100;
+/**
+ * How far an area's point may be off the plane of its first three points: this fraction of the
+ * outline's size (its bounding box's diagonal). The measurement is drawn and computed on that plane.
+ */
+export const AREA_PLANE_TOLERANCE = 1e-3;
 
 // ---- the scene's allowlist ---------------------------------------------------------------------
 
@@ -155,6 +170,7 @@ const none = args({});
 const Vec3Out = z.tuple([z.number(), z.number(), z.number()]);
 const Ok = z.object({ ok: z.literal(true) });
 
+export const MEASUREMENT_KINDS = ['length', 'area', 'angle'] as const;
 export const NAVIGATION_MODE_NAMES = ['Orbit', 'FirstPerson', 'Plan'] as const;
 export const PROJECTION_NAMES = ['Perspective', 'Orthographic'] as const;
 export const TOOL_NAMES = ['section-tool', 'length-measure-tool', 'area-measure-tool', 'angle-measure-tool'] as const;
@@ -271,12 +287,29 @@ export const AnimationInfo = z.object({
 });
 export const MeasurementInfo = z.object({
   id: z.number(),
-  kind: z.enum(['length', 'area', 'angle']),
+  kind: z.enum(MEASUREMENT_KINDS),
   value: z.number(),
   label: z.string(),
   points: z.array(Vec3Out),
 });
+/** A section plane: the part of the scene where normal . p + constant >= 0 stays (the normal points to it). */
 export const SectionInfo = z.object({ id: z.number(), normal: Vec3Out, constant: z.number() });
+export const TextureInfo = z.object({
+  textureId: z.string(),
+  /** The model whose texture it is; null for a texture of addTexture (usable in every model's materials). */
+  modelId: z.string().nullable(),
+  name: z.string(),
+  /** 'model': the model's own; 'uploaded': an uploaded texture a saved edit uses; 'added': addTexture's. */
+  source: z.enum(['model', 'uploaded', 'added']),
+  /** The image's URL (addTexture's and updateTexture's), null for the model's own images. */
+  url: z.string().nullable(),
+  /** The image's size in pixels (null while it has none). */
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  /** The material maps that sample it. */
+  usedBy: z.array(z.object({ modelId: z.string(), materialId: z.string(), map: z.string() })),
+});
+export type TextureInfo = z.infer<typeof TextureInfo>;
 export const QualityInfo = z.object({ tier: z.enum(['low', 'medium', 'high']), forced: z.boolean(), postprocessing: z.boolean() });
 
 const imageArgs = {
@@ -287,6 +320,59 @@ const imageArgs = {
     .refine((v) => v >= 0 && v <= 1, { error: 'quality must be between 0 and 1' })
     .optional(),
 };
+
+type Point = readonly [number, number, number] | readonly number[];
+
+/**
+ * Why `points` cannot make a `kind` measurement (null when they can): a length is 2 different
+ * points; an angle 3 with its vertex in the middle, apart from both ends; an area 3 or more on one
+ * plane (the first three, not in a line, give it; every point within AREA_PLANE_TOLERANCE of it).
+ * `index` is the point at fault (null: the list).
+ */
+export function measurementProblem(kind: (typeof MEASUREMENT_KINDS)[number], points: readonly Point[]): { index: number | null; message: string } | null {
+  const needed = kind === 'length' ? 2 : 3;
+  if (points.length < needed || (kind !== 'area' && points.length !== needed)) {
+    return { index: null, message: `a ${kind} measurement needs ${kind === 'area' ? 'at least 3' : needed} points, got ${points.length}` };
+  }
+  const same = (a: Point, b: Point) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
+  if (kind === 'length') return same(points[0], points[1]) ? { index: 1, message: 'the two points of a length must differ' } : null;
+  if (kind === 'angle') {
+    if (same(points[1], points[0])) return { index: 1, message: "an angle's vertex (its middle point) must differ from its first point" };
+    if (same(points[1], points[2])) return { index: 1, message: "an angle's vertex (its middle point) must differ from its last point" };
+    return null;
+  }
+  const [a, b, c] = points;
+  const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+  const v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+  const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (const p of points) for (let i = 0; i < 3; i++) (min[i] = Math.min(min[i], p[i])), (max[i] = Math.max(max[i], p[i]));
+  const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+  const length = Math.hypot(n[0], n[1], n[2]);
+  if (!(length > 1e-12 * size * size) || !Number.isFinite(length)) return { index: 2, message: "an area's first three points must not lie on one line (they give its plane)" };
+  const tolerance = AREA_PLANE_TOLERANCE * size;
+  for (let i = 3; i < points.length; i++) {
+    const p = points[i];
+    const off = Math.abs((n[0] * (p[0] - a[0]) + n[1] * (p[1] - a[1]) + n[2] * (p[2] - a[2])) / length);
+    if (off > tolerance) return { index: i, message: `point ${i} is ${off.toPrecision(3)} off the plane of the first three points: an area's points must lie on one plane` };
+  }
+  return null;
+}
+
+const measurementId = z
+  .number({ error: 'id must be a measurement id (a number listMeasurements gives)' })
+  .int({ error: 'id must be a measurement id (a whole number listMeasurements gives)' })
+  .positive({ error: 'id must be a measurement id (a positive number listMeasurements gives)' });
+const sectionId = z
+  .number({ error: 'id must be a section plane id (a number listSectionPlanes gives)' })
+  .int({ error: 'id must be a section plane id (a whole number listSectionPlanes gives)' })
+  .positive({ error: 'id must be a section plane id (a positive number listSectionPlanes gives)' });
+const measurementPoints = z
+  .array(vec3('point'), { error: 'points must be a list of [x, y, z]' })
+  .max(MAX_MEASUREMENT_POINTS, { error: `points: at most ${MAX_MEASUREMENT_POINTS}` });
+const planeNormal = vec3('normal').refine((n) => n[0] !== 0 || n[1] !== 0 || n[2] !== 0, { error: 'normal must not be [0, 0, 0]: it gives the side of the plane that stays' });
+const httpUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).max(4096, { error: `${name} must be at most 4096 characters` });
 
 // ---- the functions -----------------------------------------------------------------------------
 
@@ -359,10 +445,43 @@ export const HOST_FUNCTIONS = {
     MaterialInfo,
   ),
   // textures
-  addTexture: fn('Textures', 'change', 'Loads an image (http(s) URL, CORS-enabled) as a texture usable in setMaterial maps.', args({ url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(4096) }), z.object({ textureId: z.string() })),
+  addTexture: fn(
+    'Textures',
+    'change',
+    `Loads an image (http(s) URL, CORS-enabled) as a texture usable in setMaterial maps of every model (\`{ map: { textureId } }\`). At most ${MAX_ADDED_TEXTURES} at once.`,
+    args({ url: httpUrl('url') }),
+    z.object({ textureId: z.string() }),
+  ),
+  listTextures: fn(
+    'Textures',
+    'read',
+    "The textures: addTexture's (modelId null), then each model's own and the uploaded ones its saved edits use (of `modelId` only, if given), each with the material maps that sample it.",
+    args({ modelId: id('modelId').optional() }),
+    z.array(TextureInfo),
+  ),
+  updateTexture: fn(
+    'Textures',
+    'change',
+    "Replaces a texture's image by the one at `url` (CORS-enabled): every map that samples it shows the new image. An addTexture texture by its textureId; a model's texture with its `modelId`. Resolves when the image is in place; an image that cannot be loaded leaves the old one.",
+    args({ textureId: id('textureId'), url: httpUrl('url'), modelId: id('modelId').optional() }),
+    TextureInfo,
+  ),
+  removeTexture: fn(
+    'Textures',
+    'change',
+    "Removes a texture made by addTexture and frees its memory. Refused while a material map uses it (set that map to another texture or null first); a model's own textures stay.",
+    args({ textureId: id('textureId') }),
+    Ok,
+  ),
   // post-processing and quality
   getPostProcessing: fn('Rendering', 'read', 'The render config (effects); an error on the low tier, which draws no effects.', none, RenderConfig),
-  setPostProcessing: fn('Rendering', 'change', 'Changes some fields of the render config.', args({ config: z.record(z.string(), z.unknown(), { error: 'config must be an object' }) }), RenderConfig),
+  setPostProcessing: fn(
+    'Rendering',
+    'change',
+    'Changes the fields given of the render config (the sections and fields of getPostProcessing, each optional); the others stay. An error on the low tier, which draws no effects.',
+    args({ config: RenderConfigChange }),
+    RenderConfig,
+  ),
   getQuality: fn('Rendering', 'read', 'The quality tier in use.', none, QualityInfo),
   setQuality: fn('Rendering', 'change', "Switches the quality tier ('auto': the detected one).", args({ tier: z.enum(QUALITY_NAMES, { error: `tier must be one of ${QUALITY_NAMES.join(', ')}` }) }), QualityInfo),
   // scene settings
@@ -384,8 +503,43 @@ export const HOST_FUNCTIONS = {
   setAnimationSpeed: fn('Animations', 'change', 'The global speed (at least 0.1).', args({ speed: positive('speed') }), z.object({ speed: z.number() })),
   // tools
   activateTool: fn('Tools', 'change', 'Turns a tool on, or every tool off (null).', args({ tool: z.enum(TOOL_NAMES, { error: `tool must be one of ${TOOL_NAMES.join(', ')} or null` }).nullable() }), z.object({ tool: z.enum(TOOL_NAMES).nullable() })),
-  listMeasurements: fn('Tools', 'read', 'The measurements made.', none, z.array(MeasurementInfo)),
-  listSectionPlanes: fn('Tools', 'read', 'The section planes made.', none, z.array(SectionInfo)),
+  listMeasurements: fn('Tools', 'read', 'The measurements made (with the tools or the API).', none, z.array(MeasurementInfo)),
+  createMeasurement: fn(
+    'Tools',
+    'change',
+    `Makes a finished measurement from world points, drawn and labelled as the tools draw theirs: a length (2 points), an angle (3, the vertex in the middle) or an area (3 or more on one plane, at most ${MAX_MEASUREMENT_POINTS}). The 'measurement' event tells it as created.`,
+    args({ kind: z.enum(MEASUREMENT_KINDS, { error: `kind must be one of ${MEASUREMENT_KINDS.join(', ')}` }), points: measurementPoints }).superRefine((a, ctx) => {
+      const problem = measurementProblem(a.kind, a.points);
+      if (problem) ctx.addIssue({ code: 'custom', path: problem.index === null ? ['points'] : ['points', problem.index], message: problem.message });
+    }),
+    MeasurementInfo,
+  ),
+  updateMeasurement: fn(
+    'Tools',
+    'change',
+    "Moves a measurement's points (as many as it has, by the same rules as createMeasurement); its value and label follow.",
+    args({ id: measurementId, points: measurementPoints }),
+    MeasurementInfo,
+  ),
+  removeMeasurement: fn('Tools', 'change', 'Deletes a measurement (one made with the tools or the API).', args({ id: measurementId }), Ok),
+  listSectionPlanes: fn('Tools', 'read', 'The section planes made (with the tool or the API).', none, z.array(SectionInfo)),
+  createSectionPlane: fn(
+    'Tools',
+    'change',
+    `Cuts the scene with a plane through \`point\`: what lies on the side \`normal\` points to stays, the rest is cut away (closed meshes get caps). At most ${MAX_SECTION_PLANES} planes.`,
+    args({ point: vec3('point'), normal: planeNormal }),
+    SectionInfo,
+  ),
+  moveSectionPlane: fn(
+    'Tools',
+    'change',
+    "Moves a section plane through a new `point`, turns it to a new `normal`, or both; what is not given stays.",
+    args({ id: sectionId, point: vec3('point').optional(), normal: planeNormal.optional() }).refine((a) => a.point !== undefined || a.normal !== undefined, {
+      error: 'give point, normal or both',
+    }),
+    SectionInfo,
+  ),
+  removeSectionPlane: fn('Tools', 'change', 'Removes a section plane: what it cut away is shown again.', args({ id: sectionId }), Ok),
   // picking and projection
   pickFromScreen: fn('Picking', 'read', 'What is under a point of the viewer (CSS pixels from its top left), or null.', args({ x: finite('x'), y: finite('y') }), Hit.nullable()),
   getWorldToScreenCoordinates: fn('Picking', 'read', 'Where a 3D point is on the viewer (CSS pixels).', args({ position: vec3('position') }), ScreenPoint),
@@ -432,6 +586,7 @@ export const HOST_FUNCTIONS = {
   ),
   // annotations
   listAnnotations: fn('Annotations', 'read', "The annotations: the scene's comment threads, as stored by the model service (read by whoever may read the scene).", none, z.array(AnnotationInfo)),
+  getAnnotation: fn('Annotations', 'read', "One annotation by its id; an error when there is none.", args({ id: id('id') }), AnnotationInfo),
   createAnnotation: fn(
     'Annotations',
     'change',

@@ -102,7 +102,7 @@ export const SmaaConfig = z.object({
   cornerRounding: num(0, 100).transform(rounded(4)).default(D.smaa.cornerRounding),
 });
 
-const SsaoFields = z.object({
+export const SsaoFields = z.object({
   enabled: z.boolean().default(D.ssao.enabled),
   /** 0..4 = Performance, Low, Medium, High, Ultra. */
   quality: int(0, 4).default(D.ssao.quality),
@@ -190,6 +190,29 @@ export type EffectName = (typeof EFFECT_NAMES)[number];
 
 /** A partial change: any subset of the sections and of their fields. */
 export type RenderConfigPatch = { multisampling?: number } & { [K in Exclude<keyof RenderConfig, 'multisampling'>]?: Partial<RenderConfig[K]> };
+
+/** A section's fields, each optional and without its default (a change names only what changes), unknown fields refused. */
+function sectionChange(section: z.ZodObject): z.ZodObject {
+  return z.strictObject(
+    Object.fromEntries(Object.entries(section.shape).map(([key, field]) => [key, (field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field).optional()])),
+  );
+}
+
+/**
+ * The schema of a RenderConfigPatch (the host API's setPostProcessing): the same fields and ranges
+ * as RenderConfig, every one optional and without defaults, unknown sections and fields refused,
+ * so an error names the field at fault ('bloom.intensity: Too big: ...') before anything changes.
+ */
+export const RenderConfigChange = z.strictObject({
+  multisampling: RenderConfig.shape.multisampling.unwrap().optional(),
+  smaa: sectionChange(SmaaConfig).optional(),
+  ssao: sectionChange(SsaoFields).optional(),
+  toneMapping: sectionChange(ToneMappingConfig).optional(),
+  bloom: sectionChange(BloomConfig).optional(),
+  chromaticAberration: sectionChange(ChromaticAberrationConfig).optional(),
+  vignette: sectionChange(VignetteConfig).optional(),
+  ssr: sectionChange(SsrConfig).optional(),
+}) as unknown as z.ZodType<RenderConfigPatch, RenderConfigPatch>;
 
 export function defaultRenderConfig(): RenderConfig {
   return RenderConfig.parse({});

@@ -11,6 +11,7 @@ import type { PageComments } from '../comments-bridge';
 import { addEditorNotice, bindEditorState, createEditorUiState, type EditorUiState } from './editor-state';
 import { HistoryPanel, Outliner, PropertiesPanel, StatusBar, Toolbar } from './panels';
 import { ScenePanel } from './scene-panel';
+import { HostOriginsPanel, type HostOriginsPanelProps } from './host-origins';
 import { shareEditorSelection } from './meeting-selection';
 import { AssetLibrary } from '../AssetLibrary';
 import './editor.css';
@@ -25,6 +26,8 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
   const containerRef = useRef<HTMLDivElement>(null);
   const controllerRef = useRef<EmbedController | null>(null);
   const [ready, setReady] = useState(false);
+  // The scene's host pages (hostOrigins), as the scene document had them when the editor started.
+  const [hostPages, setHostPages] = useState<Pick<HostOriginsPanelProps, 'modelService' | 'initial' | 'owner'> | null>(null);
   // The scene's comments (the same panel as the embed's; a chunk fetched once the scene is shown).
   // The comment tool's click wins over the editor's selection while the tool is on: it takes the
   // click before the viewer raises the 'hit' the editor selects on.
@@ -69,6 +72,7 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
       if (cancelled) return;
       state.access = access;
       if (access.kind !== 'editor') return;
+      setHostPages({ modelService: config.endpoints.modelService, initial: scene.hostOrigins, owner: access.owner });
       const store = indexedDbQueueStore(sceneId);
       const restorable = await store.read().catch((error) => {
         addEditorNotice(state, `Unsaved edits kept in this browser could not be read: ${(error as Error).message}`);
@@ -135,6 +139,7 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
       <aside className="editor-right">
         {ready && viewer && <PropertiesPanel state={state} />}
         {ready && viewer && <ScenePanel state={state} />}
+        {ready && hostPages && <HostOriginsPanel sceneId={sceneId} {...hostPages} token={() => getToken().catch(() => null)} />}
         {ready && <HistoryPanel state={state} />}
         {ready && (
           <section className="editor-panel assets" aria-label="Assets" data-testid="editor-assets">
@@ -160,7 +165,7 @@ async function checkAccess(modelService: string, scene: { _id: string; ownerId?:
   if (!response.ok) throw new Error(`GET /v1/me answered ${response.status}`);
   const me = (await response.json()) as { id: string; firstName: string; lastName: string };
   const userName = `${me.firstName} ${me.lastName}`.trim();
-  if (scene.ownerId === me.id || (scene.editors ?? []).includes(me.id)) return { kind: 'editor', userName };
+  if (scene.ownerId === me.id || (scene.editors ?? []).includes(me.id)) return { kind: 'editor', userName, owner: scene.ownerId === me.id };
   if (!scene.ownerId) return { kind: 'may-duplicate', userName };
   return { kind: 'forbidden', userName, reason: 'Only the owner of this scene and the editors they chose may change it.' };
 }

@@ -8,7 +8,7 @@ import type { GizmoMode, GizmoSpace } from '../../editor/gizmo';
 export type Access =
   | { kind: 'checking' }
   | { kind: 'signed-out' }
-  | { kind: 'editor'; userName: string }
+  | { kind: 'editor'; userName: string; /** The scene's owner (who alone sets its sharing and hostOrigins). */ owner: boolean }
   | { kind: 'may-duplicate'; userName: string }
   | { kind: 'forbidden'; userName: string; reason: string };
 

@@ -99,6 +99,32 @@ describe('ViewerClient', () => {
     await expect(bad).rejects.toBeInstanceOf(ViewerApiError);
   });
 
+  it('has a typed method for every function, the texture, measurement and section plane ones too', async () => {
+    const { iframe, sent, receive } = setup();
+    const client = new ViewerClient(iframe);
+    const plane = client.api.createSectionPlane({ point: [0, 1, 0], normal: [0, 1, 0] });
+    const measured = client.api.createMeasurement({ kind: 'length', points: [[0, 0, 0], [1, 0, 0]] });
+    const textures = client.api.listTextures();
+    client.api.removeTexture({ textureId: 'api-texture-1' }).catch(() => {});
+    expect(sent.map((s) => [s.message.func, s.message.arguments])).toEqual([
+      ['createSectionPlane', { point: [0, 1, 0], normal: [0, 1, 0] }],
+      ['createMeasurement', { kind: 'length', points: [[0, 0, 0], [1, 0, 0]] }],
+      ['listTextures', {}],
+      ['removeTexture', { textureId: 'api-texture-1' }],
+    ]);
+    receive({ type: 'api.response', instanceId: 'left', requestId: sent[0].message.requestId, response: { id: 7, normal: [0, 1, 0], constant: -1 } });
+    receive({ type: 'api.response', instanceId: 'left', requestId: sent[1].message.requestId, response: { id: 8, kind: 'length', value: 1, label: '1.00 m', points: [] } });
+    receive({ type: 'api.response', instanceId: 'left', requestId: sent[2].message.requestId, response: [] });
+    // The results' types come from the schemas: these compile only if they do.
+    const p: { id: number; constant: number } = await plane;
+    const m: { value: number; kind: 'length' | 'area' | 'angle' } = await measured;
+    const t: { textureId: string; usedBy: unknown[] }[] = await textures;
+    expect([p.id, m.value, t.length]).toEqual([7, 1, 0]);
+    // @ts-expect-error: a section plane needs its normal.
+    void client.api.createSectionPlane({ point: [0, 0, 0] }).catch(() => {});
+    client.dispose();
+  });
+
   it('ignores messages of other windows, origins and instances', async () => {
     const { iframe, sent, receive } = setup();
     const client = new ViewerClient(iframe, { timeoutMs: 1000 });

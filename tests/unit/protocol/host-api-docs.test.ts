@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { docEntries, htmlReference, markdownReference, typeOf } from '../../../src/protocol/host-api-docs';
+import { docEntries, htmlReference, markdownReference, NOT_OFFERED, SKETCHFAB_EQUIVALENTS, typeOf } from '../../../src/protocol/host-api-docs';
 import { HOST_EVENTS, HOST_FUNCTION_NAMES } from '../../../src/protocol/host-api';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -20,6 +20,23 @@ describe('host API reference', () => {
     expect(setCamera.args).toContain('transition?: boolean;');
     expect(setCamera.result).toContain('projection: "Perspective" | "Orthographic";');
     expect(typeOf({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } })).toBe('(string | null)[]');
+  });
+
+  it("maps Sketchfab's functions onto ours (each of ours exists) and says why the rest is not offered", () => {
+    for (const [theirs, ours] of SKETCHFAB_EQUIVALENTS) {
+      expect(ours.length, theirs).toBeGreaterThan(0);
+      for (const name of ours) expect(HOST_FUNCTION_NAMES, `${theirs} -> ${name}`).toContain(name);
+    }
+    const md = markdownReference();
+    const html = htmlReference();
+    for (const [theirs, why] of NOT_OFFERED) {
+      expect(why.length, theirs).toBeGreaterThan(20);
+      expect(md).toContain(`**${theirs}**`);
+    }
+    expect(html).toContain('id="sketchfab"');
+    // A function offered under Sketchfab's own name is not listed as missing.
+    const missing = NOT_OFFERED.flatMap(([theirs]) => theirs.split(/,\s*/));
+    for (const name of HOST_FUNCTION_NAMES) expect(missing).not.toContain(name);
   });
 
   it('docs/host-api.md and public/api/reference.html are current (run `npm run api-docs`)', () => {

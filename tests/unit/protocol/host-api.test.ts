@@ -8,6 +8,8 @@ import {
   HOST_FUNCTIONS,
   HostOrigins,
   isHostFunction,
+  MAX_MEASUREMENT_POINTS,
+  measurementProblem,
 } from '../../../src/protocol/host-api';
 import { SceneDoc } from '../../../src/protocol/scene';
 import { UpdateSceneRequest } from '../../../src/protocol/scene-api';
@@ -27,6 +29,8 @@ describe('host API schemas', () => {
       'listAnimations', 'playAnimation', 'pauseAnimation', 'stopAnimation', 'setAnimationSpeed', 'seekAnimation',
       'activateTool', 'listMeasurements', 'listSectionPlanes', 'pickFromScreen', 'getWorldToScreenCoordinates', 'renderOffscreenFrame', 'screenshot',
       'createAnnotation', 'listAnnotations', 'updateAnnotation', 'removeAnnotation', 'gotoAnnotation', 'registerHotspots',
+      'listTextures', 'updateTexture', 'removeTexture', 'getAnnotation', 'createMeasurement', 'updateMeasurement', 'removeMeasurement',
+      'createSectionPlane', 'moveSectionPlane', 'removeSectionPlane',
     ]) {
       expect(HOST_FUNCTION_NAMES).toContain(name);
     }
@@ -58,6 +62,43 @@ describe('host API schemas', () => {
     // A page's huge key is quoted clipped.
     expect(argsError('listModels', { ['k'.repeat(100_000)]: 1 })).toBe(`arguments: unknown argument '${'k'.repeat(60)}…'`);
     expect(argsError('setSun', { sunElevation: 120 })).toMatch(/^arguments\.sunElevation: /);
+  });
+
+  it('names the argument at fault in the texture, measurement, section plane and post-processing functions', () => {
+    expect(argsError('updateTexture', { textureId: 'api-texture-1', url: 'file:///etc/passwd' })).toBe('arguments.url: url must be an http(s) URL');
+    expect(argsError('updateTexture', { url: 'https://a.example/x.png' })).toBe('arguments.textureId: textureId undefined.');
+    expect(argsError('removeTexture', { textureId: 7 })).toBe('arguments.textureId: textureId must be a string');
+    expect(argsError('listTextures', { modelId: '' })).toBe('arguments.modelId: modelId must not be empty');
+    expect(argsError('getAnnotation', {})).toBe('arguments.id: id undefined.');
+    expect(argsError('createMeasurement', { kind: 'volume', points: [] })).toMatch(/^arguments\.kind: kind must be one of length, area, angle/);
+    expect(argsError('createMeasurement', { kind: 'length', points: [[0, 0, 0], [1, Infinity, 0]] })).toBe('arguments.points[1][1]: point[1] must be a number');
+    expect(argsError('createMeasurement', { kind: 'length', points: [[0, 0, 0]] })).toBe('arguments.points: a length measurement needs 2 points, got 1');
+    expect(argsError('createMeasurement', { kind: 'length', points: [[1, 2, 3], [1, 2, 3]] })).toBe('arguments.points[1]: the two points of a length must differ');
+    expect(argsError('createMeasurement', { kind: 'angle', points: [[0, 0, 0], [1, 0, 0], [1, 0, 0]] })).toMatch(/^arguments\.points\[1\]: an angle's vertex/);
+    expect(argsError('createMeasurement', { kind: 'area', points: [[0, 0, 0], [1, 0, 0], [2, 0, 0]] })).toMatch(/^arguments\.points\[2\]: an area's first three points must not lie on one line/);
+    expect(argsError('createMeasurement', { kind: 'area', points: [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0.5]] })).toMatch(/^arguments\.points\[3\]: point 3 is 0\.500 off the plane/);
+    expect(argsError('createMeasurement', { kind: 'area', points: Array.from({ length: MAX_MEASUREMENT_POINTS + 1 }, (_, i) => [i, 0, 0]) })).toBe(`arguments.points: points: at most ${MAX_MEASUREMENT_POINTS}`);
+    expect(argsError('updateMeasurement', { id: 1.5, points: [] })).toMatch(/^arguments\.id: id must be a measurement id/);
+    expect(argsError('removeMeasurement', { id: '3' })).toMatch(/^arguments\.id: id must be a measurement id/);
+    expect(argsError('createSectionPlane', { point: [0, 0, 0], normal: [0, 0, 0] })).toMatch(/^arguments\.normal: normal must not be \[0, 0, 0\]/);
+    expect(argsError('createSectionPlane', { point: [0, 0], normal: [0, 1, 0] })).toMatch(/^arguments\.point: point must be \[x, y, z\]/);
+    expect(argsError('moveSectionPlane', { id: 4 })).toBe('arguments: give point, normal or both');
+    expect(argsError('removeSectionPlane', { id: -1 })).toMatch(/^arguments\.id: id must be a section plane id/);
+    expect(argsError('setPostProcessing', { config: { bloom: { intensity: 200 } } })).toMatch(/^arguments\.config\.bloom\.intensity: Too big/);
+    expect(argsError('setPostProcessing', { config: { bloom: { glow: 1 } } })).toMatch(/^arguments\.config\.bloom: Unrecognized key: "glow"/);
+    expect(argsError('setPostProcessing', { config: 'on' })).toMatch(/^arguments\.config: /);
+    // A key of the prototype's name is an unknown key, like any other.
+    expect(argsError('setPostProcessing', { config: JSON.parse('{"__proto__": {"enabled": true}}') })).toMatch(/^arguments\.config: Unrecognized key: "__proto__"/);
+  });
+
+  it('checks measurement geometry: lengths, angles, areas on one plane', () => {
+    expect(measurementProblem('length', [[0, 0, 0], [0, 0, 1]])).toBeNull();
+    expect(measurementProblem('angle', [[1, 0, 0], [0, 0, 0], [0, 1, 0]])).toBeNull();
+    // A tilted square, with a point off its plane by less than the tolerance.
+    const tilted = [[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1.0004]];
+    expect(measurementProblem('area', tilted)).toBeNull();
+    expect(measurementProblem('area', [...tilted.slice(0, 3), [0, 0.01, 1]])).toMatchObject({ index: 3 });
+    expect(measurementProblem('angle', [[0, 0, 0], [1, 0, 0]])).toEqual({ index: null, message: 'a angle measurement needs 3 points, got 2' });
   });
 
   it('accepts valid arguments and normalises them as the viewer needs', () => {

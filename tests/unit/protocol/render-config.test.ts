@@ -9,6 +9,7 @@ import {
   PREDICATION_MODES,
   RENDER_CONFIG_DEFAULTS,
   RenderConfig,
+  RenderConfigChange,
   TONE_MAPPING_MODES,
   type RenderConfigInput,
 } from '../../../src/protocol/render-config';
@@ -136,6 +137,34 @@ describe('validation', () => {
 
   it('unknown fields are dropped, not kept', () => {
     expect(RenderConfig.parse({ smaa: { preset: 3 }, extra: 1 })).toEqual(defaultRenderConfig());
+  });
+});
+
+describe('a change (RenderConfigChange: the host API\'s setPostProcessing)', () => {
+  it('keeps only the fields given, with no defaults filled in', () => {
+    expect(RenderConfigChange.parse({})).toEqual({});
+    expect(RenderConfigChange.parse({ bloom: { enabled: false } })).toEqual({ bloom: { enabled: false } });
+    expect(RenderConfigChange.parse({ ssao: { quality: 4 }, multisampling: 4 })).toEqual({ ssao: { quality: 4 }, multisampling: 4 });
+    // Rounded as the full config rounds, so what is applied reads back the same.
+    expect(RenderConfigChange.parse({ smaa: { edgeDetectionThreshold: 0.1234567 } })).toEqual({ smaa: { edgeDetectionThreshold: 0.123457 } });
+    const merged = mergeRenderConfig(defaultRenderConfig(), RenderConfigChange.parse({ bloom: { intensity: 2 } }));
+    expect(merged.bloom).toEqual({ ...RENDER_CONFIG_DEFAULTS.bloom, intensity: 2 });
+  });
+
+  it.each([
+    [{ bloom: { intensity: 200 } }, 'bloom.intensity', /Too big/],
+    [{ bloom: { glow: 1 } }, 'bloom', /Unrecognized key: "glow"/],
+    [{ sharpen: {} }, '', /Unrecognized key: "sharpen"/],
+    [{ ssao: { quality: 5 } }, 'ssao.quality', /Too big/],
+    [{ chromaticAberration: { offset: [0.1, 'a'] } }, 'chromaticAberration.offset.1', /expected number/],
+    [{ multisampling: 2.5 }, 'multisampling', /expected int/],
+    [{ ssr: 'on' }, 'ssr', /expected object/],
+  ])('%j is refused at %s, naming it', (input, path, message) => {
+    const r = RenderConfigChange.safeParse(input);
+    expect(r.success).toBe(false);
+    const issue = r.error!.issues.find((i) => i.path.join('.') === path);
+    expect(issue, JSON.stringify(r.error!.issues)).toBeDefined();
+    expect(issue!.message).toMatch(message);
   });
 });
 
