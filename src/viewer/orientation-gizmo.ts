@@ -46,6 +46,9 @@ const NEGATIVE_FILL = ['#7a2d2c', '#7a2d2c', '#3b6a25', '#3b6a25', '#234c82', '#
 const LABELS = ['X', '', 'Y', '', 'Z', ''];
 const NAMES = ['View from +X', 'View from -X', 'View from +Y (top)', 'View from -Y (bottom)', 'View from +Z (front)', 'View from -Z (back)'];
 
+/** The gizmo's 2D context: kept in memory and drawn by the CPU (see createOrientationGizmo). */
+export const GIZMO_CONTEXT: CanvasRenderingContext2DSettings = { willReadFrequently: true };
+
 const inverse = new Quaternion();
 const projected = new Vector3();
 
@@ -122,7 +125,12 @@ export function createOrientationGizmo(world: ViewerWorld, container: HTMLElemen
     return b;
   });
   container.appendChild(root);
-  const ctx = canvas.getContext('2d');
+  // A canvas in memory, drawn by the CPU: 110 px of bubbles cost nothing to draw there, while an
+  // accelerated canvas draws through the GPU process, where on a software GPU (SwiftShader) its
+  // shaders compile and its draws run on the same CPU as the WebGL of the scene loading meanwhile
+  // (bench/LOAD-PROFILE.md: about 17 % of the helmet's load). `willReadFrequently` is the hint that
+  // asks browsers for such a canvas.
+  const ctx = canvas.getContext('2d', GIZMO_CONTEXT);
 
   // Projected bubbles (CSS px), their depth and drawing order; bubble radii by axis.
   const projection = createAxisProjection();
