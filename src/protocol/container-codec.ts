@@ -42,30 +42,10 @@ const KEY_SALT = 0x9e3779b9;
 const STREAM_SLICE_BYTES = 64 * 1024;
 const FFLATE_SLICE_BYTES = 16 * 1024;
 
-/** Every ContainerError code; 'worker-failed' comes from container-client when the worker dies. */
-export const CONTAINER_ERROR_CODES = [
-  'unknown-format',
-  'unsupported-version',
-  'truncated',
-  'corrupt',
-  'size-mismatch',
-  'checksum-mismatch',
-  'too-large',
-  'bad-metadata',
-  'worker-failed',
-] as const;
-export type ContainerErrorCode = (typeof CONTAINER_ERROR_CODES)[number];
-
-/** A model file that cannot be decoded (or an asset that cannot be encoded). */
-export class ContainerError extends Error {
-  override readonly name = 'ContainerError';
-  readonly code: ContainerErrorCode;
-
-  constructor(code: ContainerErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+// The errors live in ./container-errors.ts (light: the main thread's decoder client needs them
+// without this codec and its inflater).
+export { CONTAINER_ERROR_CODES, ContainerError, type ContainerErrorCode } from './container-errors.ts';
+import { ContainerError } from './container-errors.ts';
 
 const unknownFormat = (): ContainerError => new ContainerError('unknown-format', 'Unknown file format');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HostOrigins } from './host-api.ts';
+import { HostOrigins } from './host-origins.ts';
 import { ViewerConfig } from './scene.ts';
 
 /**

@@ -1,13 +1,7 @@
-import {
-  CONTAINER_ERROR_CODES,
-  ContainerError,
-  decodeContainer,
-  toExactArrayBuffer,
-  type AssetFormat,
-  type ContainerErrorCode,
-  type ContainerHeader,
-} from '../protocol/container-codec.ts';
-import { UNREADABLE_REQUEST_ID, type DecodeReply, type DecodeRequest } from './container-worker.ts';
+import type { AssetFormat, ContainerHeader } from '../protocol/container-codec.ts';
+import { CONTAINER_ERROR_CODES, ContainerError, type ContainerErrorCode } from '../protocol/container-errors.ts';
+import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
+import type { DecodeReply, DecodeRequest } from './container-worker.ts';
 
 /**
  * Main-thread side of the container decoder: one shared module worker, started on first use,
@@ -109,6 +103,8 @@ export async function decodeContainerOnMainThread(
   buffer: ArrayBuffer,
   options: WorkerDecodeOptions = {},
 ): Promise<WorkerDecodeResult> {
+  // The codec (and its inflater) is fetched only here: where workers run, the main thread never needs it.
+  const { decodeContainer, toExactArrayBuffer } = await import('../protocol/container-codec.ts');
   const { asset, header, format } = await decodeContainer(new Uint8Array(buffer), options);
   const exact = toExactArrayBuffer(asset);
   return { asset: exact, header, format };

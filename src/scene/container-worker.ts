@@ -22,8 +22,8 @@ export interface AnsweredRequest {
   transfer: ArrayBuffer[];
 }
 
-/** Reply id for a request that could not be read at all: the client fails every pending request. */
-export const UNREADABLE_REQUEST_ID = -1;
+export { UNREADABLE_REQUEST_ID } from './container-messages.ts';
+import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
 
 /** Decodes one request into its reply; never throws. */
 export async function answerDecodeRequest(data: unknown): Promise<AnsweredRequest> {

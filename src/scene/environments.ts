@@ -10,8 +10,6 @@ import {
   type WebGLRenderer,
   type WebGLRenderTarget,
 } from 'three';
-import { HDRLoader } from 'three/examples/jsm/loaders/HDRLoader.js';
-import { UltraHDRLoader } from 'three/examples/jsm/loaders/UltraHDRLoader.js';
 import {
   ENVIRONMENT_CATALOG_URL,
   EnvironmentCatalog,
@@ -96,6 +94,8 @@ export async function loadEnvironmentTexture(entry: EnvironmentEntry, signal?: A
   const response = await fetch(url, { signal });
   if (!response.ok) throw new Error(`${url} could not be loaded: HTTP ${response.status}.`);
   const buffer = await response.arrayBuffer();
+  // The decoders (three's HDR loaders) are a chunk of their own: most scenes use the studio environment.
+  const { decodeRadiance, decodeGainMapJpeg } = await import('./environment-decoders');
   const image = entry.format === 'hdr' ? decodeRadiance(buffer, url) : await decodeGainMapJpeg(buffer, url);
   const texture = new DataTexture(image.data, image.width, image.height, RGBAFormat, HalfFloatType);
   texture.colorSpace = LinearSRGBColorSpace;
@@ -108,41 +108,6 @@ export async function loadEnvironmentTexture(entry: EnvironmentEntry, signal?: A
   texture.name = entry.id;
   texture.needsUpdate = true;
   return texture;
-}
-
-interface DecodedImage {
-  width: number;
-  height: number;
-  data: Uint16Array;
-}
-
-/** Decodes a Radiance file with three's HDRLoader (half floats, RGBA). */
-export function decodeRadiance(buffer: ArrayBuffer, url = 'the environment'): DecodedImage {
-  try {
-    const parsed = new HDRLoader().setDataType(HalfFloatType).parse(buffer);
-    if (!parsed.width || !parsed.height || !parsed.data) throw new Error('no image data');
-    return { width: parsed.width, height: parsed.height, data: parsed.data as Uint16Array };
-  } catch (error) {
-    throw new Error(`${url} is not a readable Radiance HDR file: ${messageOf(error)}`);
-  }
-}
-
-/** Decodes a gain-map JPEG with three's UltraHDRLoader (half floats, RGBA). */
-export function decodeGainMapJpeg(buffer: ArrayBuffer, url = 'the environment', timeoutMs = ENVIRONMENT_DECODE_TIMEOUT_MS): Promise<DecodedImage> {
-  return new Promise<DecodedImage>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${url} could not be decoded as a gain-map JPEG within ${timeoutMs / 1000} s.`)), timeoutMs);
-    try {
-      new UltraHDRLoader().setDataType(HalfFloatType).parse(buffer, (image) => {
-        clearTimeout(timer);
-        // three r187 passes the pixels as `data` (its type declarations say `hdrBuffer`).
-        const data = (image as unknown as { data?: Uint16Array }).data ?? (image.hdrBuffer as Uint16Array);
-        resolve({ width: image.width, height: image.height, data });
-      });
-    } catch (error) {
-      clearTimeout(timer);
-      reject(new Error(`${url} is not a readable gain-map JPEG: ${messageOf(error)}`));
-    }
-  });
 }
 
 /** Loads an entry and prefilters it for image-based lighting. */

@@ -2,7 +2,6 @@ import type { WebGLRenderer } from 'three';
 import type { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
-import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 import { checkGlb, checkGltfJson, type GltfJson } from '../protocol/glb';
 
 /** Where the decoders are served (viewer specification section 7, "Static files"). */
@@ -17,21 +16,31 @@ export interface ModelLoader {
 /** The extensions that need a decoder of their own, loaded with its code only when a model uses it. */
 const DRACO_EXTENSION = 'KHR_draco_mesh_compression';
 const BASISU_EXTENSION = 'KHR_texture_basisu';
+const MESHOPT_EXTENSION = 'EXT_meshopt_compression';
 
 /**
  * three's GLTFLoader with Draco (decoded in the DRACOLoader's workers), KTX2/Basis and meshopt.
  * Each asset's structure is checked first (src/protocol/glb.ts): glTF 2.0 or higher, a sound GLB
  * layout, buffers that exist. The Draco and KTX2 loaders (and KTX2's zstd decoder) are fetched the
  * first time a model lists their extension, so a page that shows plain models never loads them.
+ * The meshopt decoder, which our optimised models all use, is a chunk fetched as soon as the loader
+ * is made, in parallel with the models' downloads, rather than a part of the page's first script.
  */
 export function createModelLoader(renderer: WebGLRenderer | null, base = ''): ModelLoader {
-  const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
+  const loader = new GLTFLoader();
+  const meshopt = import('three/examples/jsm/libs/meshopt_decoder.module.js').then(({ MeshoptDecoder }) => MeshoptDecoder);
+  meshopt.catch(() => undefined);
+  let meshoptSet = false;
   let draco: Promise<DRACOLoader> | null = null;
   let ktx2: Promise<KTX2Loader> | null = null;
   let disposed = false;
 
   const decodersFor = async (json: GltfJson) => {
     const used = Array.isArray(json.extensionsUsed) ? (json.extensionsUsed as unknown[]) : [];
+    if (used.includes(MESHOPT_EXTENSION) && !meshoptSet) {
+      loader.setMeshoptDecoder(await meshopt);
+      meshoptSet = true;
+    }
     if (used.includes(DRACO_EXTENSION)) {
       draco ??= import('three/examples/jsm/loaders/DRACOLoader.js').then(({ DRACOLoader }) => new DRACOLoader().setDecoderPath(base + DRACO_PATH));
       loader.setDRACOLoader(await draco);

@@ -1,9 +1,8 @@
-import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { useSnapshot } from 'valtio';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, clearNotices, createEmbedState, progressFraction, progressText, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
-import { AnimationPanel } from './AnimationPanel';
 import { CallTiles } from './CallPanel';
 import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
@@ -11,6 +10,9 @@ import { ToolsPanel } from './ToolsPanel';
 import type { PageComments } from './comments-bridge';
 import { ViewControls } from './ViewControls';
 import { refreshAnimations } from './viewer-bridge';
+
+// Shown only for scenes with animations: a chunk of its own.
+const AnimationPanel = lazy(() => import('./AnimationPanel').then((m) => ({ default: m.AnimationPanel })));
 import type { ToolsSnapshot } from '../viewer/tools';
 import type { CallSnapshot } from '../meeting/call';
 
@@ -142,12 +144,16 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
           {/* The bottom-left panels stack: comments above the animations, never over them. */}
           <div className="panel-stack">
             {comments && <comments.Panel viewer={controllerRef.current.viewer} comments={comments.viewer} session={comments.session} sceneName={snap.sceneName} />}
-            <AnimationPanel
-              viewer={controllerRef.current.viewer}
-              animations={snap.viewer.animations}
-              speed={snap.viewer.animationSpeed}
-              onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
-            />
+            {snap.viewer.animations.length > 0 && (
+              <Suspense fallback={null}>
+                <AnimationPanel
+                  viewer={controllerRef.current.viewer}
+                  animations={snap.viewer.animations}
+                  speed={snap.viewer.animationSpeed}
+                  onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
+                />
+              </Suspense>
+            )}
           </div>
           <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />
           <MeetingPanel

@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import type { NavigationEventData } from '../viewer/events';
 import type { NavigationMode } from '../viewer/navigation';
-import { downloadBlob, MAX_SCREENSHOT_PIXELS, screenshotFileName } from '../viewer/screenshot';
+import { downloadBlob, MAX_SCREENSHOT_PIXELS, screenshotFileName } from '../viewer/screenshot-files';
 import type { Viewer } from '../viewer/viewer';
 
 /** The screenshot button's picture: twice the canvas's drawing size (less if that passes MAX_SCREENSHOT_PIXELS), PNG. */

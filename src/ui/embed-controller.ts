@@ -1,9 +1,10 @@
 import { ref } from 'valtio';
 import { deferredAnnotationStore } from '../api/annotations';
 import type { PageComments } from './comments-bridge';
-import { createHostApi, type HostApi } from '../api/host-api';
+import { createDeferredHostApi } from '../api/deferred-host-api';
+import type { HostApi } from '../api/host-api';
 import { createHostAuth, modelServiceWhoIs } from '../api/host-auth';
-import { createViewerApi, type ViewerApi } from '../api/viewer-api';
+import type { ViewerApi } from '../api/viewer-api';
 import { mark, sceneDocuments } from '../viewer/documents';
 import type { QualityTier } from '../viewer/quality';
 import { createViewer, type Viewer } from '../viewer/viewer';
@@ -65,14 +66,20 @@ export function createEmbedController(
   const debug: Debug = { viewer: null, state };
   exposeDebugHandle(debug);
   // The host-page API (src/api): answers as soon as the scene's allowed host origins are known
-  // (its document is downloaded once per page: the cover and the load share it).
-  const hostApi: HostApi = createHostApi({
+  // (its document is downloaded once per page: the cover and the load share it). Its code is a
+  // chunk of its own, fetched now, in parallel with the scene; messages wait for it in order.
+  const hostPage = import('../api/host-page');
+  hostPage.catch(() => undefined);
+  const hostApi: HostApi = createDeferredHostApi({
     self: window,
     // At top level window.parent is the window itself: the lifecycle messages still go out (tests read them).
     parent: window.parent,
     selfOrigin: window.location.origin,
     sceneId,
     instanceId: new URLSearchParams(window.location.search).get('instanceId'),
+  }, hostPage.then((m) => m.createHostApi), (message, error) => {
+    console.error(message, error);
+    addNotice(state, `${message}${error instanceof Error ? ` (${error.message})` : ''}`);
   });
   let viewerApi: ViewerApi | null = null;
   let comments: PageComments | null = null;
@@ -175,8 +182,12 @@ export function createEmbedController(
             addNotice(state, `The comments could not be started: ${error instanceof Error ? error.message : String(error)}`);
           },
         );
-      viewerApi = createViewerApi({
-        viewer,
+      // The API's chunk was fetched while the scene loaded: there by now, unless it failed (then
+      // the viewer works on without it; the deferred API has said why).
+      const api = await hostPage.catch(() => null);
+      if (abort.signal.aborted) return;
+      if (api) viewerApi = api.createViewerApi({
+        viewer: shownViewer,
         api: hostApi,
         container: elements.container,
         canvas: elements.canvas,
@@ -192,7 +203,7 @@ export function createEmbedController(
         },
         auth: hostAuth,
       });
-      hostApi.ready(viewerApi.execute);
+      if (viewerApi) hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
       loaded = { config, scene };
       // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene

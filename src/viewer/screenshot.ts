@@ -1,5 +1,5 @@
 import { Vector2, Vector3, type Camera, type Object3D, type OrthographicCamera, type PerspectiveCamera } from 'three';
-import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY, SCREENSHOT_FILE_NAME } from '../protocol/constants';
+import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY } from '../protocol/constants';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
 import { HELPER_LAYER } from '../engine/layers';
 import type { ViewerWorld } from '../engine/world';
@@ -25,8 +25,11 @@ import type { ViewerWorld } from '../engine/world';
  * extension: 'high-res-screenshot.jpg', 'high-res-screenshot.webp'.
  */
 
-export type ScreenshotFormat = 'png' | 'jpeg' | 'webp';
-export const SCREENSHOT_FORMATS: readonly ScreenshotFormat[] = ['png', 'jpeg', 'webp'];
+
+// Names, formats and the download: ./screenshot-files.ts (light, for the toolbar; this module is
+// a chunk fetched at the first screenshot).
+export { downloadBlob, MAX_SCREENSHOT_PIXELS, mimeTypeOf, SCREENSHOT_FORMATS, screenshotFileName, type ScreenshotFormat } from './screenshot-files';
+import { MAX_SCREENSHOT_PIXELS, mimeTypeOf, SCREENSHOT_FORMATS, type ScreenshotFormat } from './screenshot-files';
 
 export interface ScreenshotOptions {
   /** Multiplies the canvas's drawing-buffer size (default 1); ignored when width or height is given. */
@@ -58,8 +61,6 @@ export interface ScreenshotLabel {
   readonly inScreenshot: boolean;
 }
 
-/** The largest picture: 64 megapixels (an RGBA copy is 256 MB). */
-export const MAX_SCREENSHOT_PIXELS = 8192 * 8192;
 /** The largest tile drawn at once (the post-processing buffers of a bigger one cost too much memory). */
 export const SCREENSHOT_MAX_TILE = 4096;
 /** The largest scale accepted. */
@@ -82,15 +83,7 @@ export interface ScreenshotPlan {
   tiles: Tile[];
 }
 
-export function mimeTypeOf(format: ScreenshotFormat): string {
-  return format === 'png' ? 'image/png' : format === 'jpeg' ? 'image/jpeg' : 'image/webp';
-}
 
-/** 'high-res-screenshot.png', or the same name with .jpg / .webp. */
-export function screenshotFileName(format: ScreenshotFormat = SCREENSHOT_DEFAULT_FORMAT): string {
-  const base = SCREENSHOT_FILE_NAME.replace(/\.png$/, '');
-  return `${base}.${format === 'jpeg' ? 'jpg' : format}`;
-}
 
 function positiveInteger(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1 || Math.round(value) !== value) {
@@ -391,17 +384,3 @@ function drawLabels(ctx: CanvasRenderingContext2D, camera: Camera, width: number
   }
 }
 
-/** Saves a blob as a download with the given file name. */
-export function downloadBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.rel = 'noopener';
-  a.style.display = 'none';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  // Give the browser time to start the download before the URL goes.
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}

@@ -23,7 +23,7 @@ import { createPicker, type ViewerPicker } from './picking';
 import { detectQuality, type QualityDetection, type QualitySettings, type QualityTier } from './quality';
 import { createRendering, requirePostProcessing } from './rendering';
 import { disposeSceneSettings } from './scene-settings';
-import { takeScreenshot, type ScreenshotOptions } from './screenshot';
+import type { ScreenshotOptions } from './screenshot';
 import { summarize, type ModelSummary } from './summary';
 import { createTools, type ViewerTools } from './tools';
 import type { ViewerComments } from './comments';
@@ -223,7 +223,9 @@ export function createViewer(options: ViewerOptions): Viewer {
     navigation,
     gizmo,
     keys,
-    screenshot(screenshotOptions) {
+    async screenshot(screenshotOptions) {
+      // The picture's code is a chunk of its own, fetched at the first screenshot.
+      const { takeScreenshot } = await import('./screenshot');
       return takeScreenshot(
         { world, setPassSize: (w, h) => rendering.post?.setSize(w, h), restoreViewport: resize, labels: () => tools.labels.list() },
         screenshotOptions,

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { HostOrigin, MAX_HOST_ORIGINS } from '../../protocol/host-api';
+import { HostOrigin, MAX_HOST_ORIGINS } from '../../protocol/host-origins';
 
 /**
  * The scene's `hostOrigins` (the host API's allowlist, src/protocol/host-api.ts), edited by the

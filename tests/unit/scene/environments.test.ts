@@ -9,7 +9,8 @@ import { ENVIRONMENTS, renderEnvironment } from '../../../scripts/assets/skies';
 import { generateAssets } from '../../../scripts/generate-assets';
 import { ENVIRONMENT_BASE, EnvironmentCatalog, EnvironmentEntry, environmentUrl } from '../../../src/protocol/environment';
 import { WATER_NORMALS_URL } from '../../../src/protocol/scene-settings';
-import { decodeGainMapJpeg, decodeRadiance, fetchEnvironmentCatalog, loadEnvironmentTexture, resolveEnvironment } from '../../../src/scene/environments';
+import { fetchEnvironmentCatalog, loadEnvironmentTexture, resolveEnvironment } from '../../../src/scene/environments';
+import { decodeGainMapJpeg, decodeRadiance } from '../../../src/scene/environment-decoders';
 
 const preset = (id: string) => ENVIRONMENTS.find((e) => e.id === id)!.preset;
 
