@@ -861,7 +861,9 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     const position = a.position ? new Vector3(...a.position) : v1.clone();
     const target = a.target ? new Vector3(...a.target) : v2.clone();
     if (position.distanceToSquared(target) === 0) throw new Error('position and target must differ: the camera needs a direction to look in.');
-    if (isPerspective && a.fov !== undefined) (camera as PerspectiveCamera).fov = a.fov;
+    // Nothing of the view changes before the draw (a refusal below leaves it as it was).
+    const fov = isPerspective && a.fov !== undefined ? a.fov : saved.fov;
+    let zoom = saved.zoom;
     if (a.fit) {
       const box = new Box3();
       for (const rec of world.models.values()) if (Visibility.visible[rec.eid] === 1) box.expandByObject(rec.root);
@@ -871,31 +873,38 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       const direction = position.clone().sub(target).normalize();
       const aspect = a.width / a.height;
       if (isPerspective) {
-        const vfov = MathUtils.degToRad((camera as PerspectiveCamera).fov);
+        const vfov = MathUtils.degToRad(fov);
         const hfov = 2 * Math.atan(Math.tan(vfov / 2) * aspect);
         const distance = (sphere.radius * pad) / Math.sin(Math.min(vfov, hfov) / 2);
         position.copy(sphere.center).addScaledVector(direction, distance);
       } else {
         const o = camera as OrthographicCamera;
         const half = (o.top - o.bottom) / 2;
-        o.zoom = half / (sphere.radius * pad * Math.max(1, 1 / aspect));
+        zoom = half / (sphere.radius * pad * Math.max(1, 1 / aspect));
         position.copy(sphere.center).addScaledVector(direction, sphere.radius * 4);
       }
       target.copy(sphere.center);
     }
-    camera.position.copy(position);
-    // Straight down (or up) the default up is parallel to the view: use -Z as up there.
-    const dir = v1.copy(target).sub(position).normalize();
-    const up = camera.up.clone();
-    if (Math.abs(dir.dot(camera.up)) > 0.999) camera.up.set(0, 0, -1);
-    camera.lookAt(target);
-    camera.up.copy(up);
-    camera.updateProjectionMatrix();
-    camera.updateMatrixWorld();
-    if (a.transparent) {
-      scene.background = null;
-      renderer.setClearAlpha(0);
-    }
+    // Applied in the task that draws the picture (the screenshot's code may be fetched first).
+    const place = () => {
+      // The view as it is now (it may have moved while the screenshot's code was fetched) comes back after.
+      Object.assign(saved, { position: camera.position.clone(), quaternion: camera.quaternion.clone(), fov: (camera as PerspectiveCamera).fov, zoom: camera.zoom, background: scene.background, clearAlpha: renderer.getClearAlpha() });
+      if (isPerspective) (camera as PerspectiveCamera).fov = fov;
+      camera.zoom = zoom;
+      camera.position.copy(position);
+      // Straight down (or up) the default up is parallel to the view: use -Z as up there.
+      const dir = v1.copy(target).sub(position).normalize();
+      const up = camera.up.clone();
+      if (Math.abs(dir.dot(camera.up)) > 0.999) camera.up.set(0, 0, -1);
+      camera.lookAt(target);
+      camera.up.copy(up);
+      camera.updateProjectionMatrix();
+      camera.updateMatrixWorld();
+      if (a.transparent) {
+        scene.background = null;
+        renderer.setClearAlpha(0);
+      }
+    };
     let restored = false;
     const restore = () => {
       if (restored) return;
@@ -909,18 +918,18 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       scene.background = saved.background;
       renderer.setClearAlpha(saved.clearAlpha);
     };
-    let blob: Promise<Blob>;
-    try {
-      // The screenshot draws the picture, then calls beforeViewport, then draws the viewport again
-      // (all in this task): the view is restored before that draw.
-      blob = viewer.screenshot({ width: a.width, height: a.height, format: a.format ?? (a.transparent ? 'png' : undefined), quality: a.quality, beforeViewport: restore });
-    } finally {
-      if (!restored) {
-        // The screenshot failed before drawing: put the view back and draw it.
-        restore();
-        world.render.needsRender = true;
-      }
-    }
+    // The screenshot calls beforeDraw, draws the picture, calls beforeViewport and draws the viewport
+    // again, all in one task: the page never shows the other view.
+    const blob = viewer
+      .screenshot({ width: a.width, height: a.height, format: a.format ?? (a.transparent ? 'png' : undefined), quality: a.quality, beforeDraw: place, beforeViewport: restore })
+      .catch((error: unknown) => {
+        if (!restored) {
+          // The screenshot failed: put the view back (it may not have been moved) and draw it.
+          restore();
+          world.render.needsRender = true;
+        }
+        throw error;
+      });
     return picture(blob, a.width, a.height);
   };
 

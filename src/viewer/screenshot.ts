@@ -49,6 +49,12 @@ export interface ScreenshotOptions {
    * viewport is drawn once.
    */
   beforeViewport?: () => void;
+  /**
+   * Called in the task that draws the picture, just before it (this module is fetched at the first
+   * screenshot, so the draw may come a task later than the call): renderOffscreenFrame places its
+   * camera here.
+   */
+  beforeDraw?: () => void;
   /** Measurements, their labels and pins (default true); section planes and gizmos are never drawn. */
   annotations?: boolean;
 }
@@ -195,9 +201,11 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
   const tiled = plan.tiles.length > 1;
   const draw = tiled ? null : world.render.draw;
   const pixelRatio = renderer.getPixelRatio();
-  const saved = saveCamera(camera);
   const annotations = options.annotations ?? true;
   if (typeof annotations !== 'boolean') throw new Error(`Screenshot annotations must be true or false, got ${String(options.annotations)}.`);
+  // Nothing below throws before the try: what beforeDraw changes, beforeViewport puts back.
+  options.beforeDraw?.();
+  const saved = saveCamera(camera);
   const hidden = hideHelpers(scene, annotations);
   const mask = camera.layers.mask;
   const autoClear = renderer.autoClear;
