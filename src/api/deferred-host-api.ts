@@ -6,7 +6,8 @@ import type { HostApi, HostApiOptions, MessageTarget } from './host-api';
  * (issue 9: the API client arrives as its own chunk). The chunk is fetched at once, in parallel
  * with the scene; until it is there, this keeps everything in order and loses nothing: window
  * messages (api.init, api.request) are held with their origin and source, and the calls the
- * embed makes (origins, ready, fail, lifecycle) are replayed in the order they were made. Events
+ * embed makes (origins, ready, fail, lifecycle) are replayed in the order they were made (other
+ * window messages, not the API's, are left alone). Events
  * are dropped, as the real API drops them while no page listens (no api.init can have been
  * answered yet).
  *
@@ -32,6 +33,9 @@ export function createDeferredHostApi(
   let held = 0;
 
   const hold = (event: MessageEvent) => {
+    // Only the API's own messages are held: other window traffic (extensions, other scripts) is not ours to keep.
+    const type = typeof event.data === 'object' && event.data !== null ? (event.data as { type?: unknown }).type : undefined;
+    if (type !== 'api.init' && type !== 'api.request') return;
     if (held >= MAX_HELD_MESSAGES) {
       if (!dropped) report(`The host-page API is still loading: messages beyond ${MAX_HELD_MESSAGES} are dropped.`);
       dropped = true;

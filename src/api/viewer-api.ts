@@ -886,7 +886,9 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       target.copy(sphere.center);
     }
     // Applied in the task that draws the picture (the screenshot's code may be fetched first).
+    let placed = false;
     const place = () => {
+      placed = true;
       // The view as it is now (it may have moved while the screenshot's code was fetched) comes back after.
       Object.assign(saved, { position: camera.position.clone(), quaternion: camera.quaternion.clone(), fov: (camera as PerspectiveCamera).fov, zoom: camera.zoom, background: scene.background, clearAlpha: renderer.getClearAlpha() });
       if (isPerspective) (camera as PerspectiveCamera).fov = fov;
@@ -923,8 +925,8 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
     const blob = viewer
       .screenshot({ width: a.width, height: a.height, format: a.format ?? (a.transparent ? 'png' : undefined), quality: a.quality, beforeDraw: place, beforeViewport: restore })
       .catch((error: unknown) => {
-        if (!restored) {
-          // The screenshot failed: put the view back (it may not have been moved) and draw it.
+        if (placed && !restored) {
+          // The screenshot failed after the camera was placed: put the view back and draw it.
           restore();
           world.render.needsRender = true;
         }

@@ -36,7 +36,8 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = ''): Mo
   let disposed = false;
 
   const decodersFor = async (json: GltfJson) => {
-    const used = Array.isArray(json.extensionsUsed) ? (json.extensionsUsed as unknown[]) : [];
+    // extensionsUsed should list every extension; a file that names one only as required still gets its decoder.
+    const used = [json.extensionsUsed, json.extensionsRequired].flatMap((list) => (Array.isArray(list) ? (list as unknown[]) : []));
     if (used.includes(MESHOPT_EXTENSION) && !meshoptSet) {
       loader.setMeshoptDecoder(await meshopt);
       meshoptSet = true;

@@ -4,6 +4,7 @@ import { createEmbedController, prefetchCover, type EmbedController } from './em
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, clearNotices, createEmbedState, progressFraction, progressText, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { CallTiles } from './CallPanel';
+import { ChunkBoundary } from './ChunkBoundary';
 import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
 import { ToolsPanel } from './ToolsPanel';
@@ -145,14 +146,16 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
           <div className="panel-stack">
             {comments && <comments.Panel viewer={controllerRef.current.viewer} comments={comments.viewer} session={comments.session} sceneName={snap.sceneName} />}
             {snap.viewer.animations.length > 0 && (
-              <Suspense fallback={null}>
-                <AnimationPanel
-                  viewer={controllerRef.current.viewer}
-                  animations={snap.viewer.animations}
-                  speed={snap.viewer.animationSpeed}
-                  onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
-                />
-              </Suspense>
+              <ChunkBoundary onError={(error) => addNotice(state, `The animation controls could not be loaded: ${error instanceof Error ? error.message : String(error)}`)}>
+                <Suspense fallback={null}>
+                  <AnimationPanel
+                    viewer={controllerRef.current.viewer}
+                    animations={snap.viewer.animations}
+                    speed={snap.viewer.animationSpeed}
+                    onChange={() => controllerRef.current?.viewer && refreshAnimations(controllerRef.current.viewer, state)}
+                  />
+                </Suspense>
+              </ChunkBoundary>
             )}
           </div>
           <ShortcutsOverlay keys={controllerRef.current.viewer.keys} />

@@ -182,9 +182,21 @@ export function createEmbedController(
             addNotice(state, `The comments could not be started: ${error instanceof Error ? error.message : String(error)}`);
           },
         );
-      // The API's chunk was fetched while the scene loaded: there by now, unless it failed (then
-      // the viewer works on without it; the deferred API has said why).
-      const api = await hostPage.catch(() => null);
+      loaded = { config, scene };
+      // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene
+      // is shown whatever happens to the meeting: a failure to join is a notice, never a failed load.
+      const access = memberAccess();
+      const shown = viewer;
+      meetingBridge().then(
+        ({ joinMeeting }) => {
+          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access, commentSession());
+        },
+        (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      // The host API: its chunk (and the screenshot's, so that pictures draw in the order of the
+      // requests around them) was fetched while the scene loaded, so it is there by now, unless it
+      // failed (then the viewer works on without it; the deferred API has said why).
+      const [api] = await Promise.all([hostPage.catch(() => null), shownViewer.screenshotReady().catch(() => undefined)]);
       if (abort.signal.aborted) return;
       if (api) viewerApi = api.createViewerApi({
         viewer: shownViewer,
@@ -205,17 +217,6 @@ export function createEmbedController(
       });
       if (viewerApi) hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
-      loaded = { config, scene };
-      // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene
-      // is shown whatever happens to the meeting: a failure to join is a notice, never a failed load.
-      const access = memberAccess();
-      const shown = viewer;
-      meetingBridge().then(
-        ({ joinMeeting }) => {
-          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access, commentSession());
-        },
-        (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
-      );
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
     }

@@ -24,6 +24,8 @@ import { detectQuality, type QualityDetection, type QualitySettings, type Qualit
 import { createRendering, requirePostProcessing } from './rendering';
 import { disposeSceneSettings } from './scene-settings';
 import type { ScreenshotOptions } from './screenshot';
+
+type ScreenshotModule = typeof import('./screenshot');
 import { summarize, type ModelSummary } from './summary';
 import { createTools, type ViewerTools } from './tools';
 import type { ViewerComments } from './comments';
@@ -65,6 +67,11 @@ export interface Viewer {
    * included unless `annotations: false`; section planes, gizmos and other helpers left out.
    */
   screenshot(options?: ScreenshotOptions): Promise<Blob>;
+  /**
+   * Resolves when the screenshot's code (a chunk fetched as the viewer starts) is there: from then
+   * on a screenshot draws in the task that asks for it, in order with the changes around it.
+   */
+  screenshotReady(): Promise<void>;
   /** The viewer's outward events (hit, background-hit, the tools', navigation, ...): the one emitter. */
   readonly events: Emitter<ViewerEventMap>;
   /** Picking (src/viewer/picking): hits under a screen point, vertex snapping; trees built in the background. */
@@ -118,6 +125,12 @@ export interface Viewer {
  */
 export function createViewer(options: ViewerOptions): Viewer {
   const world = createViewerWorld();
+  // The screenshot's code is a chunk of its own, fetched now, in parallel with the scene.
+  let screenshots: ScreenshotModule | null = null;
+  const screenshotsLoaded = import('./screenshot').then((module) => {
+    screenshots = module;
+  });
+  screenshotsLoaded.catch(() => undefined);
   // Nothing is drawn before the first scene is loaded: an empty frame would cost a shadow map and
   // a program link for nothing, and the first picture is the finished scene.
   world.render.hold++;
@@ -223,14 +236,17 @@ export function createViewer(options: ViewerOptions): Viewer {
     navigation,
     gizmo,
     keys,
-    async screenshot(screenshotOptions) {
-      // The picture's code is a chunk of its own, fetched at the first screenshot.
-      const { takeScreenshot } = await import('./screenshot');
-      return takeScreenshot(
-        { world, setPassSize: (w, h) => rendering.post?.setSize(w, h), restoreViewport: resize, labels: () => tools.labels.list() },
-        screenshotOptions,
-      );
+    screenshot(screenshotOptions) {
+      const take = (module: ScreenshotModule) =>
+        module.takeScreenshot(
+          { world, setPassSize: (w, h) => rendering.post?.setSize(w, h), restoreViewport: resize, labels: () => tools.labels.list() },
+          screenshotOptions,
+        );
+      // Once the code is there the picture is drawn in this task; before, after it arrives (or the
+      // download's failure is the answer).
+      return screenshots ? take(screenshots) : import('./screenshot').then(take);
     },
+    screenshotReady: () => screenshotsLoaded,
     events,
     picker,
     tools,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import {
   MEETING_AUTH_TIMEOUT_MS,
@@ -71,6 +72,8 @@ interface Connection {
   refilled: number;
   authTimer: NodeJS.Timeout | null;
   closed: boolean;
+  /** Its TCP socket is corked until the end of this turn of the event loop (MeetingHub.cork). */
+  corked?: boolean;
 }
 
 interface RemoteClient {
@@ -125,6 +128,21 @@ export class MeetingHub {
   private readonly announceTimer: NodeJS.Timeout;
   private relayed = 0;
   private closing = false;
+  /**
+   * Sockets corked in this turn of the event loop: a meeting of 64 sends each person 63 frames per
+   * 50 ms, and one write system call per frame is most of the relay's cost. Frames sent to a socket
+   * in one turn leave in one write when the turn ends (setImmediate), without changing a byte of
+   * the wire format.
+   */
+  private readonly corked: { conn: Connection; socket: Socket }[] = [];
+  private flushScheduled = false;
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    for (const { conn, socket } of this.corked.splice(0)) {
+      conn.corked = false;
+      socket.uncork();
+    }
+  };
 
   constructor(
     private readonly bus: MeetingBus,
@@ -518,8 +536,24 @@ export class MeetingHub {
       this.closeConnection(conn, MEETING_CLOSE.SLOW, `The connection is too slow: more than ${this.limits.maxBufferedBytes} bytes were waiting to be sent`, true);
       return;
     }
+    this.cork(conn);
     conn.ws.send(frame, { binary: false });
   }
+
+  private cork(conn: Connection): void {
+    if (conn.corked) return;
+    // ws keeps the TCP socket in a private field; without it (another implementation) frames go out one by one.
+    const socket = (conn.ws as unknown as { _socket?: Socket | null })._socket;
+    if (!socket || socket.destroyed) return;
+    socket.cork();
+    conn.corked = true;
+    this.corked.push({ conn, socket });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
 
   private publish(room: string, envelope: Envelope): void {
     if (this.bus.kind === 'local') return;
