@@ -53,7 +53,8 @@ describe('POST /v1/models', () => {
     const scene = await server.store.getScene(result.sceneId!);
     expect(scene?.models.map((m) => m._id)).toEqual([result._id]);
     expect(scene?.ownerId).toBe(server.userId());
-  });
+    // Validation and optimisation of a real model take seconds, many more on a loaded 2-core machine: a hang guard, not a time goal.
+  }, 120_000);
 
   it('appends to a scene named by sceneId, and refuses an unknown scene (404) or a scene of someone else (403)', async () => {
     const auth = await server.auth();
