@@ -483,13 +483,15 @@ test('Delete and Backspace hide the selected node (undoable updateNode visible=f
   await expect(history.locator('li.done')).toHaveCount(3);
   await history.getByRole('button', { name: 'Hide Base_plate' }).click();
   await expect(history.locator('li.done')).toHaveCount(1);
-  expect([await shown(page, 'Base_plate'), await shown(page, 'Anchor_bolt_1'), await shown(page, 'Motor_foot')]).toEqual([false, true, true]);
+  // The panel answers at once; the scene follows at the next frame's message slot.
+  const visibility = async () => [await shown(page, 'Base_plate'), await shown(page, 'Anchor_bolt_1'), await shown(page, 'Motor_foot')];
+  await expect.poll(visibility).toEqual([false, true, true]);
   await history.getByRole('button', { name: 'Opened' }).click();
   await expect(history.locator('li.done')).toHaveCount(0);
-  expect(await shown(page, 'Base_plate')).toBe(true);
+  await expect.poll(() => shown(page, 'Base_plate')).toBe(true);
   await history.getByRole('button', { name: 'Hide Motor_foot' }).click();
   await expect(history.locator('li.done')).toHaveCount(3);
-  expect([await shown(page, 'Base_plate'), await shown(page, 'Anchor_bolt_1'), await shown(page, 'Motor_foot')]).toEqual([false, false, false]);
+  await expect.poll(visibility).toEqual([false, false, false]);
 
   // Ctrl+R then T (Chrome keeps Ctrl+T for a new tab): the gizmo's modes.
   await canvas.focus();
