@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { BOX, writeToolsBox } from './fixtures-tools';
-import { importIntoScene, ROOT, settled } from './helpers';
+import { importIntoScene, ROOT, settled, toClient } from './helpers';
 
 /**
  * Comments pinned to 3D points as a person uses them (issue 16), on the tools' 2 x 3 x 1 m box:
@@ -36,18 +36,6 @@ async function ready(page: Page) {
     const box = viewer.world.objects.find((o: any) => o?.isMesh);
     return !!box && !!viewer.picker.treeOf(box);
   });
-}
-
-/** Client pixel of a world point, from the viewer's current camera. */
-async function toClient(page: Page, p: Vec): Promise<{ x: number; y: number }> {
-  return page.evaluate(([x, y, z]) => {
-    const viewer = (window as any).__viewer.viewer;
-    const camera = viewer.world.render.camera;
-    camera.updateMatrixWorld();
-    const rect = (viewer.context.renderer.domElement as HTMLCanvasElement).getBoundingClientRect();
-    const v = camera.position.clone().set(x, y, z).project(camera);
-    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
-  }, p);
 }
 
 /** The colour of one pixel as shown (decoded in the page). */

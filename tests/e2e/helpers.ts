@@ -209,3 +209,15 @@ export async function expectFailureOverlay(page: Page, detail?: string | RegExp)
   await expect(overlay.getByRole('button', { name: 'Reload' })).toBeVisible();
   if (detail) await expect(overlay.locator('.failure-detail')).toContainText(detail);
 }
+
+/** Client pixel (CSS px in the page) of a world point, from the viewer's current camera. */
+export function toClient(page: Page, p: readonly [number, number, number]): Promise<{ x: number; y: number }> {
+  return page.evaluate(([x, y, z]) => {
+    const viewer = (window as any).__viewer.viewer;
+    const camera = viewer.world.render.camera;
+    camera.updateMatrixWorld();
+    const rect = (viewer.context.renderer.domElement as HTMLCanvasElement).getBoundingClientRect();
+    const v = camera.position.clone().set(x, y, z).project(camera);
+    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+  }, p);
+}

@@ -23,9 +23,18 @@ export interface Person {
 }
 
 /** Signs in as First Last (a token of the development identity provider) and opens `/embed/{scene}{query}`. */
-export async function openAs(browser: Browser, first: string, last: string, scene: string, query = ''): Promise<Person> {
+export async function openAs(
+  browser: Browser,
+  first: string,
+  last: string,
+  scene: string,
+  query = '',
+  options: { viewport?: { width: number; height: number }; media?: boolean } = {},
+): Promise<Person> {
   const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: first, lastName: last });
-  const context = await browser.newContext({ viewport: { width: 800, height: 500 } });
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 800, height: 500 } });
+  // The call's camera and microphone (Chromium's fake devices, given by the spec's launch options).
+  if (options.media) await context.grantPermissions(['camera', 'microphone']);
   await context.addInitScript(
     ([key, value]) => window.localStorage.setItem(key, value),
     [TOKEN_STORAGE_KEY, JSON.stringify({ token, expiresAt: Date.now() + 3600_000 })] as const,

@@ -1,8 +1,7 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
-import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
-import { signTestToken } from '../../src/server/auth/tokens';
-import { settled, store } from './helpers';
+import { store } from './helpers';
+import { openAs as openPerson } from './meeting-helpers';
 
 /**
  * A call through the call server (the real Janus that global-setup starts, RTC_MESH_MAX=2): three
@@ -27,17 +26,9 @@ test.use({
 
 const SCENE = 'meeting-sfu-e2e';
 
+/** A signed-in person in the scene's meeting, connected, with the fake camera and microphone allowed. */
 async function openAs(browser: Browser, first: string, last: string): Promise<Page> {
-  const { token } = await signTestToken(process.env.E2E_DATA_DIR!, { firstName: first, lastName: last });
-  const context = await browser.newContext({ viewport: { width: 900, height: 520 } });
-  await context.grantPermissions(['camera', 'microphone']);
-  await context.addInitScript(
-    ([key, value]) => window.localStorage.setItem(key, value),
-    [TOKEN_STORAGE_KEY, JSON.stringify({ token, expiresAt: Date.now() + 3600_000 })] as const,
-  );
-  const page = await context.newPage();
-  await page.goto(`/embed/${SCENE}?quality=low`);
-  expect(await settled(page)).toBe('ready');
+  const { page } = await openPerson(browser, first, last, SCENE, '?quality=low', { viewport: { width: 900, height: 520 }, media: true });
   await expect(page.getByTestId('meeting-status')).toHaveText('Connected', { timeout: 30_000 });
   return page;
 }

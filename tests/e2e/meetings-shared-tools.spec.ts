@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { BOX, BOX_NAME, writeToolsBox } from './fixtures-tools';
-import { canvasPixels, importIntoScene, ROOT } from './helpers';
+import { canvasPixels, importIntoScene, ROOT, toClient } from './helpers';
 import { PEOPLE, avatarOf, expectGlide, moveCamera, openAs, type Person, type Vec } from './meeting-helpers';
 
 /**
@@ -46,18 +46,6 @@ function sectionState(page: Page): Promise<{ planes: Plane[]; clipping: number; 
 
 function measurements(page: Page): Promise<{ kind: string; label: string }[]> {
   return page.evaluate(() => (window as any).__viewer.viewer.tools.measurements.list().map((m: any) => ({ kind: m.kind, label: m.label })));
-}
-
-/** Client pixel of a world point, from the page's current camera. */
-function toClient(page: Page, p: Vec): Promise<{ x: number; y: number }> {
-  return page.evaluate(([x, y, z]) => {
-    const viewer = (window as any).__viewer.viewer;
-    const camera = viewer.world.render.camera;
-    camera.updateMatrixWorld();
-    const rect = (viewer.context.renderer.domElement as HTMLCanvasElement).getBoundingClientRect();
-    const v = camera.position.clone().set(x, y, z).project(camera);
-    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
-  }, p);
 }
 
 /** The share of the view the box covers (its pixels differ from the background). */

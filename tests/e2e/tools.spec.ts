@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { BOX, BOX_NAME, BOX_NODE_ID, writeToolsBox } from './fixtures-tools';
-import { importIntoScene, ROOT, settled } from './helpers';
+import { importIntoScene, ROOT, settled, toClient } from './helpers';
 
 /**
  * The viewer's tools as a person uses them, with the mouse and the keyboard, on a generated box of
@@ -13,18 +13,6 @@ import { importIntoScene, ROOT, settled } from './helpers';
 
 const SCENE = 'tools-box';
 type Vec = [number, number, number];
-
-/** Client pixel of a world point, from the viewer's current camera. */
-async function toClient(page: Page, p: Vec): Promise<{ x: number; y: number }> {
-  return page.evaluate(([x, y, z]) => {
-    const viewer = (window as any).__viewer.viewer;
-    const camera = viewer.world.render.camera;
-    camera.updateMatrixWorld();
-    const rect = (viewer.context.renderer.domElement as HTMLCanvasElement).getBoundingClientRect();
-    const v = camera.position.clone().set(x, y, z).project(camera);
-    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
-  }, p);
-}
 
 /** Clicks near a corner, inside the face (the snapping brings the point onto the vertex). */
 async function clickAt(page: Page, p: Vec, modifiers: ('Shift' | 'Control')[] = []) {

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BOX, writeToolsBox } from './fixtures-tools';
-import { canvasScreenshot, importIntoScene, ROOT, settled } from './helpers';
+import { canvasScreenshot, importIntoScene, ROOT, settled, toClient } from './helpers';
 import { decodePng, type Picture } from './png';
 
 /**
@@ -20,17 +20,6 @@ const SCENE = 'tools-box';
 const REFERENCES = join(import.meta.dirname, 'references');
 const UPDATE = process.env.UPDATE_REFERENCES === '1';
 type Vec = [number, number, number];
-
-async function toClient(page: Page, p: Vec): Promise<{ x: number; y: number }> {
-  return page.evaluate(([x, y, z]) => {
-    const viewer = (window as any).__viewer.viewer;
-    const camera = viewer.world.render.camera;
-    camera.updateMatrixWorld();
-    const rect = (viewer.context.renderer.domElement as HTMLCanvasElement).getBoundingClientRect();
-    const v = camera.position.clone().set(x, y, z).project(camera);
-    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
-  }, p);
-}
 
 async function clickAt(page: Page, p: Vec) {
   const c = await toClient(page, p);
