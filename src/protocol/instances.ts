@@ -27,17 +27,21 @@ import { z } from 'zod';
 
 /** Groups with at most this many instances may carry them inline as `matrices` (the spec's shape). */
 export const INLINE_INSTANCE_LIMIT = 1000;
-/** At most this many instances in one group. */
-export const MAX_INSTANCES_PER_GROUP = 2_000_000;
 /** At most this many instances named by one request (sum over its changes). */
 export const MAX_INSTANCES_PER_REQUEST = 100_000;
 /** At most this many changes per request. */
 export const MAX_INSTANCE_CHANGES_PER_BATCH = 1000;
 /** Removals are marked and, after this many marked removals, compacted in a batch (spec section 4). */
 export const INSTANCE_COMPACTION_THRESHOLD = 100;
+/** At most this many instances in one group. */
+export const MAX_INSTANCES_PER_GROUP = 2_000_000;
 /** Floats per instance in the set and in changes: the upper 3 rows of a column-major 4x4 matrix. */
 export const FLOATS_PER_INSTANCE = 12;
 export const INSTANCE_SET_MIME = 'application/vnd.parametricos.instances';
+// The set's codec is src/protocol/instance-set.ts (no schema library: the loader worker imports
+// it). It repeats these three constants rather than import this module (tests/unit/protocol/
+// instance-set.test.ts holds them equal): sharing one module would make a chunk shared by the
+// viewer and its worker, in the embed's first download.
 
 /** The spec's error for an unknown instance id. */
 export function noInstanceError(id: number | string): Error {
@@ -124,83 +128,6 @@ export function unpackMatrices(packed: ArrayLike<number>, out: Float32Array, cou
 //   24      ...         body: ids (count x uint32 LE), then matrices (count x 12 x float32 LE)
 //
 // 52 bytes an instance before compression; ids are in slot order (not sorted).
-
-export const INSTANCE_SET_MAGIC = 'PXIS';
-export const INSTANCE_SET_VERSION = 1;
-export const INSTANCE_SET_HEADER = 24;
-
-export interface InstanceSet {
-  /** Instance ids in slot order; `ids.length === count`. */
-  ids: Uint32Array;
-  /** FLOATS_PER_INSTANCE floats per slot, in the same order as ids. */
-  matrices: Float32Array;
-  nextId: number;
-  revision: number;
-}
-
-export class InstanceSetError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InstanceSetError';
-  }
-}
-
-const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/**
- * The set as bytes. Not compressed: a set of floats barely shrinks under DEFLATE (and the viewer's
- * first chunk stays free of a compressor); HTTP may compress it on the way.
- */
-export function encodeInstanceSet(set: InstanceSet): Uint8Array {
-  const count = set.ids.length;
-  if (set.matrices.length !== count * FLOATS_PER_INSTANCE) throw new InstanceSetError(`matrices hold ${set.matrices.length} floats for ${count} ids (want ${count * FLOATS_PER_INSTANCE})`);
-  if (!LITTLE) throw new InstanceSetError('instance sets are written on little-endian machines only');
-  const raw = new Uint8Array(count * 4 + count * FLOATS_PER_INSTANCE * 4);
-  raw.set(new Uint8Array(set.ids.buffer, set.ids.byteOffset, count * 4), 0);
-  raw.set(new Uint8Array(set.matrices.buffer, set.matrices.byteOffset, set.matrices.byteLength), count * 4);
-  const body = raw;
-  const out = new Uint8Array(INSTANCE_SET_HEADER + body.length);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < 4; i++) out[i] = INSTANCE_SET_MAGIC.charCodeAt(i);
-  out[4] = INSTANCE_SET_VERSION;
-  out[5] = 0;
-  view.setUint32(8, count, true);
-  view.setUint32(12, set.nextId, true);
-  view.setUint32(16, set.revision, true);
-  view.setUint32(20, body.length, true);
-  out.set(body, INSTANCE_SET_HEADER);
-  return out;
-}
-
-export function decodeInstanceSet(file: Uint8Array): InstanceSet {
-  if (file.length < INSTANCE_SET_HEADER) throw new InstanceSetError(`Not an instance set: ${file.length} bytes is shorter than its header`);
-  const magic = String.fromCharCode(file[0]!, file[1]!, file[2]!, file[3]!);
-  if (magic !== INSTANCE_SET_MAGIC) throw new InstanceSetError(`Not an instance set: magic '${magic}'`);
-  if (file[4] !== INSTANCE_SET_VERSION) throw new InstanceSetError(`Unsupported instance set version ${file[4]}`);
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  const count = view.getUint32(8, true);
-  const nextId = view.getUint32(12, true);
-  const revision = view.getUint32(16, true);
-  const stored = view.getUint32(20, true);
-  if (count > MAX_INSTANCES_PER_GROUP) throw new InstanceSetError(`Instance set of ${count} instances is over the limit of ${MAX_INSTANCES_PER_GROUP}`);
-  if (INSTANCE_SET_HEADER + stored !== file.length) throw new InstanceSetError(`Instance set truncated or padded: header says ${stored} body bytes, file has ${file.length - INSTANCE_SET_HEADER}`);
-  const want = count * 4 * (1 + FLOATS_PER_INSTANCE);
-  if (file[5] !== 0) throw new InstanceSetError(`Unsupported instance set flags ${file[5]}`);
-  const body = file.subarray(INSTANCE_SET_HEADER);
-  if (body.length !== want) throw new InstanceSetError(`Instance set body is ${body.length} bytes, ${count} instances need ${want}`);
-  // Copy into aligned arrays (the body may sit at any offset of a shared buffer).
-  const ids = new Uint32Array(count);
-  new Uint8Array(ids.buffer).set(body.subarray(0, count * 4));
-  const matrices = new Float32Array(count * FLOATS_PER_INSTANCE);
-  new Uint8Array(matrices.buffer).set(body.subarray(count * 4));
-  for (let i = 0; i < count; i++) {
-    if (ids[i]! >= nextId) throw new InstanceSetError(`Instance id ${ids[i]} is not below nextId ${nextId}`);
-  }
-  for (let i = 0; i < matrices.length; i++) {
-    if (!Number.isFinite(matrices[i]!)) throw new InstanceSetError(`Instance ${ids[Math.floor(i / FLOATS_PER_INSTANCE)]} has a matrix value that is not finite`);
-  }
-  return { ids, matrices, nextId, revision };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Changes (POST /v1/scenes/{sceneId}/instance-changes).

@@ -1,7 +1,9 @@
 import type { AssetFormat, ContainerHeader } from '../protocol/container-codec.ts';
 import { CONTAINER_ERROR_CODES, ContainerError, type ContainerErrorCode } from '../protocol/container-errors.ts';
 import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
-import type { DecodeReply, DecodeRequest } from './container-worker.ts';
+import type { AbortRequest, DecodeReply, DecodeRequest, InstanceSetRequest } from './container-worker.ts';
+import type { InstanceSet } from '../protocol/instance-set.ts';
+import { INSTANCE_SET_MIME } from '../protocol/instances.ts';
 
 /**
  * Main-thread side of the container decoder: one shared module worker, started on first use,
@@ -22,7 +24,7 @@ export interface WorkerDecodeResult {
 }
 
 interface Pending {
-  resolve(result: WorkerDecodeResult): void;
+  resolve(result: WorkerDecodeResult | InstanceSet): void;
   reject(error: Error): void;
 }
 
@@ -47,6 +49,10 @@ function settle(reply: DecodeReply): void {
   const request = pending.get(reply.id);
   if (!request) return;
   pending.delete(reply.id);
+  if ('set' in reply) {
+    request.resolve(reply.set);
+    return;
+  }
   if (!('error' in reply)) {
     request.resolve({ asset: reply.asset, header: reply.header, format: reply.format });
     return;
@@ -87,7 +93,7 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
   if (!target) return decodeContainerOnMainThread(buffer, options);
   const id = nextId++;
   return new Promise<WorkerDecodeResult>((resolve, reject) => {
-    pending.set(id, { resolve, reject });
+    pending.set(id, { resolve: resolve as Pending['resolve'], reject });
     const request: DecodeRequest = { id, buffer, maxAssetBytes: options.maxAssetBytes };
     try {
       target.postMessage(request, [buffer]);
@@ -95,6 +101,40 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
       pending.delete(id);
       reject(error instanceof Error ? error : new Error(String(error)));
     }
+  });
+}
+
+/**
+ * Downloads and decodes a group's instance set in the shared worker (read there, the download does
+ * not wait for the main thread's tasks), or on the main thread where workers are unavailable.
+ * Rejects with the HTTP status or the decoder's reason; an abort stops the download.
+ */
+export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal): Promise<InstanceSet> {
+  signal?.throwIfAborted();
+  const target = sharedWorker();
+  // Without workers the set is downloaded here; its codec is fetched only then.
+  if (!target) return import('./instance-set-fetch.ts').then(({ fetchInstanceSet }) => fetchInstanceSet(url, INSTANCE_SET_MIME, signal));
+  const id = nextId++;
+  return new Promise<InstanceSet>((resolve, reject) => {
+    const onAbort = () => {
+      pending.delete(id);
+      target.postMessage({ kind: 'abort', id } satisfies AbortRequest);
+      reject(signal!.reason instanceof Error ? signal!.reason : new DOMException('The download was aborted.', 'AbortError'));
+    };
+    pending.set(id, {
+      resolve: (value) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value as InstanceSet);
+      },
+      reject: (error) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // Relative to the page, not to the worker's script.
+    const request: InstanceSetRequest = { id, kind: 'instance-set', url: new URL(url, globalThis.location?.href).href, accept: INSTANCE_SET_MIME };
+    target.postMessage(request);
   });
 }
 

@@ -2,9 +2,9 @@ import { Box3, BoxGeometry, Matrix4, MeshStandardMaterial, type BufferGeometry, 
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { InstanceAsset, InstanceAssetPart } from '../engine/instances';
 import type { ClientConfig } from '../protocol/config';
-import { decodeInstanceSet, FLOATS_PER_INSTANCE, INSTANCE_SET_MIME, unpackMatrices } from '../protocol/instances';
+import { FLOATS_PER_INSTANCE, unpackMatrices } from '../protocol/instances';
 import type { SceneObject } from '../protocol/scene-objects';
-import { decodeContainerInWorker } from './container-client';
+import { decodeContainerInWorker, fetchInstanceSetInWorker } from './container-client';
 import { fetchBinary } from './fetch';
 import type { ModelLoader } from './gltf';
 
@@ -147,18 +147,54 @@ export function expandMatrices(packed: Float32Array): Float32Array {
   return unpackMatrices(packed, new Float32Array(n * 16), n);
 }
 
+/** Sets whose download the embed started before the viewer asked (prefetchGroupInstances), by URL. */
+const prefetched = new Map<string, Promise<LoadedInstances>>();
+/** A prefetched set nobody takes within this long is let go (its memory with it). */
+const PREFETCH_KEPT_MS = 60_000;
+
+/**
+ * Starts the downloads of the scene's instance sets in the loader worker before the viewer loads
+ * the scene (the embed calls it as soon as the scene document is known, while the viewer still
+ * sets up its WebGL context); fetchGroupInstances takes each once by its URL.
+ */
+export function prefetchGroupInstances(config: ClientConfig, sceneId: string, objects: readonly SceneObject[]): void {
+  for (const object of objects) {
+    if (object.type !== 'InstancedAssetGroup' || !object.assetId || object.matrices) continue;
+    const url = instanceSetUrl(config, sceneId, object.uuid);
+    if (prefetched.has(url)) continue;
+    const loading = downloadSet(url);
+    loading.catch(() => undefined);
+    prefetched.set(url, loading);
+    setTimeout(() => {
+      if (prefetched.get(url) === loading) prefetched.delete(url);
+    }, PREFETCH_KEPT_MS);
+  }
+}
+
+async function downloadSet(url: string, signal?: AbortSignal): Promise<LoadedInstances> {
+  const set = await fetchInstanceSetInWorker(url, signal);
+  // Packed: the group copies them into its buffer in one loop (no 16-float copy in between).
+  return { ids: set.ids, matrices: set.matrices, nextId: set.nextId, revision: set.revision };
+}
+
 /**
  * A group's instances: its inline matrices when it carries them, none when it says it has none,
- * else the binary instance set from the model service.
+ * else the binary instance set from the model service (downloaded and decoded in the loader
+ * worker; a prefetched one is taken).
  */
 export async function fetchGroupInstances(config: ClientConfig, sceneId: string, object: SceneObject, signal?: AbortSignal): Promise<LoadedInstances> {
   if (object.matrices) return inlineInstances(object.matrices, object.instanceRevision ?? 0);
   // instanceCount is as of the group's last putObject (instance changes do not rewrite the scene):
   // the set is always asked for.
   const url = instanceSetUrl(config, sceneId, object.uuid);
-  const response = await fetch(url, { signal, headers: { Accept: INSTANCE_SET_MIME } });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
-  const set = decodeInstanceSet(new Uint8Array(await response.arrayBuffer()));
-  // Packed: the group copies them into its buffer in one loop (no 16-float copy in between).
-  return { ids: set.ids, matrices: set.matrices, nextId: set.nextId, revision: set.revision };
+  const early = prefetched.get(url);
+  if (!early) return downloadSet(url, signal);
+  prefetched.delete(url);
+  if (!signal) return early;
+  signal.throwIfAborted();
+  return new Promise<LoadedInstances>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    early.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

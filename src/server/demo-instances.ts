@@ -1,6 +1,7 @@
 import { Document, NodeIO } from '@gltf-transform/core';
 import type { Buffer as GltfBuffer, Material } from '@gltf-transform/core';
-import { FLOATS_PER_INSTANCE, type InstanceSet } from '../protocol/instances.ts';
+import { FLOATS_PER_INSTANCE } from '../protocol/instances.ts';
+import { type InstanceSet } from '../protocol/instance-set.ts';
 import { box, cylinder, merge, sphere, type Geometry } from './demo.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { Document, NodeIO } from '@gltf-transform/core';
 import type { Buffer as GltfBuffer, Material, Mesh, Node } from '@gltf-transform/core';
 import { EXTMeshGPUInstancing, KHRLightsPunctual } from '@gltf-transform/extensions';
-import { FLOATS_PER_INSTANCE, type InstanceSet } from '../protocol/instances.ts';
+import { FLOATS_PER_INSTANCE } from '../protocol/instances.ts';
+import { type InstanceSet } from '../protocol/instance-set.ts';
 import type { SceneDoc } from '../protocol/scene.ts';
 import type { SceneObject } from '../protocol/scene-objects.ts';
 import type { ServerConfig } from './config.ts';

@@ -1,14 +1,5 @@
-import {
-  FLOATS_PER_INSTANCE,
-  InstanceChange,
-  MAX_INSTANCES_PER_GROUP,
-  decodeInstanceSet,
-  encodeInstanceSet,
-  noInstanceError,
-  packMatrix,
-  type ApplyInstanceChangesResponse,
-  type InstanceSet,
-} from '../protocol/instances.ts';
+import { FLOATS_PER_INSTANCE, InstanceChange, MAX_INSTANCES_PER_GROUP, noInstanceError, packMatrix, type ApplyInstanceChangesResponse } from '../protocol/instances.ts';
+import { decodeInstanceSet, encodeInstanceSet, type InstanceSet } from '../protocol/instance-set.ts';
 import type { InstanceLogRow, Store } from './db/common.ts';
 
 /**

@@ -5,7 +5,7 @@ import { createDeferredHostApi } from '../api/deferred-host-api';
 import type { HostApi } from '../api/host-api';
 import { createHostAuth, modelServiceWhoIs } from '../api/host-auth';
 import type { ViewerApi } from '../api/viewer-api';
-import { mark, sceneDocuments } from '../viewer/documents';
+import { mark, prefetchSceneInstances, sceneDocuments } from '../viewer/documents';
 import type { QualityTier } from '../viewer/quality';
 import { createViewer, type Viewer } from '../viewer/viewer';
 import { parseEmbedOptions } from './embed-options';
@@ -120,6 +120,13 @@ export function createEmbedController(
       // (autoPlay off) already started the same download: it is not made twice.
       const documents = sceneDocuments(sceneId);
       documents.catch(() => undefined);
+      // The instance sets of its groups start downloading in the loader worker as soon as the scene
+      // document is known: before the WebGL context is made when the page's early download of the
+      // document is already in (one task's wait at most), else when it arrives.
+      const prefetched = documents.then(prefetchSceneInstances);
+      prefetched.catch(() => undefined);
+      await Promise.race([prefetched, new Promise((resolve) => setTimeout(resolve, 0))]);
+      if (abort.signal.aborted) return;
       viewer = createViewer({
         ...elements,
         quality: viewerOptions.quality ?? null,

@@ -1,6 +1,7 @@
 import type { ClientConfig } from '../protocol/config';
 import type { SceneDoc } from '../protocol/scene';
 import { fetchClientConfig, fetchScene } from '../scene/load-scene';
+import { prefetchGroupInstances } from '../scene/instance-assets';
 
 export interface SceneDocuments {
   config: ClientConfig;
@@ -31,3 +32,8 @@ export function sceneDocuments(sceneId: string, base = ''): Promise<SceneDocumen
 }
 
 export { mark } from '../scene/load-scene';
+
+/** Starts the scene's instance set downloads before the viewer loads it (src/scene/instance-assets.ts). */
+export function prefetchSceneInstances(documents: SceneDocuments): void {
+  prefetchGroupInstances(documents.config, documents.scene._id, documents.scene.viewerConfig?.objects ?? []);
+}

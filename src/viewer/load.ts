@@ -14,7 +14,8 @@ import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
 import { areaLightTables, sceneObjectsOf } from './scene-objects';
 import type { AssetCache } from '../scene/instance-assets';
-import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms } from './instance-groups';
+import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms, type InstanceGroupDownloads } from './instance-groups';
+import type { SceneObject } from '../protocol/scene-objects';
 import type { LoadedAsset } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
 
@@ -105,6 +106,7 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   // Instanced asset groups' assets and sets download from the start, alongside the models.
   const groupObjects = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
   const groupDownloads = groupObjects.length > 0 && target.assets ? startInstanceGroupDownloads(config, scene._id, groupObjects, target.assets, callbacks.signal) : undefined;
+  const groupsFirst = instancesInFirstPicture(groupObjects);
   try {
     const environment = checked.environment ? startEnvironment(context.renderer, checked.environment) : null;
     const logs = new Map<string, Promise<SavedEdits>>();
@@ -153,6 +155,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
       await compilePrograms(context, result.loaded, target.sceneTarget());
       mark('compiled');
     }
+    // A small scene of groups (a warehouse's shelves): in the first picture. Two pictures (the
+    // models', then the groups') would cost a whole frame more before the viewer is ready.
+    if (groupObjects.length > 0 && target.assets && groupsFirst) {
+      await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true);
+    }
   } finally {
     world.render.hold--;
     world.render.needsRender = true;
@@ -163,45 +170,82 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     const roots = result.loaded.map((record) => record.root);
     void Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]).then(() => target.preparePicking(roots));
   }
-  const groups = groupObjects;
-  if (groups.length > 0 && target.assets) {
-    // The groups' programs, in their instanced form, as each asset arrives (the lights are settled
-    // now): they link while the instance sets download, not in the first frame that draws them.
-    const programs = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
-    // Instanced asset groups after the models' first picture, so they never delay it; the load
+  if (groupObjects.length > 0 && target.assets && !groupsFirst) {
+    // A large scene of groups: the models' picture first, so the groups never delay it; the load
     // (and the viewer's ready) waits for them.
     target.release?.();
     await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    // From the first group made until all are made and framed, nothing is drawn: one frame draws them.
-    let held = false;
-    try {
-      const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groups, target.assets, {
-        onNotice: callbacks.onNotice,
-        signal: callbacks.signal,
-        downloads: groupDownloads,
-        assetReady: (asset) => programs.ready(asset),
-        beforeCreate: () => {
-          world.render.hold++;
-          held = true;
-        },
-      });
-      result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
-      // A scene of groups alone is framed on them (unless its settings placed the camera).
-      if (result.loaded.length === 0 && loaded.groups.length > 0 && !hasInitialCamera(checked.settings)) await target.frame();
-    } finally {
-      if (held) world.render.hold--;
-      world.render.needsRender = true;
-      // The stand-in shadow materials hold their programs until the groups' own have taken them.
-      void target.nextFrame().then(() => programs.dispose());
-    }
-    if ((result.instanceGroups?.loaded ?? 0) > 0) {
-      target.preparePicking(groupRoots(world));
-      // The groups' bounds indexes in idle time once the first picture is out (a pick before builds on demand).
-      void target.nextFrame().then(() => buildPendingBounds(world, callbacks.signal));
-    }
-    world.render.needsRender = true;
+    await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, false);
   }
+  if ((result.instanceGroups?.loaded ?? 0) > 0) {
+    target.preparePicking(groupRoots(world));
+    // The groups' bounds indexes in idle time once the first picture is out (a pick before builds on demand).
+    void target.nextFrame().then(() => buildPendingBounds(world, callbacks.signal));
+  }
+  world.render.needsRender = true;
   return result;
+}
+
+/**
+ * At most this many instances in all (as the groups' documents count them) are drawn in the
+ * models' first picture; more load after it, so that a million instances never delay the models.
+ */
+export const FIRST_PICTURE_INSTANCES = 50_000;
+
+/** Whether the scene's groups are few enough to be part of the first picture. */
+export function instancesInFirstPicture(objects: readonly Pick<SceneObject, 'matrices' | 'instanceCount'>[]): boolean {
+  let total = 0;
+  for (const o of objects) {
+    const count = o.matrices ? o.matrices.length : o.instanceCount;
+    // A group that does not say how many it holds may hold a million.
+    if (count === undefined) return false;
+    total += count;
+  }
+  return total <= FIRST_PICTURE_INSTANCES;
+}
+
+/**
+ * Loads the scene's instanced asset groups (src/viewer/instance-groups.ts) with their programs
+ * compiled as each asset arrives (the lights are settled by now: they link while the instance sets
+ * download, not in the first frame that draws them). `held`: the load already holds the picture;
+ * otherwise nothing is drawn from the first group made until all are made and framed, so that one
+ * frame draws them.
+ */
+async function loadGroups(
+  target: LoadTarget,
+  config: ClientConfig,
+  scene: SceneDoc,
+  groupObjects: SceneObject[],
+  downloads: InstanceGroupDownloads | undefined,
+  result: LoadSceneResult,
+  initialCamera: boolean,
+  callbacks: LoadCallbacks,
+  held: boolean,
+): Promise<void> {
+  const { world, context } = target;
+  const programs = compileGroupProgramsOnArrival(context, groupObjects, target.assets!, target.sceneTarget());
+  let holding = false;
+  try {
+    const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groupObjects, target.assets!, {
+      onNotice: callbacks.onNotice,
+      signal: callbacks.signal,
+      downloads,
+      assetReady: (asset) => programs.ready(asset),
+      beforeCreate: () => {
+        if (held) return;
+        world.render.hold++;
+        holding = true;
+      },
+    });
+    result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
+    // A scene of groups alone is framed on them (unless its settings placed the camera).
+    if (result.loaded.length === 0 && loaded.groups.length > 0 && !initialCamera) await target.frame();
+  } finally {
+    if (holding) world.render.hold--;
+    world.render.needsRender = true;
+    // The stand-in shadow materials hold their programs until the groups' own have taken them.
+    void target.nextFrame().then(() => programs.dispose());
+  }
 }
 
 /**

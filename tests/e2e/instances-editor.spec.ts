@@ -3,7 +3,7 @@ import { signTestToken } from '../../src/server/auth/tokens';
 import { loadServerConfig } from '../../src/server/config';
 import { ensureDemoAssets } from '../../src/server/demo-instances-scene';
 import { createInstanceService } from '../../src/server/instances';
-import { decodeInstanceSet } from '../../src/protocol/instances';
+import { decodeInstanceSet } from '../../src/protocol/instance-set';
 import { join } from 'node:path';
 import { canvasScreenshot, MODELS, store, underLock } from './helpers';
 import { decodePng } from './png';

@@ -43,9 +43,33 @@ test.describe('instanced asset groups', () => {
   test('draws a city of groups in one draw per asset part, and a click picks the instance under it', async ({ page }) => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(new URL(r.url()).pathname));
     await page.goto(`/embed/${CITY}?quality=low`);
     expect(await settled(page)).toBe('ready');
     await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+    // The page started every asset before the app's code ran (index.html), and the app took each
+    // of them; the instance sets were downloaded by the loader worker (the page's own timeline
+    // has none of them), once per group.
+    const sets = requests.filter((p) => /\/v1\/scenes\/[^/]+\/groups\/[^/]+\/instances$/.test(p));
+    const assets = requests.filter((p) => p.endsWith('/model.3dxa'));
+    expect(sets.length).toBe(6);
+    expect(new Set(sets).size).toBe(6);
+    expect(assets.length).toBe(6);
+    expect(new Set(assets).size).toBe(6);
+    expect(await page.evaluate(() => Object.keys((window as any).__earlyFetches ?? { missing: true }))).toEqual([]);
+    const timeline = await page.evaluate(() => {
+      const scene = performance.getEntriesByName('viewer:scene')[0]!.startTime;
+      const resources = performance.getEntriesByType('resource');
+      return {
+        scene,
+        assets: resources.filter((e) => /\/model\.3dxa$/.test(e.name)).map((e) => e.startTime),
+        sets: resources.filter((e) => /\/instances$/.test(e.name)).length,
+      };
+    });
+    expect(timeline.assets).toHaveLength(6);
+    for (const t of timeline.assets) expect(t).toBeLessThan(timeline.scene);
+    expect(timeline.sets).toBe(0);
 
     const facts = await page.evaluate(() => {
       const viewer = (window as any).__viewer.viewer;

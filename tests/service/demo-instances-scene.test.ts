@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
-import { decodeInstanceSet } from '../../src/protocol/instances.ts';
+import { decodeInstanceSet } from '../../src/protocol/instance-set.ts';
 import { loadServerConfig } from '../../src/server/config.ts';
 import { createInstancesScene } from '../../src/server/demo-instances-scene.ts';
 import { createInstanceService } from '../../src/server/instances.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FLOATS_PER_INSTANCE, decodeInstanceSet, encodeInstanceSet } from '../../src/protocol/instances.ts';
+import { FLOATS_PER_INSTANCE } from '../../src/protocol/instances.ts';
+import { decodeInstanceSet, encodeInstanceSet } from '../../src/protocol/instance-set.ts';
 import { CITY, INSTANCE_DEMO_ASSETS, cityGrid, createInstanceAssetDocuments, createInstanceAssets, generateInstanceLayout, instanceCounts } from '../../src/server/demo-instances.ts';
 import { validateModel } from '../../src/server/upload/validate.ts';
 

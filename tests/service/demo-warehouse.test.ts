@@ -1,7 +1,8 @@
 import { Matrix4, Quaternion, Vector3 } from 'three';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
-import { FLOATS_PER_INSTANCE, decodeInstanceSet, unpackMatrix } from '../../src/protocol/instances.ts';
+import { FLOATS_PER_INSTANCE, unpackMatrix } from '../../src/protocol/instances.ts';
+import { decodeInstanceSet } from '../../src/protocol/instance-set.ts';
 import {
   LEGACY_WAREHOUSE_FILE_NAME,
   WAREHOUSE_ASSETS,

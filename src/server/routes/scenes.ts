@@ -5,7 +5,8 @@ import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWr
 import type { ServerConfig } from '../config.ts';
 import { newId, type Store, type ThumbnailExtension } from '../store.ts';
 import type { InstanceService } from '../instances.ts';
-import { FLOATS_PER_INSTANCE, type InstanceSet } from '../../protocol/instances.ts';
+import { FLOATS_PER_INSTANCE } from '../../protocol/instances.ts';
+import { type InstanceSet } from '../../protocol/instance-set.ts';
 import { setFromMatrices } from '../instances.ts';
 import type { Mutation } from '../../protocol/mutation.ts';
 import { HttpError, checkId, parseBody } from './http.ts';

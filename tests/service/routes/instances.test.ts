@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTestToken } from '../../../src/server/auth/tokens.ts';
-import { FLOATS_PER_INSTANCE, INSTANCE_SET_MIME, decodeInstanceSet } from '../../../src/protocol/instances.ts';
+import { FLOATS_PER_INSTANCE, INSTANCE_SET_MIME } from '../../../src/protocol/instances.ts';
+import { decodeInstanceSet } from '../../../src/protocol/instance-set.ts';
 import { defaultSceneObject, type SceneObjectChange } from '../../../src/protocol/scene-objects.ts';
 import { startServer, type TestServer } from '../helpers.ts';
 

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApplyInstanceChangesRequest,
-  FLOATS_PER_INSTANCE,
-  INSTANCE_SET_HEADER,
-  InstanceSetError,
-  decodeInstanceSet,
-  encodeInstanceSet,
-  noInstanceError,
-  packMatrix,
-  unpackMatrix,
-  unpackMatrices,
-} from '../../../src/protocol/instances';
+import { ApplyInstanceChangesRequest, FLOATS_PER_INSTANCE, noInstanceError, packMatrix, unpackMatrix, unpackMatrices } from '../../../src/protocol/instances';
+import { INSTANCE_SET_HEADER, InstanceSetError, decodeInstanceSet, encodeInstanceSet } from '../../../src/protocol/instance-set';
 
 function set(count: number) {
   const ids = new Uint32Array(count);

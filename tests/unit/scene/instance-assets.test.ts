@@ -1,9 +1,10 @@
 import { BoxGeometry, Group, Matrix4, Mesh, MeshBasicMaterial } from 'three';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { packMatrix } from '../../../src/protocol/instances';
+import { INSTANCE_SET_MIME, packMatrix } from '../../../src/protocol/instances';
+import { encodeInstanceSet } from '../../../src/protocol/instance-set';
 import type { ClientConfig } from '../../../src/protocol/config';
-import { assetFromGltf, assetUrl, createAssetCache, expandMatrices, fetchGroupInstances, inlineInstances, instanceSetUrl, PLACEHOLDER_COLOR, placeholderAsset } from '../../../src/scene/instance-assets';
+import { assetFromGltf, assetUrl, createAssetCache, expandMatrices, fetchGroupInstances, inlineInstances, instanceSetUrl, PLACEHOLDER_COLOR, placeholderAsset, prefetchGroupInstances } from '../../../src/scene/instance-assets';
 import type { ModelLoader } from '../../../src/scene/gltf';
 
 const config = { endpoints: { assetCdn: 'https://cdn.test/', modelService: 'https://ms.test' } } as unknown as ClientConfig;
@@ -64,5 +65,45 @@ describe('instance assets', () => {
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(a.asset.placeholder).toBe(true);
     expect(a.error!.message).toContain('404');
+  });
+
+  it('takes a prefetched instance set once by its URL; the next load downloads it again', async () => {
+    const set = encodeInstanceSet({ ids: new Uint32Array([4, 9]), matrices: new Float32Array(24).fill(1), nextId: 10, revision: 3 });
+    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) => {
+      expect(new Headers(init?.headers).get('Accept')).toBe(INSTANCE_SET_MIME);
+      return new Response(set.slice(), { status: 200 });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const group = { uuid: 'g1', type: 'InstancedAssetGroup', assetId: 'tree' } as never;
+    const inline = { uuid: 'g2', type: 'InstancedAssetGroup', assetId: 'tree', matrices: [new Matrix4().elements] } as never;
+    // Node has no Worker: the loader worker's download runs on this thread, the same way.
+    prefetchGroupInstances(config, 's1', [group, inline, group]);
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1)); // the inline group needs none, the same group one
+    expect(fetchMock.mock.calls[0]![0]).toBe('https://ms.test/v1/scenes/s1/groups/g1/instances');
+    const loaded = await fetchGroupInstances(config, 's1', group);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect([...loaded.ids]).toEqual([4, 9]);
+    expect(loaded.nextId).toBe(10);
+    expect(loaded.revision).toBe(3);
+    await fetchGroupInstances(config, 's1', group);
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+  });
+
+  it('a prefetched set still honours the loader\'s abort, and a failed one gives the status', async () => {
+    let finish: ((r: Response) => void) | undefined;
+    vi.stubGlobal('fetch', vi.fn(() => new Promise<Response>((resolve) => (finish = resolve))));
+    const group = { uuid: 'slow', type: 'InstancedAssetGroup', assetId: 'tree' } as never;
+    prefetchGroupInstances(config, 's1', [group]);
+    const abort = new AbortController();
+    const pending = fetchGroupInstances(config, 's1', group, abort.signal);
+    abort.abort(new Error('left the scene'));
+    await expect(pending).rejects.toThrow('left the scene');
+    await vi.waitFor(() => expect(finish).toBeDefined());
+    finish!(new Response('', { status: 200 }));
+
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('gone', { status: 404, statusText: 'Not Found' })));
+    const gone = { uuid: 'gone', type: 'InstancedAssetGroup', assetId: 'tree' } as never;
+    prefetchGroupInstances(config, 's1', [gone]);
+    await expect(fetchGroupInstances(config, 's1', gone)).rejects.toThrow('https://ms.test/v1/scenes/s1/groups/gone/instances answered 404 Not Found.');
   });
 });

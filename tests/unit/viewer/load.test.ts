@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRenderConfig } from '../../../src/protocol/render-config';
 import type { SceneDoc } from '../../../src/protocol/scene';
-import { checkViewerConfig } from '../../../src/viewer/load';
+import { checkViewerConfig, FIRST_PICTURE_INSTANCES, instancesInFirstPicture } from '../../../src/viewer/load';
 
 function scene(viewerConfig: SceneDoc['viewerConfig']): SceneDoc {
   return { _id: 's1', name: 'S', viewerConfig, models: [] };
@@ -46,3 +46,18 @@ describe('checkViewerConfig: the whole viewerConfig before any download', () => 
     expect(message).toContain('fogEnabled');
   });
 });
+
+describe('instancesInFirstPicture: small scenes of groups are drawn in the first picture, large ones after it', () => {
+  it('counts every group, inline matrices by their length', () => {
+    expect(instancesInFirstPicture([])).toBe(true);
+    expect(instancesInFirstPicture([{ instanceCount: 11_872 }, { matrices: [[1]] as never }])).toBe(true);
+    expect(instancesInFirstPicture([{ instanceCount: FIRST_PICTURE_INSTANCES }])).toBe(true);
+    expect(instancesInFirstPicture([{ instanceCount: FIRST_PICTURE_INSTANCES - 1 }, { instanceCount: 2 }])).toBe(false);
+    expect(instancesInFirstPicture([{ instanceCount: 1_000_000 }])).toBe(false);
+  });
+
+  it('a group that does not say how many it holds may hold a million: after the first picture', () => {
+    expect(instancesInFirstPicture([{ instanceCount: 3 }, {}])).toBe(false);
+  });
+});
+
