@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { PerspectiveCamera, Scene, type WebGLRenderer } from 'three';
+import { describe, expect, it, vi } from 'vitest';
+import type { RenderContext } from '../../../src/engine/renderer';
+import { createViewerWorld } from '../../../src/engine/world';
+import type { ClientConfig } from '../../../src/protocol/config';
+import { encodeInstanceSet } from '../../../src/protocol/instance-set';
+import { placeholderAsset, type AssetCache } from '../../../src/scene/instance-assets';
 import { defaultRenderConfig } from '../../../src/protocol/render-config';
 import type { SceneDoc } from '../../../src/protocol/scene';
-import { checkViewerConfig, FIRST_PICTURE_INSTANCES, instancesInFirstPicture } from '../../../src/viewer/load';
+import { checkViewerConfig, FIRST_PICTURE_INSTANCES, instancesInFirstPicture, loadScene, type LoadTarget } from '../../../src/viewer/load';
 
 function scene(viewerConfig: SceneDoc['viewerConfig']): SceneDoc {
   return { _id: 's1', name: 'S', viewerConfig, models: [] };
@@ -61,3 +67,72 @@ describe('instancesInFirstPicture: small scenes of groups are drawn in the first
   });
 });
 
+
+describe('loadScene: the order of a scene of groups (no WebGL: a renderer that records)', () => {
+  function target(options: { onEvent: (event: string) => void }) {
+    const world = createViewerWorld();
+    const scene = new Scene();
+    const camera = new PerspectiveCamera();
+    const renderer = {
+      properties: { get: () => ({}) },
+      shadowMap: { enabled: false },
+      getRenderTarget: () => null,
+      setRenderTarget: () => undefined,
+      compileAsync: (object: unknown) => Promise.resolve(object),
+    } as unknown as WebGLRenderer;
+    const asset = placeholderAsset('crate');
+    const assets: AssetCache = { get: async () => ({ asset, error: null }), downloads: 0, dispose: () => undefined };
+    const event = (name: string) => options.onEvent(`${name} (hold ${world.render.hold}, groups ${world.instanceGroups.size})`);
+    const loadTarget: LoadTarget = {
+      world,
+      context: { renderer, scene, camera } as unknown as RenderContext,
+      loader: { parse: vi.fn(), dispose: vi.fn() },
+      settings: { world, context: { renderer, scene, camera } as never },
+      useRenderConfig: () => event('render config'),
+      sceneTarget: () => null,
+      effectsReady: async () => undefined,
+      frame: async () => event('frame'),
+      step: () => event('step'),
+      preparePicking: () => undefined,
+      nextFrame: async () => event('next frame'),
+      assets,
+      release: () => event('release'),
+    };
+    return { world, loadTarget };
+  }
+
+  const group = (uuid: string, extra: object) => ({ uuid, type: 'InstancedAssetGroup', name: uuid, parent: null, position: [0, 0, 0], quaternion: [0, 0, 0, 1], scale: [1, 1, 1], visible: true, castShadow: false, assetId: 'crate', ...extra });
+  const config = { endpoints: { modelService: 'http://ms.test', assetCdn: 'http://cdn.test', modelDerivativeCdn: 'http://cdn.test' } } as unknown as ClientConfig;
+  const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
+  it('a small scene of groups is made while the load holds the picture, framed on them, and never released early', async () => {
+    const events: string[] = [];
+    const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const doc = scene({ objects: [group('g1', { matrices: [identity, identity] })] } as never);
+    const result = await loadScene(loadTarget, config, doc);
+    expect(result.instanceGroups).toEqual({ loaded: 1, failedAssets: [], failedGroups: [] });
+    expect(world.render.hold).toBe(0);
+    expect(events).not.toContainEqual(expect.stringMatching(/^release/));
+    // Framed on the groups with the hold still on: the first picture is the one with them.
+    expect(events).toContain('frame (hold 1, groups 1)');
+    expect(events[0]).toMatch(/^render config/);
+  });
+
+  it('a large one lets the first picture out first, then makes the groups in one held frame', async () => {
+    const events: string[] = [];
+    const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1]), matrices: new Float32Array(24), nextId: 2, revision: 1 });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    try {
+      const doc = scene({ objects: [group('big', { instanceCount: FIRST_PICTURE_INSTANCES + 1 })] } as never);
+      const result = await loadScene(loadTarget, config, doc);
+      expect(result.instanceGroups?.loaded).toBe(1);
+      const release = events.findIndex((e) => e.startsWith('release'));
+      expect(events[release]).toBe('release (hold 0, groups 0)');
+      expect(events.slice(release)).toContain('frame (hold 1, groups 1)');
+      expect(world.render.hold).toBe(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});
