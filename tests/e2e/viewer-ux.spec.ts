@@ -82,6 +82,8 @@ test.describe('on a desktop', () => {
 
   test('a screenshot carries the measurement and its label; the option leaves them out', async ({ page }) => {
     test.setTimeout(180_000);
+    const scripts: string[] = [];
+    page.on('request', (r) => scripts.push(new URL(r.url()).pathname));
     await openBox(page);
     await page.getByTestId('tool-length').click();
     // Across the middle of the front face (no corner within snapping reach): the label lies on the box.
@@ -89,6 +91,9 @@ test.describe('on a desktop', () => {
     await clickAt(page, [0.9, 1.5, Z]);
     const label = page.getByTestId('measure-label').filter({ hasText: '1.80 m' });
     await expect(label).toBeVisible();
+    // A mouse never needs the touch magnifier: its code is not downloaded (the phone test shows it).
+    expect(scripts.filter((p) => /\/magnifier-[^/]*\.js$/.test(p))).toEqual([]);
+    await expect(page.getByTestId('magnifier')).toHaveCount(0);
     // Turn the tool off: nothing in progress is drawn, only the finished measurement.
     await page.getByTestId('tool-length').click();
     // At rest nothing is drawn again and again (the labels, outlines and panels ask for no frames).

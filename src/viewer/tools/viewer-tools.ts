@@ -8,7 +8,7 @@ import { createToolContext } from './context';
 import { mergeDisplay, type DisplayUnits } from './format';
 import { createLabelLayer, type LabelLayer } from './labels';
 import type { MeasureKind } from './measure-machine';
-import { createMagnifier } from './magnifier';
+import type { Magnifier } from './magnifier';
 import { createMeasurements, type Measurements } from './measurements';
 import { createSampler, type Sampler } from './sampler';
 import { createSections, type Sections } from './section';
@@ -120,15 +120,28 @@ export function createTools(options: ToolsOptions): ViewerTools {
   // Touch wording when the screen has no hover and a coarse pointer, then after each press by its kind.
   const coarse = typeof window !== 'undefined' && !!window.matchMedia?.('(hover: none) and (pointer: coarse)').matches;
   const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false, touch: coarse, display: ctx.display };
+  // A loupe above a finger that places a point (a measurement tool, or Sample point). Its code is
+  // a chunk fetched on a touch screen at once, elsewhere at the first touch (a mouse never needs it).
+  let magnifier: Magnifier | null = null;
+  let magnifierLoading: Promise<void> | null = null;
+  let disposed = false;
+  const wantMagnifier = () => {
+    magnifierLoading ??= import('./magnifier').then(
+      ({ createMagnifier }) => {
+        if (!disposed) magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
+      },
+      (error: unknown) => console.warn('The touch magnifier could not be loaded:', error),
+    );
+  };
+  if (coarse) wantMagnifier();
   const onPointerKind = (event: PointerEvent) => {
+    if (event.pointerType === 'touch') wantMagnifier();
     const touch = event.pointerType === 'touch' || (event.pointerType === 'pen' && coarse);
     if (touch === parts.touch) return;
     parts.touch = touch;
     changed();
   };
   options.container.addEventListener('pointerdown', onPointerKind, { capture: true, passive: true });
-  // A loupe above a finger that places a point (a measurement tool, or Sample point).
-  const magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
   const setSampling = (on: boolean) => {
     if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
     if (parts.sampling === on) return;
@@ -192,7 +205,8 @@ export function createTools(options: ToolsOptions): ViewerTools {
     dispose() {
       pointer.dispose();
       options.container.removeEventListener('pointerdown', onPointerKind, { capture: true });
-      magnifier.dispose();
+      disposed = true;
+      magnifier?.dispose();
       unbindKeys();
       resizeObserver.disconnect();
       manager.deactivate();
