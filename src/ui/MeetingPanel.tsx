@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useCallback, useRef, useState, type FormEvent } from 'react';
 import type { Meeting } from '../meeting/meeting';
 import type { Call } from '../meeting/call';
 import { CallControls } from './CallPanel';
@@ -30,7 +30,32 @@ const STATUS_TEXT = {
  * oneself), the connection's state and why it dropped, join and leave notices, and a Follow button
  * per person. Not in a meeting: a Join button (signed-in visitors) or a name form (guests).
  */
+/**
+ * Keeps the panel's height in `--meeting-panel-height` on its parent (the embed), so that on a
+ * phone, where the panel spans the bottom edge, the bottom-left panels (comments, animations) stay
+ * above it however far it opens (the guest form, the participants).
+ */
+function usePanelHeight(): (element: HTMLDivElement | null) => void {
+  const observed = useRef<{ element: HTMLElement; parent: HTMLElement; observer: ResizeObserver } | null>(null);
+  return useCallback((element: HTMLDivElement | null) => {
+    const current = observed.current;
+    if (current && current.element === element) return;
+    if (current) {
+      current.observer.disconnect();
+      current.parent.style.removeProperty('--meeting-panel-height');
+      observed.current = null;
+    }
+    const parent = element?.parentElement;
+    if (!element || !parent || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => parent.style.setProperty('--meeting-panel-height', `${element.offsetHeight}px`));
+    observer.observe(element);
+    parent.style.setProperty('--meeting-panel-height', `${element.offsetHeight}px`);
+    observed.current = { element, parent, observer };
+  }, []);
+}
+
 export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, leave }: MeetingPanelProps) {
+  const panelRef = usePanelHeight();
   const [open, setOpen] = useState(true);
   const [guest, setGuest] = useState(false);
   const [first, setFirst] = useState('');
@@ -52,7 +77,7 @@ export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, le
       }
     };
     return (
-      <div className="meeting-panel" data-testid="meeting-panel">
+      <div className="meeting-panel" data-testid="meeting-panel" ref={panelRef}>
         {!guest ? (
           <button type="button" className="meeting-join" data-testid="meeting-join" onClick={() => joinAsMember() || setGuest(true)}>
             Join meeting
@@ -87,7 +112,7 @@ export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, le
   const { snapshot, notices } = meeting;
   const following = snapshot.participants.find((p) => p.followed);
   return (
-    <div className={`meeting-panel${open ? ' open' : ''}`} data-testid="meeting-panel" data-status={snapshot.status}>
+    <div className={`meeting-panel${open ? ' open' : ''}`} data-testid="meeting-panel" data-status={snapshot.status} ref={panelRef}>
       <div className="meeting-head">
         <button type="button" className="meeting-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           <span className={`meeting-dot ${snapshot.status}`} aria-hidden="true" />

@@ -367,6 +367,18 @@ test.describe('on a phone', () => {
     const meeting = await page.locator('.meeting-panel').boundingBox();
     expect(stack && meeting).toBeTruthy();
     expect(stack!.y + stack!.height).toBeLessThanOrEqual(meeting!.y);
+    // Opened (the guest form is three times as tall), the panel still leaves them above it.
+    await page.getByTestId('meeting-join').tap();
+    await expect(page.getByTestId('meeting-guest-form')).toBeVisible();
+    await expect
+      .poll(async () => {
+        const [s, m] = [await page.locator('.panel-stack').boundingBox(), await page.locator('.meeting-panel').boundingBox()];
+        return { tall: m!.height > meeting!.height * 2, clear: s!.y + s!.height <= m!.y };
+      })
+      .toEqual({ tall: true, clear: true });
+    await page.screenshot({ path: test.info().outputPath('phone-guest-form.png') });
+    await page.getByRole('button', { name: 'Cancel' }).tap();
+    await expect(page.getByTestId('meeting-join')).toBeVisible();
     // The view toolbar is one menu button until opened.
     await expect(page.getByTestId('nav-mode-plan')).toHaveCount(0);
     await page.getByTestId('view-menu').tap();
