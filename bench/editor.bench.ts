@@ -46,7 +46,7 @@ import { applyMutations } from '../src/scene/apply-mutations';
 import { spawnModel } from '../src/scene/model-entities';
 import { signTestToken } from '../src/server/auth/tokens';
 import { openStore } from '../src/server/store';
-import { createTreeCache, outlinerView, readRow, treeRows } from '../src/ui/editor/outline';
+import { createTreeCache, outlinerView, readRow, treeRows } from '../src/editor/outline';
 import { createPicker } from '../src/viewer/picking';
 import { runPipeline } from '../systems';
 import { syncSystem } from '../systems/syncSystem';

@@ -1,4 +1,3 @@
-import { Vector3 } from 'three';
 import { commentAnnotationStore, createCommentsClient, createCommentsSession, type CommentsSession } from '../api/comments';
 import type { AnnotationStore } from '../api/annotations';
 import type { ViewerComments } from '../viewer/comments';
@@ -35,7 +34,7 @@ export async function startComments(
     session,
     annotations: commentAnnotationStore(session, {
       captureView: () => comments.captureView(),
-      anchorFor: (p) => comments.anchorFor(new Vector3(p[0], p[1], p[2])),
+      anchorFor: (p) => comments.anchorFor(p),
     }),
     async open(id, transition) {
       const thread = session.find(id);

@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'react';
-import { Euler, MathUtils, Matrix4, Quaternion, Vector3 } from 'three';
 import { useSnapshot } from 'valtio';
-import type { ViewerWorld } from '../../engine/world';
+import type { Viewer } from '../../viewer/viewer';
+import { degreesToQuaternion, degToRad, fieldsToMatrix, matrixToFields, quaternionToDegrees, radToDeg } from '../../editor/transform-fields';
 import { formatKey, KEY_MAP, reservedByBrowser, type KeyAction } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
-import { createTreeCache, objectRows, outlinerView } from './outline';
+import { createTreeCache, objectRows, outlinerView } from '../../editor/outline';
 import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
 import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation';
 
@@ -95,7 +95,7 @@ function AddMenu({ state, disabled }: { state: EditorUiState; disabled: boolean 
   );
 }
 
-export function Outliner({ state, world }: { state: EditorUiState; world: ViewerWorld }) {
+export function Outliner({ state, world }: { state: EditorUiState; world: Viewer['world'] }) {
   const snap = useSnapshot(state);
   const [search, setSearch] = useState('');
   // The model tree is walked once per change of the scene's structure; names and visibility are
@@ -163,27 +163,6 @@ export function Outliner({ state, world }: { state: EditorUiState; world: Viewer
 
 const KIND_ICON = { model: '▣', group: '◇', mesh: '△', light: '☀', camera: '⌖', objects: '✦' } as const;
 
-const m4 = new Matrix4();
-const pos = new Vector3();
-const quat = new Quaternion();
-const scl = new Vector3();
-const euler = new Euler();
-
-function decompose(matrix: number[]) {
-  m4.fromArray(matrix).decompose(pos, quat, scl);
-  euler.setFromQuaternion(quat);
-  return {
-    position: [pos.x, pos.y, pos.z],
-    rotation: [euler.x, euler.y, euler.z].map((r) => MathUtils.radToDeg(r)),
-    scale: [scl.x, scl.y, scl.z],
-  };
-}
-
-function compose(position: number[], rotationDeg: number[], scale: number[]): number[] {
-  euler.set(...(rotationDeg.map((d) => MathUtils.degToRad(d)) as [number, number, number]));
-  return m4.compose(pos.fromArray(position), quat.setFromEuler(euler), scl.fromArray(scale)).toArray();
-}
-
 const MATERIAL_NUMBERS: [string, number, number, number][] = [
   ['opacity', 0, 1, 0.01],
   ['metalness', 0, 1, 0.01],
@@ -218,7 +197,7 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
   }
   const { modelId, nodeId, materialId } = selection;
   const node = nodeId ? editor.readNode(modelId, nodeId, ['name', 'visible', 'castShadow', 'receiveShadow', 'matrix']) : null;
-  const trs = node?.matrix ? decompose(node.matrix) : null;
+  const trs = node?.matrix ? matrixToFields(node.matrix) : null;
   const material = materialId
     ? editor.readMaterial(modelId, materialId, ['name', ...MATERIAL_NUMBERS.map((n) => n[0]), ...MATERIAL_COLORS, 'attenuationDistance', 'normalScale', ...TEXTURE_MAP_PROPERTIES])
     : null;
@@ -226,7 +205,7 @@ export function PropertiesPanel({ state }: { state: EditorUiState }) {
     if (!trs || !nodeId || !Number.isFinite(value)) return;
     const next = { position: [...trs.position], rotation: [...trs.rotation], scale: [...trs.scale] };
     next[part][axis] = value;
-    editor.setNode(modelId, nodeId, { matrix: compose(next.position, next.rotation, next.scale) }, `Set ${part} of ${selection.name}`);
+    editor.setNode(modelId, nodeId, { matrix: fieldsToMatrix(next.position, next.rotation, next.scale) }, `Set ${part} of ${selection.name}`);
   };
   return (
     <section className="editor-panel properties" aria-label="Properties" key={`${modelId}/${nodeId}/${snap.history.steps.length}/${snap.sceneVersion}`}>
@@ -460,9 +439,9 @@ function TextureMaps({ state, modelId, materialId, material }: { state: EditorUi
                 type="number"
                 step={1}
                 aria-label={`${key} rotation`}
-                defaultValue={Number(MathUtils.radToDeg(map.rotation ?? 0).toFixed(2))}
+                defaultValue={Number(radToDeg(map.rotation ?? 0).toFixed(2))}
                 onBlur={(e) => {
-                  const value = MathUtils.degToRad(Number(e.target.value));
+                  const value = degToRad(Number(e.target.value));
                   if (Number.isFinite(value) && Math.abs(value - (map.rotation ?? 0)) > 1e-6) set(key, { ...map, rotation: value }, `Set ${key} rotation`);
                 }}
               />
@@ -562,16 +541,14 @@ function ObjectPanel({ state, uuid }: { state: EditorUiState; uuid: string }) {
   const editor = state.editor!;
   const data = editor.readObject(uuid);
   if (!data) return null;
-  const euler0 = new Euler().setFromQuaternion(new Quaternion().fromArray(data.quaternion));
-  const rotation = [euler0.x, euler0.y, euler0.z].map((r) => MathUtils.radToDeg(r));
+  const rotation = quaternionToDegrees(data.quaternion);
   const set = (fields: Partial<SceneObject>, label: string) => editor.setObject(uuid, fields, `${label} of ${data.name}`);
   const setVec = (part: 'position' | 'rotation' | 'scale', axis: number, value: number) => {
     if (!Number.isFinite(value)) return;
     if (part === 'rotation') {
       const r = [...rotation];
       r[axis] = value;
-      const q = new Quaternion().setFromEuler(new Euler(...(r.map((d) => MathUtils.degToRad(d)) as [number, number, number])));
-      set({ quaternion: q.toArray() as [number, number, number, number] }, 'Rotation');
+      set({ quaternion: degreesToQuaternion(r) }, 'Rotation');
     } else {
       const v = [...data[part]] as [number, number, number];
       v[axis] = value;

@@ -38,7 +38,8 @@ export interface ViewerComments {
   /** The view now: camera, projection, section planes, measurements. */
   captureView(): CommentView;
   /** The anchor of a point seen from the current camera. */
-  anchorFor(point: Vector3): Omit<CommentAnchor, '_id'>;
+  /** The anchor of a comment at `point` (a vector, or [x, y, z]) seen from the current view. */
+  anchorFor(point: Vector3 | readonly [number, number, number]): Omit<CommentAnchor, '_id'>;
   /**
    * Flies the camera to a comment's view and puts back its section planes and measurements (the
    * current ones are removed). Resolves when the camera arrived.
@@ -85,13 +86,14 @@ export function createComments(options: CommentsOptions): ViewerComments {
     if (event.tool) setTool(false);
   });
 
-  const anchorFor = (point: Vector3): Omit<CommentAnchor, '_id'> => {
+  const anchorFor = (point: Vector3 | readonly [number, number, number]): Omit<CommentAnchor, '_id'> => {
     navigation.controls.getPosition(eye, false);
     navigation.controls.getTarget(target, false);
     direction.subVectors(target, eye);
     if (direction.lengthSq() < 1e-12) direction.set(0, 0, -1);
     direction.normalize();
-    return { position: tuple(point), target: tuple(target), direction: tuple(direction) };
+    const position: [number, number, number] = Array.isArray(point) ? [point[0], point[1], point[2]] : tuple(point as Vector3);
+    return { position, target: tuple(target), direction: tuple(direction) };
   };
 
   const captureView = (): CommentView => {

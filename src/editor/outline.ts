@@ -1,7 +1,7 @@
 import type { Light, Mesh, Object3D } from 'three';
-import { Visibility } from '../../../components';
-import type { ModelRecord, ViewerWorld } from '../../engine/world';
-import type { SceneObject } from '../../protocol/scene-objects';
+import { Visibility } from '../../components';
+import type { ModelRecord, ViewerWorld } from '../engine/world';
+import type { SceneObject } from '../protocol/scene-objects';
 
 export type RowKind = 'model' | 'group' | 'mesh' | 'light' | 'camera' | 'objects';
 

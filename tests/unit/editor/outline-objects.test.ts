@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultSceneObject } from '../../../../src/protocol/scene-objects';
-import { filterRows, objectRows } from '../../../../src/ui/editor/outline';
+import { defaultSceneObject } from '../../../src/protocol/scene-objects';
+import { filterRows, objectRows } from '../../../src/editor/outline';
 
 describe('outliner rows of lights, cameras and groups', () => {
   it('lists each under its parent, depth first; a missing parent or a cycle shows at the top', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { setVisible } from '../../../../src/engine/object-flags';
-import { createViewerWorld } from '../../../../src/engine/world';
-import { nodeEid } from '../../../../src/engine/stable-ids';
-import { defaultSceneObject } from '../../../../src/protocol/scene-objects';
-import { createTreeCache, objectRows, outlinerView, treeRows } from '../../../../src/ui/editor/outline';
-import { spawnTestModel } from '../../../support/test-model';
+import { setVisible } from '../../../src/engine/object-flags';
+import { createViewerWorld } from '../../../src/engine/world';
+import { nodeEid } from '../../../src/engine/stable-ids';
+import { defaultSceneObject } from '../../../src/protocol/scene-objects';
+import { createTreeCache, objectRows, outlinerView, treeRows } from '../../../src/editor/outline';
+import { spawnTestModel } from '../../support/test-model';
 
 function scene() {
   const world = createViewerWorld();
