@@ -1,7 +1,7 @@
 /**
  * The binary instance set (src/protocol/instances.ts describes its layout and where it is used):
- * its codec alone, with no schema library, so that the loader worker that downloads and decodes
- * sets off the main thread stays small.
+ * its codec, for the loader worker that downloads and decodes sets off the main thread (and its
+ * main-thread fallback), kept out of the embed's first download.
  */
 
 // The same values as src/protocol/instances.ts's (a test holds them equal; see there why twice).

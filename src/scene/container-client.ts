@@ -23,10 +23,9 @@ export interface WorkerDecodeResult {
   format: AssetFormat;
 }
 
-interface Pending {
-  resolve(result: WorkerDecodeResult | InstanceSet): void;
-  reject(error: Error): void;
-}
+type Pending =
+  | { kind: 'decode'; resolve(result: WorkerDecodeResult): void; reject(error: Error): void }
+  | { kind: 'instance-set'; resolve(result: InstanceSet): void; reject(error: Error): void };
 
 let worker: Worker | null = null;
 let nextId = 1;
@@ -49,12 +48,11 @@ function settle(reply: DecodeReply): void {
   const request = pending.get(reply.id);
   if (!request) return;
   pending.delete(reply.id);
-  if ('set' in reply) {
-    request.resolve(reply.set);
-    return;
-  }
   if (!('error' in reply)) {
-    request.resolve({ asset: reply.asset, header: reply.header, format: reply.format });
+    // A reply of the other kind is the worker's fault, not a result.
+    if ('set' in reply && request.kind === 'instance-set') request.resolve(reply.set);
+    else if ('asset' in reply && request.kind === 'decode') request.resolve({ asset: reply.asset, header: reply.header, format: reply.format });
+    else request.reject(new Error(`The loader worker answered a ${request.kind} request with the wrong kind of reply.`));
     return;
   }
   const { message, code } = reply.error;
@@ -93,7 +91,7 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
   if (!target) return decodeContainerOnMainThread(buffer, options);
   const id = nextId++;
   return new Promise<WorkerDecodeResult>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as Pending['resolve'], reject });
+    pending.set(id, { kind: 'decode', resolve, reject });
     const request: DecodeRequest = { id, buffer, maxAssetBytes: options.maxAssetBytes };
     try {
       target.postMessage(request, [buffer]);
@@ -112,19 +110,19 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
 export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal): Promise<InstanceSet> {
   signal?.throwIfAborted();
   const target = sharedWorker();
-  // Without workers the set is downloaded here; its codec is fetched only then.
-  if (!target) return import('./instance-set-fetch.ts').then(({ fetchInstanceSet }) => fetchInstanceSet(url, INSTANCE_SET_MIME, signal));
+  if (!target) return fetchInstanceSetHere(url, signal);
   const id = nextId++;
-  return new Promise<InstanceSet>((resolve, reject) => {
+  const inWorker = new Promise<InstanceSet>((resolve, reject) => {
     const onAbort = () => {
       pending.delete(id);
       target.postMessage({ kind: 'abort', id } satisfies AbortRequest);
       reject(signal!.reason instanceof Error ? signal!.reason : new DOMException('The download was aborted.', 'AbortError'));
     };
     pending.set(id, {
+      kind: 'instance-set',
       resolve: (value) => {
         signal?.removeEventListener('abort', onAbort);
-        resolve(value as InstanceSet);
+        resolve(value);
       },
       reject: (error) => {
         signal?.removeEventListener('abort', onAbort);
@@ -136,6 +134,19 @@ export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal): Pro
     const request: InstanceSetRequest = { id, kind: 'instance-set', url: new URL(url, globalThis.location?.href).href, accept: INSTANCE_SET_MIME };
     target.postMessage(request);
   });
+  // A worker that failed (its script, a crash) does not lose the set: it is fetched here instead.
+  return inWorker.catch((error: unknown) => {
+    if (error instanceof ContainerError && error.code === 'worker-failed' && !signal?.aborted) {
+      console.warn(`The loader worker failed, so ${url} is downloaded on the main thread:`, error.message);
+      return fetchInstanceSetHere(url, signal);
+    }
+    throw error;
+  });
+}
+
+/** The set downloaded and decoded on this thread; its codec is fetched only then. */
+function fetchInstanceSetHere(url: string, signal?: AbortSignal): Promise<InstanceSet> {
+  return import('./instance-set-fetch.ts').then(({ fetchInstanceSet }) => fetchInstanceSet(url, INSTANCE_SET_MIME, signal));
 }
 
 /** The same decode on the calling thread; the fallback where workers are unavailable. */

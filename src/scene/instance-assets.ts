@@ -147,28 +147,49 @@ export function expandMatrices(packed: Float32Array): Float32Array {
   return unpackMatrices(packed, new Float32Array(n * 16), n);
 }
 
-/** Sets whose download the embed started before the viewer asked (prefetchGroupInstances), by URL. */
-const prefetched = new Map<string, Promise<LoadedInstances>>();
-/** A prefetched set nobody takes within this long is let go (its memory with it). */
+/** A set whose download the embed started before the viewer asked (prefetchGroupInstances). */
+interface Prefetched {
+  loading: Promise<LoadedInstances>;
+  /** Stops the download: on expiry, when the embed closes, when the load that took it aborts. */
+  abort: AbortController;
+  timer: ReturnType<typeof setTimeout>;
+}
+/** Prefetched sets by URL, until taken. */
+const prefetched = new Map<string, Prefetched>();
+/** A prefetched set nobody takes within this long is stopped and let go (its memory with it). */
 const PREFETCH_KEPT_MS = 60_000;
 
 /**
  * Starts the downloads of the scene's instance sets in the loader worker before the viewer loads
  * the scene (the embed calls it as soon as the scene document is known, while the viewer still
- * sets up its WebGL context); fetchGroupInstances takes each once by its URL.
+ * sets up its WebGL context); fetchGroupInstances takes each once by its URL. `signal` (the
+ * embed's) stops the ones not taken yet.
  */
-export function prefetchGroupInstances(config: ClientConfig, sceneId: string, objects: readonly SceneObject[]): void {
+export function prefetchGroupInstances(config: ClientConfig, sceneId: string, objects: readonly SceneObject[], signal?: AbortSignal): void {
+  if (signal?.aborted) return;
   for (const object of objects) {
     if (object.type !== 'InstancedAssetGroup' || !object.assetId || object.matrices) continue;
     const url = instanceSetUrl(config, sceneId, object.uuid);
     if (prefetched.has(url)) continue;
-    const loading = downloadSet(url);
+    const abort = new AbortController();
+    const loading = downloadSet(url, abort.signal);
     loading.catch(() => undefined);
-    prefetched.set(url, loading);
-    setTimeout(() => {
-      if (prefetched.get(url) === loading) prefetched.delete(url);
-    }, PREFETCH_KEPT_MS);
+    const entry: Prefetched = {
+      loading,
+      abort,
+      timer: setTimeout(() => drop(url, entry), PREFETCH_KEPT_MS),
+    };
+    prefetched.set(url, entry);
+    signal?.addEventListener('abort', () => drop(url, entry), { once: true });
   }
+}
+
+/** Stops and forgets a prefetched set that nobody took. */
+function drop(url: string, entry: Prefetched): void {
+  if (prefetched.get(url) !== entry) return;
+  prefetched.delete(url);
+  clearTimeout(entry.timer);
+  entry.abort.abort(new DOMException('The prefetched instance set was not needed.', 'AbortError'));
 }
 
 async function downloadSet(url: string, signal?: AbortSignal): Promise<LoadedInstances> {
@@ -187,14 +208,19 @@ export async function fetchGroupInstances(config: ClientConfig, sceneId: string,
   // instanceCount is as of the group's last putObject (instance changes do not rewrite the scene):
   // the set is always asked for.
   const url = instanceSetUrl(config, sceneId, object.uuid);
+  signal?.throwIfAborted();
   const early = prefetched.get(url);
   if (!early) return downloadSet(url, signal);
+  // Taken: this load owns it now (its abort stops the download; nothing else holds the set).
   prefetched.delete(url);
-  if (!signal) return early;
-  signal.throwIfAborted();
+  clearTimeout(early.timer);
+  if (!signal) return early.loading;
   return new Promise<LoadedInstances>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => {
+      early.abort.abort(signal.reason);
+      reject(signal.reason);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
-    early.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    early.loading.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

@@ -6,7 +6,8 @@ import { decodeInstanceSet, type InstanceSet } from '../protocol/instance-set.ts
  * OK names the URL and the status; a set that does not decode says why (InstanceSetError).
  */
 export async function fetchInstanceSet(url: string, accept: string, signal?: AbortSignal): Promise<InstanceSet> {
-  const response = await fetch(url, { signal, headers: { Accept: accept } });
+  // Low priority: a scene's models (and the first picture) come before tens of megabytes of sets.
+  const response = await fetch(url, { signal, headers: { Accept: accept }, priority: 'low' } as RequestInit);
   if (!response.ok) throw new Error(`${url} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
   return decodeInstanceSet(new Uint8Array(await response.arrayBuffer()));
 }

@@ -123,8 +123,17 @@ export function createEmbedController(
       // The instance sets of its groups start downloading in the loader worker as soon as the scene
       // document is known: before the WebGL context is made when the page's early download of the
       // document is already in (one task's wait at most), else when it arrives.
-      const prefetched = documents.then(prefetchSceneInstances);
-      prefetched.catch(() => undefined);
+      // Only a speed-up: a failure here is a warning, and the load fetches the sets itself.
+      const prefetched = documents.then(
+        (docs) => {
+          try {
+            prefetchSceneInstances(docs, abort.signal);
+          } catch (error) {
+            console.warn('The instance sets could not be prefetched (the load fetches them):', error);
+          }
+        },
+        () => undefined, // the documents' failure is the load's, reported below
+      );
       await Promise.race([prefetched, new Promise((resolve) => setTimeout(resolve, 0))]);
       if (abort.signal.aborted) return;
       viewer = createViewer({

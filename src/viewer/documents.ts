@@ -33,7 +33,10 @@ export function sceneDocuments(sceneId: string, base = ''): Promise<SceneDocumen
 
 export { mark } from '../scene/load-scene';
 
-/** Starts the scene's instance set downloads before the viewer loads it (src/scene/instance-assets.ts). */
-export function prefetchSceneInstances(documents: SceneDocuments): void {
-  prefetchGroupInstances(documents.config, documents.scene._id, documents.scene.viewerConfig?.objects ?? []);
+/**
+ * Starts the scene's instance set downloads before the viewer loads it (src/scene/instance-assets.ts);
+ * `signal` stops the ones the load has not taken.
+ */
+export function prefetchSceneInstances(documents: SceneDocuments, signal?: AbortSignal): void {
+  prefetchGroupInstances(documents.config, documents.scene._id, documents.scene.viewerConfig?.objects ?? [], signal);
 }

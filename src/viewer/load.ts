@@ -103,11 +103,12 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   target.useRenderConfig(checked.renderConfig);
   world.render.hold++;
   let result: LoadSceneResult;
-  // Instanced asset groups' assets and sets download from the start, alongside the models.
   const groupObjects = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
-  const groupDownloads = groupObjects.length > 0 && target.assets ? startInstanceGroupDownloads(config, scene._id, groupObjects, target.assets, callbacks.signal) : undefined;
-  const groupsFirst = instancesInFirstPicture(groupObjects);
+  let groupDownloads: InstanceGroupDownloads | undefined;
+  let groupsFirst = false;
   try {
+    // Instanced asset groups' assets and sets download from the start, alongside the models.
+    groupDownloads = groupObjects.length > 0 && target.assets ? startInstanceGroupDownloads(config, scene._id, groupObjects, target.assets, callbacks.signal) : undefined;
     const environment = checked.environment ? startEnvironment(context.renderer, checked.environment) : null;
     const logs = new Map<string, Promise<SavedEdits>>();
     for (const model of scene.models) {
@@ -155,8 +156,10 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
       await compilePrograms(context, result.loaded, target.sceneTarget());
       mark('compiled');
     }
-    // A small scene of groups (a warehouse's shelves): in the first picture. Two pictures (the
-    // models', then the groups') would cost a whole frame more before the viewer is ready.
+    // A small scene of groups (a warehouse's shelves) whose downloads are in, or nearly: in the
+    // first picture. Two pictures (the models', then the groups') would cost a whole frame more
+    // before the viewer is ready. A large or slow one never holds the models' picture back.
+    groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal));
     if (groupObjects.length > 0 && target.assets && groupsFirst) {
       await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true);
     }
@@ -192,7 +195,15 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
  */
 export const FIRST_PICTURE_INSTANCES = 50_000;
 
-/** Whether the scene's groups are few enough to be part of the first picture. */
+/** How long the held first picture waits for the groups' downloads after the models are ready. */
+export const FIRST_PICTURE_GROUPS_WAIT_MS = 1000;
+
+/**
+ * Whether the scene's groups may say they are few enough to be part of the first picture. The
+ * documents' counts are a hint only (a group's `instanceCount` is as of its last putObject:
+ * instance changes do not rewrite it), so this only rules out the groups that say they are many;
+ * groupsFitFirstPicture counts what was downloaded.
+ */
 export function instancesInFirstPicture(objects: readonly Pick<SceneObject, 'matrices' | 'instanceCount'>[]): boolean {
   let total = 0;
   for (const o of objects) {
@@ -202,6 +213,27 @@ export function instancesInFirstPicture(objects: readonly Pick<SceneObject, 'mat
     total += count;
   }
   return total <= FIRST_PICTURE_INSTANCES;
+}
+
+/**
+ * Whether the groups go into the first picture: their documents do not say they are many, all
+ * their downloads are in within FIRST_PICTURE_GROUPS_WAIT_MS, and what was downloaded holds at
+ * most FIRST_PICTURE_INSTANCES instances. Otherwise the models' picture goes out first.
+ */
+export async function groupsFitFirstPicture(objects: readonly Pick<SceneObject, 'matrices' | 'instanceCount'>[], downloads: InstanceGroupDownloads, signal?: AbortSignal, waitMs = FIRST_PICTURE_GROUPS_WAIT_MS): Promise<boolean> {
+  if (!instancesInFirstPicture(objects)) return false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
+  try {
+    const all = await Promise.race([Promise.all(downloads.values()).catch(() => null), timeout]);
+    signal?.throwIfAborted();
+    if (!all) return false;
+    let total = 0;
+    for (const [, instances] of all) if (!(instances instanceof Error)) total += instances.ids.length;
+    return total <= FIRST_PICTURE_INSTANCES;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -121,7 +121,8 @@ export function createTools(options: ToolsOptions): ViewerTools {
   const coarse = typeof window !== 'undefined' && !!window.matchMedia?.('(hover: none) and (pointer: coarse)').matches;
   const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false, touch: coarse, display: ctx.display };
   // A loupe above a finger that places a point (a measurement tool, or Sample point). Its code is
-  // a chunk fetched on a touch screen at once, elsewhere at the first touch (a mouse never needs it).
+  // a chunk fetched at once where there is a touch screen, elsewhere at the first touch (a mouse
+  // never needs it); a failed download is tried again at the next touch.
   let magnifier: Magnifier | null = null;
   let magnifierLoading: Promise<void> | null = null;
   let disposed = false;
@@ -130,10 +131,13 @@ export function createTools(options: ToolsOptions): ViewerTools {
       ({ createMagnifier }) => {
         if (!disposed) magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
       },
-      (error: unknown) => console.warn('The touch magnifier could not be loaded:', error),
+      (error: unknown) => {
+        console.warn('The touch magnifier could not be loaded:', error);
+        magnifierLoading = null;
+      },
     );
   };
-  if (coarse) wantMagnifier();
+  if (coarse || (typeof navigator !== 'undefined' && navigator.maxTouchPoints > 0)) wantMagnifier();
   const onPointerKind = (event: PointerEvent) => {
     if (event.pointerType === 'touch') wantMagnifier();
     const touch = event.pointerType === 'touch' || (event.pointerType === 'pen' && coarse);

@@ -89,21 +89,51 @@ describe('instance assets', () => {
     expect(fetchMock).toHaveBeenCalledTimes(2);
   });
 
-  it('a prefetched set still honours the loader\'s abort, and a failed one gives the status', async () => {
-    let finish: ((r: Response) => void) | undefined;
-    vi.stubGlobal('fetch', vi.fn(() => new Promise<Response>((resolve) => (finish = resolve))));
+  it('a taken prefetch is stopped by the load\'s abort; a failed one gives the status', async () => {
+    const signals: AbortSignal[] = [];
+    vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => {
+      signals.push(init!.signal!);
+      return new Promise<Response>(() => undefined);
+    }));
     const group = { uuid: 'slow', type: 'InstancedAssetGroup', assetId: 'tree' } as never;
     prefetchGroupInstances(config, 's1', [group]);
+    await vi.waitFor(() => expect(signals).toHaveLength(1));
     const abort = new AbortController();
     const pending = fetchGroupInstances(config, 's1', group, abort.signal);
     abort.abort(new Error('left the scene'));
     await expect(pending).rejects.toThrow('left the scene');
-    await vi.waitFor(() => expect(finish).toBeDefined());
-    finish!(new Response('', { status: 200 }));
+    // The download itself stops: nobody else holds the set.
+    expect(signals[0]!.aborted).toBe(true);
 
     vi.stubGlobal('fetch', vi.fn(async () => new Response('gone', { status: 404, statusText: 'Not Found' })));
     const gone = { uuid: 'gone', type: 'InstancedAssetGroup', assetId: 'tree' } as never;
     prefetchGroupInstances(config, 's1', [gone]);
     await expect(fetchGroupInstances(config, 's1', gone)).rejects.toThrow('https://ms.test/v1/scenes/s1/groups/gone/instances answered 404 Not Found.');
+  });
+
+  it('prefetches the load never takes are stopped: when the embed closes, and after a minute', async () => {
+    const signals = new Map<string, AbortSignal>();
+    vi.stubGlobal('fetch', vi.fn((url: string, init?: RequestInit) => {
+      signals.set(url, init!.signal!);
+      return new Promise<Response>(() => undefined);
+    }));
+    const closing = new AbortController();
+    prefetchGroupInstances(config, 's2', [{ uuid: 'a', type: 'InstancedAssetGroup', assetId: 'tree' } as never], closing.signal);
+    await vi.waitFor(() => expect(signals.size).toBe(1));
+    closing.abort();
+    expect(signals.get('https://ms.test/v1/scenes/s2/groups/a/instances')!.aborted).toBe(true);
+
+    vi.useFakeTimers();
+    try {
+      prefetchGroupInstances(config, 's2', [{ uuid: 'b', type: 'InstancedAssetGroup', assetId: 'tree' } as never]);
+      await vi.waitFor(() => expect(signals.size).toBe(2));
+      const b = signals.get('https://ms.test/v1/scenes/s2/groups/b/instances')!;
+      vi.advanceTimersByTime(59_000);
+      expect(b.aborted).toBe(false);
+      vi.advanceTimersByTime(2_000);
+      expect(b.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

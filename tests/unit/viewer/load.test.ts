@@ -7,7 +7,7 @@ import { encodeInstanceSet } from '../../../src/protocol/instance-set';
 import { placeholderAsset, type AssetCache } from '../../../src/scene/instance-assets';
 import { defaultRenderConfig } from '../../../src/protocol/render-config';
 import type { SceneDoc } from '../../../src/protocol/scene';
-import { checkViewerConfig, FIRST_PICTURE_INSTANCES, instancesInFirstPicture, loadScene, type LoadTarget } from '../../../src/viewer/load';
+import { checkViewerConfig, FIRST_PICTURE_GROUPS_WAIT_MS, FIRST_PICTURE_INSTANCES, instancesInFirstPicture, loadScene, type LoadTarget } from '../../../src/viewer/load';
 
 function scene(viewerConfig: SceneDoc['viewerConfig']): SceneDoc {
   return { _id: 's1', name: 'S', viewerConfig, models: [] };
@@ -131,6 +131,39 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       expect(events[release]).toBe('release (hold 0, groups 0)');
       expect(events.slice(release)).toContain('frame (hold 1, groups 1)');
       expect(world.render.hold).toBe(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('groups whose documents say they are few but whose set is large follow the first picture', async () => {
+    const events: string[] = [];
+    const { loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const n = FIRST_PICTURE_INSTANCES + 1;
+    const set = encodeInstanceSet({ ids: Uint32Array.from({ length: n }, (_, i) => i), matrices: new Float32Array(n * 12), nextId: n, revision: 1 });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    try {
+      // Placed by the editor (instanceCount 0), then filled by instance changes.
+      const doc = scene({ objects: [group('stale', { instanceCount: 0 })] } as never);
+      await loadScene(loadTarget, config, doc);
+      expect(events).toContainEqual('release (hold 0, groups 0)');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a set that does not arrive in time never holds the first picture back', async () => {
+    const events: string[] = [];
+    const { loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const abort = new AbortController();
+    vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
+    try {
+      const doc = scene({ objects: [group('slow', { instanceCount: 3 })] } as never);
+      const loading = loadScene(loadTarget, config, doc, { signal: abort.signal });
+      // Released once the wait is over, with the download still out.
+      await vi.waitFor(() => expect(events).toContainEqual('release (hold 0, groups 0)'), { timeout: FIRST_PICTURE_GROUPS_WAIT_MS + 2000 });
+      abort.abort(new Error('closed'));
+      await expect(loading).rejects.toThrow('closed');
     } finally {
       vi.unstubAllGlobals();
     }
