@@ -3,7 +3,6 @@ import { useSnapshot } from 'valtio';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions } from './embed-options';
 import { addNotice, clearNotices, createEmbedState, progressFraction, progressText, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
-import { CallTiles } from './CallPanel';
 import { ChunkBoundary } from './ChunkBoundary';
 import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
@@ -14,6 +13,8 @@ import { refreshAnimations } from './viewer-bridge';
 
 // Shown only for scenes with animations: a chunk of its own.
 const AnimationPanel = lazy(() => import('./AnimationPanel').then((m) => ({ default: m.AnimationPanel })));
+// The call's video tiles: a chunk fetched once a call starts.
+const CallTiles = lazy(() => import('./CallPanel').then((m) => ({ default: m.CallTiles })));
 import type { ToolsSnapshot } from '../viewer/tools';
 import type { CallSnapshot } from '../meeting/call';
 
@@ -168,7 +169,11 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
             leave={() => controllerRef.current?.leaveMeeting()}
           />
           {snap.meeting?.call && controllerRef.current.call && (
-            <CallTiles call={controllerRef.current.call} snap={snap.meeting.call as CallSnapshot} participants={snap.meeting.snapshot.participants} />
+            <ChunkBoundary onError={(error) => addNotice(state, `The call's video tiles could not be loaded: ${error instanceof Error ? error.message : String(error)}`)}>
+              <Suspense fallback={null}>
+                <CallTiles call={controllerRef.current.call} snap={snap.meeting.call as CallSnapshot} participants={snap.meeting.snapshot.participants} />
+              </Suspense>
+            </ChunkBoundary>
           )}
         </>
       )}

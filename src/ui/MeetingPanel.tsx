@@ -1,7 +1,10 @@
-import { useCallback, useRef, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useCallback, useRef, useState, type FormEvent } from 'react';
 import type { Meeting } from '../meeting/meeting';
 import type { Call } from '../meeting/call';
-import { CallControls } from './CallPanel';
+import { ChunkBoundary } from './ChunkBoundary';
+
+// The call's controls are a chunk of their own, fetched once a person is in a meeting.
+const CallControls = lazy(() => import('./CallPanel').then((m) => ({ default: m.CallControls })));
 import type { MeetingUiState } from './embed-state';
 
 export interface MeetingPanelProps {
@@ -62,6 +65,7 @@ export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, le
   const [last, setLast] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [callError, setCallError] = useState<string | null>(null);
 
   if (!meeting) {
     const submit = async (event: FormEvent) => {
@@ -166,7 +170,18 @@ export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, le
           ))}
         </ul>
       )}
-      {call && meeting.call && snapshot.status === 'connected' && <CallControls call={call} snap={meeting.call} />}
+      {call && meeting.call && snapshot.status === 'connected' && (
+        <ChunkBoundary onError={(e) => setCallError(`The call controls could not be loaded: ${e instanceof Error ? e.message : String(e)}`)}>
+          <Suspense fallback={null}>
+            <CallControls call={call} snap={meeting.call} />
+          </Suspense>
+        </ChunkBoundary>
+      )}
+      {callError && (
+        <p className="meeting-error" role="alert">
+          {callError}
+        </p>
+      )}
       {notices.length > 0 && (
         <ul className="meeting-notices" aria-live="polite" data-testid="meeting-notices">
           {notices.map((n) => (
