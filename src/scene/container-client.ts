@@ -31,13 +31,16 @@ let worker: Worker | null = null;
 let nextId = 1;
 const pending = new Map<number, Pending>();
 
+/** What pending requests are rejected with when the worker is stopped on purpose (not a failure to recover from). */
+class WorkerStoppedError extends ContainerError {}
+
 /** Rejects every pending request and drops the worker; the next request starts a new one. */
-function failWorker(message: string): void {
+function failWorker(message: string, stopped = false): void {
   const failed = [...pending.values()];
   pending.clear();
   worker?.terminate();
   worker = null;
-  for (const request of failed) request.reject(new ContainerError('worker-failed', message));
+  for (const request of failed) request.reject(stopped ? new WorkerStoppedError('worker-failed', message) : new ContainerError('worker-failed', message));
 }
 
 function settle(reply: DecodeReply): void {
@@ -107,10 +110,10 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
  * not wait for the main thread's tasks), or on the main thread where workers are unavailable.
  * Rejects with the HTTP status or the decoder's reason; an abort stops the download.
  */
-export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal): Promise<InstanceSet> {
+export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal, priority?: RequestPriority): Promise<InstanceSet> {
   signal?.throwIfAborted();
   const target = sharedWorker();
-  if (!target) return fetchInstanceSetHere(url, signal);
+  if (!target) return fetchInstanceSetHere(url, signal, priority);
   const id = nextId++;
   const inWorker = new Promise<InstanceSet>((resolve, reject) => {
     const onAbort = () => {
@@ -131,22 +134,22 @@ export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal): Pro
     });
     signal?.addEventListener('abort', onAbort, { once: true });
     // Relative to the page, not to the worker's script.
-    const request: InstanceSetRequest = { id, kind: 'instance-set', url: new URL(url, globalThis.location?.href).href, accept: INSTANCE_SET_MIME };
+    const request: InstanceSetRequest = { id, kind: 'instance-set', url: new URL(url, globalThis.location?.href).href, accept: INSTANCE_SET_MIME, priority };
     target.postMessage(request);
   });
   // A worker that failed (its script, a crash) does not lose the set: it is fetched here instead.
   return inWorker.catch((error: unknown) => {
-    if (error instanceof ContainerError && error.code === 'worker-failed' && !signal?.aborted) {
+    if (error instanceof ContainerError && error.code === 'worker-failed' && !(error instanceof WorkerStoppedError) && !signal?.aborted) {
       console.warn(`The loader worker failed, so ${url} is downloaded on the main thread:`, error.message);
-      return fetchInstanceSetHere(url, signal);
+      return fetchInstanceSetHere(url, signal, priority);
     }
     throw error;
   });
 }
 
 /** The set downloaded and decoded on this thread; its codec is fetched only then. */
-function fetchInstanceSetHere(url: string, signal?: AbortSignal): Promise<InstanceSet> {
-  return import('./instance-set-fetch.ts').then(({ fetchInstanceSet }) => fetchInstanceSet(url, INSTANCE_SET_MIME, signal));
+function fetchInstanceSetHere(url: string, signal?: AbortSignal, priority?: RequestPriority): Promise<InstanceSet> {
+  return import('./instance-set-fetch.ts').then(({ fetchInstanceSet }) => fetchInstanceSet(url, INSTANCE_SET_MIME, signal, priority));
 }
 
 /** The same decode on the calling thread; the fallback where workers are unavailable. */
@@ -163,5 +166,5 @@ export async function decodeContainerOnMainThread(
 
 /** Stops the shared worker (pending requests are rejected); the next decode starts a new one. */
 export function terminateContainerWorker(): void {
-  failWorker('The model decoder worker was stopped.');
+  failWorker('The model decoder worker was stopped.', true);
 }

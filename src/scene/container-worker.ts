@@ -24,6 +24,7 @@ export interface InstanceSetRequest {
   kind: 'instance-set';
   url: string;
   accept: string;
+  priority?: RequestPriority;
 }
 
 /** Stops the download of request `id` (its reply is then an error nobody waits for). */
@@ -74,7 +75,7 @@ export async function answerDecodeRequest(data: unknown): Promise<AnsweredReques
 /** Downloads and decodes one instance set into its reply (the set's arrays transferred); never throws. */
 export async function answerInstanceSetRequest(request: InstanceSetRequest, signal?: AbortSignal): Promise<AnsweredRequest<InstanceSetReply>> {
   try {
-    const set = await fetchInstanceSet(request.url, request.accept, signal);
+    const set = await fetchInstanceSet(request.url, request.accept, signal, request.priority);
     return { reply: { id: request.id, set }, transfer: [set.ids.buffer as ArrayBuffer, set.matrices.buffer as ArrayBuffer] };
   } catch (error) {
     return { reply: { id: request.id, error: { message: error instanceof Error ? error.message : String(error), code: 'instance-set' } }, transfer: [] };

@@ -153,6 +153,8 @@ interface Prefetched {
   /** Stops the download: on expiry, when the embed closes, when the load that took it aborts. */
   abort: AbortController;
   timer: ReturnType<typeof setTimeout>;
+  /** Stops listening to the embed's signal (which lives as long as the page: it must not hold the set). */
+  unlisten(): void;
 }
 /** Prefetched sets by URL, until taken. */
 const prefetched = new Map<string, Prefetched>();
@@ -172,28 +174,42 @@ export function prefetchGroupInstances(config: ClientConfig, sceneId: string, ob
     const url = instanceSetUrl(config, sceneId, object.uuid);
     if (prefetched.has(url)) continue;
     const abort = new AbortController();
-    const loading = downloadSet(url, abort.signal);
+    // A group that says it is large comes after the models (low priority); a small one may be
+    // part of the first picture, which waits for it.
+    const large = (object.instanceCount ?? Infinity) > FIRST_PICTURE_INSTANCE_HINT;
+    const loading = downloadSet(url, abort.signal, large ? 'low' : undefined);
     loading.catch(() => undefined);
+    const onAbort = () => drop(url, entry);
     const entry: Prefetched = {
       loading,
       abort,
-      timer: setTimeout(() => drop(url, entry), PREFETCH_KEPT_MS),
+      timer: setTimeout(onAbort, PREFETCH_KEPT_MS),
+      unlisten: () => signal?.removeEventListener('abort', onAbort),
     };
     prefetched.set(url, entry);
-    signal?.addEventListener('abort', () => drop(url, entry), { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
   }
+}
+
+/** Sets of groups that say they hold more instances than this are fetched at low priority (src/viewer/load.ts FIRST_PICTURE_INSTANCES). */
+const FIRST_PICTURE_INSTANCE_HINT = 50_000;
+
+/** Lets go of a prefetch entry's timer and listener (taken or dropped). */
+function release(entry: Prefetched): void {
+  clearTimeout(entry.timer);
+  entry.unlisten();
 }
 
 /** Stops and forgets a prefetched set that nobody took. */
 function drop(url: string, entry: Prefetched): void {
   if (prefetched.get(url) !== entry) return;
   prefetched.delete(url);
-  clearTimeout(entry.timer);
+  release(entry);
   entry.abort.abort(new DOMException('The prefetched instance set was not needed.', 'AbortError'));
 }
 
-async function downloadSet(url: string, signal?: AbortSignal): Promise<LoadedInstances> {
-  const set = await fetchInstanceSetInWorker(url, signal);
+async function downloadSet(url: string, signal?: AbortSignal, priority?: RequestPriority): Promise<LoadedInstances> {
+  const set = await fetchInstanceSetInWorker(url, signal, priority);
   // Packed: the group copies them into its buffer in one loop (no 16-float copy in between).
   return { ids: set.ids, matrices: set.matrices, nextId: set.nextId, revision: set.revision };
 }
@@ -213,7 +229,7 @@ export async function fetchGroupInstances(config: ClientConfig, sceneId: string,
   if (!early) return downloadSet(url, signal);
   // Taken: this load owns it now (its abort stops the download; nothing else holds the set).
   prefetched.delete(url);
-  clearTimeout(early.timer);
+  release(early);
   if (!signal) return early.loading;
   return new Promise<LoadedInstances>((resolve, reject) => {
     const onAbort = () => {

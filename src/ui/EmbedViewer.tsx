@@ -169,7 +169,7 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
             leave={() => controllerRef.current?.leaveMeeting()}
           />
           {snap.meeting?.call && controllerRef.current.call && (
-            <ChunkBoundary onError={(error) => addNotice(state, `The call's video tiles could not be loaded: ${error instanceof Error ? error.message : String(error)}`)}>
+            <ChunkBoundary onError={(error) => addNotice(state, `The call's video tiles could not be shown: ${error instanceof Error ? error.message : String(error)}`, 'call-tiles')}>
               <Suspense fallback={null}>
                 <CallTiles call={controllerRef.current.call} snap={snap.meeting.call as CallSnapshot} participants={snap.meeting.snapshot.participants} />
               </Suspense>

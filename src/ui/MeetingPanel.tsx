@@ -125,7 +125,15 @@ export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, le
             {snapshot.participants.length}
           </span>
         </button>
-        <button type="button" className="meeting-leave" onClick={leave} title="Leave the meeting">
+        <button
+          type="button"
+          className="meeting-leave"
+          onClick={() => {
+            setCallError(null);
+            leave();
+          }}
+          title="Leave the meeting"
+        >
           Leave
         </button>
       </div>
@@ -171,7 +179,7 @@ export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, le
         </ul>
       )}
       {call && meeting.call && snapshot.status === 'connected' && (
-        <ChunkBoundary onError={(e) => setCallError(`The call controls could not be loaded: ${e instanceof Error ? e.message : String(e)}`)}>
+        <ChunkBoundary onError={(e) => setCallError(`The call controls could not be shown: ${e instanceof Error ? e.message : String(e)}`)}>
           <Suspense fallback={null}>
             <CallControls call={call} snap={meeting.call} />
           </Suspense>

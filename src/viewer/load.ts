@@ -16,7 +16,7 @@ import { areaLightTables, sceneObjectsOf } from './scene-objects';
 import type { AssetCache } from '../scene/instance-assets';
 import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms, type InstanceGroupDownloads } from './instance-groups';
 import type { SceneObject } from '../protocol/scene-objects';
-import type { LoadedAsset } from '../scene/instance-assets';
+import type { LoadedAsset, LoadedInstances } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
 
 export interface LoadCallbacks {
@@ -159,7 +159,8 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // A small scene of groups (a warehouse's shelves) whose downloads are in, or nearly: in the
     // first picture. Two pictures (the models', then the groups') would cost a whole frame more
     // before the viewer is ready. A large or slow one never holds the models' picture back.
-    groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal));
+    // A scene of groups alone has nothing to show before them: no time limit then.
+    groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, result.loaded.length > 0 ? FIRST_PICTURE_GROUPS_WAIT_MS : Infinity));
     if (groupObjects.length > 0 && target.assets && groupsFirst) {
       await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true);
     }
@@ -217,15 +218,21 @@ export function instancesInFirstPicture(objects: readonly Pick<SceneObject, 'mat
 
 /**
  * Whether the groups go into the first picture: their documents do not say they are many, all
- * their downloads are in within FIRST_PICTURE_GROUPS_WAIT_MS, and what was downloaded holds at
- * most FIRST_PICTURE_INSTANCES instances. Otherwise the models' picture goes out first.
+ * their downloads are in within `waitMs` (FIRST_PICTURE_GROUPS_WAIT_MS after the models are ready;
+ * the load passes Infinity for a scene of groups alone, which has nothing to show before them), and
+ * what was downloaded holds at most FIRST_PICTURE_INSTANCES instances. Otherwise the models'
+ * picture goes out first.
  */
 export async function groupsFitFirstPicture(objects: readonly Pick<SceneObject, 'matrices' | 'instanceCount'>[], downloads: InstanceGroupDownloads, signal?: AbortSignal, waitMs = FIRST_PICTURE_GROUPS_WAIT_MS): Promise<boolean> {
   if (!instancesInFirstPicture(objects)) return false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
+  let onAbort: (() => void) | undefined;
+  const waits: Promise<readonly [unknown, LoadedInstances | Error][] | null>[] = [Promise.all(downloads.values()).catch(() => null)];
+  if (Number.isFinite(waitMs)) waits.push(new Promise((resolve) => (timer = setTimeout(() => resolve(null), waitMs))));
+  if (signal) waits.push(new Promise((resolve) => signal.addEventListener('abort', (onAbort = () => resolve(null)), { once: true })));
   try {
-    const all = await Promise.race([Promise.all(downloads.values()).catch(() => null), timeout]);
+    signal?.throwIfAborted();
+    const all = await Promise.race(waits);
     signal?.throwIfAborted();
     if (!all) return false;
     let total = 0;
@@ -233,6 +240,7 @@ export async function groupsFitFirstPicture(objects: readonly Pick<SceneObject, 
     return total <= FIRST_PICTURE_INSTANCES;
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 

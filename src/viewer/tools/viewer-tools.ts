@@ -122,17 +122,21 @@ export function createTools(options: ToolsOptions): ViewerTools {
   const parts: ToolParts = { manager, measurements, sections, sampler, sampling: false, touch: coarse, display: ctx.display };
   // A loupe above a finger that places a point (a measurement tool, or Sample point). Its code is
   // a chunk fetched at once where there is a touch screen, elsewhere at the first touch (a mouse
-  // never needs it); a failed download is tried again at the next touch.
+  // never needs it). A failed download is tried once more at the next touch (browsers that keep a
+  // failed import answer the same failure), and said once: placing points works without the loupe.
   let magnifier: Magnifier | null = null;
   let magnifierLoading: Promise<void> | null = null;
+  let magnifierTries = 0;
   let disposed = false;
   const wantMagnifier = () => {
-    magnifierLoading ??= import('./magnifier').then(
+    if (magnifierLoading || magnifierTries >= 2) return;
+    magnifierTries++;
+    magnifierLoading = import('./magnifier').then(
       ({ createMagnifier }) => {
         if (!disposed) magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
       },
       (error: unknown) => {
-        console.warn('The touch magnifier could not be loaded:', error);
+        if (magnifierTries >= 2) console.warn('The touch magnifier could not be loaded (points are placed without it):', error);
         magnifierLoading = null;
       },
     );

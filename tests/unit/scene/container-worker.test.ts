@@ -87,4 +87,48 @@ describe('loader worker: instance sets', () => {
     await expect(slow).rejects.toThrow('closed');
     await vi.waitFor(() => expect(aborted).toEqual(['http://ms.test/slow']));
   });
+
+  it('a worker that fails hands the set to the main thread; a stopped one does not; a reply of the wrong kind is refused', async () => {
+    const posted: unknown[] = [];
+    class FailingWorker {
+      static last: FailingWorker;
+      onmessage: ((event: { data: DecodeReply }) => void) | null = null;
+      onerror: ((event: { message: string; preventDefault(): void }) => void) | null = null;
+      onmessageerror = null;
+      constructor() {
+        FailingWorker.last = this;
+      }
+      postMessage(message: unknown): void {
+        posted.push(message);
+      }
+      terminate(): void {}
+    }
+    vi.stubGlobal('Worker', FailingWorker);
+    const fetchMock = vi.fn(async () => new Response(SET.slice(), { status: 200 }));
+    vi.stubGlobal('fetch', fetchMock);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      // The worker crashes with the request out: the set comes from this thread instead.
+      const rescued = fetchInstanceSetInWorker('http://ms.test/ok');
+      FailingWorker.last.onerror!({ message: 'boom', preventDefault: () => undefined });
+      expect([...(await rescued).ids]).toEqual([2, 5, 7]);
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+      expect(warn).toHaveBeenCalled();
+
+      // Stopped on purpose: the request fails, nothing is fetched here.
+      const stopped = fetchInstanceSetInWorker('http://ms.test/ok');
+      terminateContainerWorker();
+      await expect(stopped).rejects.toThrow('stopped');
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+
+      // A decode's reply to a set request is the worker's fault.
+      const wrong = fetchInstanceSetInWorker('http://ms.test/ok');
+      const { id } = posted.at(-1) as { id: number };
+      FailingWorker.last.onmessage!({ data: { id, asset: new ArrayBuffer(1), header: {} as never, format: 'glb' } });
+      await expect(wrong).rejects.toThrow('wrong kind of reply');
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
+

@@ -136,4 +136,28 @@ describe('instance assets', () => {
       vi.useRealTimers();
     }
   });
+
+  it('a taken prefetch leaves nothing on the embed\'s signal (which lives as long as the page)', async () => {
+    const set = encodeInstanceSet({ ids: new Uint32Array([1]), matrices: new Float32Array(12), nextId: 2, revision: 0 });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    const embed = new AbortController();
+    const added: unknown[] = [];
+    const removed: unknown[] = [];
+    const add = embed.signal.addEventListener.bind(embed.signal);
+    const remove = embed.signal.removeEventListener.bind(embed.signal);
+    embed.signal.addEventListener = ((type: string, listener: () => void, options?: unknown) => {
+      added.push(listener);
+      add(type as 'abort', listener, options as AddEventListenerOptions);
+    }) as typeof embed.signal.addEventListener;
+    embed.signal.removeEventListener = ((type: string, listener: () => void) => {
+      removed.push(listener);
+      remove(type as 'abort', listener);
+    }) as typeof embed.signal.removeEventListener;
+    const group = { uuid: 'kept', type: 'InstancedAssetGroup', assetId: 'tree', instanceCount: 1 } as never;
+    prefetchGroupInstances(config, 's3', [group], embed.signal);
+    expect(added).toHaveLength(1);
+    await fetchGroupInstances(config, 's3', group);
+    expect(removed).toEqual(added);
+  });
 });
+

@@ -7,7 +7,7 @@ import { encodeInstanceSet } from '../../../src/protocol/instance-set';
 import { placeholderAsset, type AssetCache } from '../../../src/scene/instance-assets';
 import { defaultRenderConfig } from '../../../src/protocol/render-config';
 import type { SceneDoc } from '../../../src/protocol/scene';
-import { checkViewerConfig, FIRST_PICTURE_GROUPS_WAIT_MS, FIRST_PICTURE_INSTANCES, instancesInFirstPicture, loadScene, type LoadTarget } from '../../../src/viewer/load';
+import { checkViewerConfig, FIRST_PICTURE_GROUPS_WAIT_MS, FIRST_PICTURE_INSTANCES, groupsFitFirstPicture, instancesInFirstPicture, loadScene, type LoadTarget } from '../../../src/viewer/load';
 
 function scene(viewerConfig: SceneDoc['viewerConfig']): SceneDoc {
   return { _id: 's1', name: 'S', viewerConfig, models: [] };
@@ -152,20 +152,46 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     }
   });
 
-  it('a set that does not arrive in time never holds the first picture back', async () => {
+  it('a set that does not arrive in time never holds the first picture back (the wait is bounded)', async () => {
+    const never = new Map([['g', new Promise<never>(() => undefined)]]) as never;
+    // The download never ends: only the limit can answer.
+    expect(await groupsFitFirstPicture([{ instanceCount: 3 }], never, undefined, 50)).toBe(false);
+    // An abort ends the wait at once, whatever the limit.
+    const abort = new AbortController();
+    const waiting = groupsFitFirstPicture([{ instanceCount: 3 }], never, abort.signal, Infinity);
+    abort.abort(new Error('closed'));
+    await expect(waiting).rejects.toThrow('closed');
+  });
+
+  it('a scene of groups alone waits for them: it has nothing to show before them', async () => {
     const events: string[] = [];
     const { loadTarget } = target({ onEvent: (e) => events.push(e) });
     const abort = new AbortController();
     vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
     try {
-      const doc = scene({ objects: [group('slow', { instanceCount: 3 })] } as never);
-      const loading = loadScene(loadTarget, config, doc, { signal: abort.signal });
-      // Released once the wait is over, with the download still out.
-      await vi.waitFor(() => expect(events).toContainEqual('release (hold 0, groups 0)'), { timeout: FIRST_PICTURE_GROUPS_WAIT_MS + 2000 });
+      const loading = loadScene(loadTarget, config, scene({ objects: [group('slow', { instanceCount: 3 })] } as never), { signal: abort.signal });
+      await new Promise((resolve) => setTimeout(resolve, FIRST_PICTURE_GROUPS_WAIT_MS + 300));
+      expect(events).not.toContainEqual(expect.stringMatching(/^release/));
       abort.abort(new Error('closed'));
       await expect(loading).rejects.toThrow('closed');
     } finally {
       vi.unstubAllGlobals();
     }
   });
+
+  it('a small set downloaded in time is part of the first picture', async () => {
+    const events: string[] = [];
+    const { loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    try {
+      const result = await loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 3 })] } as never));
+      expect(result.instanceGroups?.loaded).toBe(1);
+      expect(events).not.toContainEqual(expect.stringMatching(/^release/));
+      expect(events).toContain('frame (hold 1, groups 1)');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
 });
+
