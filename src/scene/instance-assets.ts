@@ -176,7 +176,7 @@ export function prefetchGroupInstances(config: ClientConfig, sceneId: string, ob
     const abort = new AbortController();
     // A group that says it is large comes after the models (low priority); a small one may be
     // part of the first picture, which waits for it.
-    const large = (object.instanceCount ?? Infinity) > FIRST_PICTURE_INSTANCE_HINT;
+    const large = (object.instanceCount ?? Infinity) > FIRST_PICTURE_INSTANCES;
     const loading = downloadSet(url, abort.signal, large ? 'low' : undefined);
     loading.catch(() => undefined);
     const onAbort = () => drop(url, entry);
@@ -191,8 +191,11 @@ export function prefetchGroupInstances(config: ClientConfig, sceneId: string, ob
   }
 }
 
-/** Sets of groups that say they hold more instances than this are fetched at low priority (src/viewer/load.ts FIRST_PICTURE_INSTANCES). */
-const FIRST_PICTURE_INSTANCE_HINT = 50_000;
+/**
+ * At most this many instances in all are part of the models' first picture (src/viewer/load.ts
+ * groupsFitFirstPicture); sets of groups that say they hold more are fetched at low priority.
+ */
+export const FIRST_PICTURE_INSTANCES = 50_000;
 
 /** Lets go of a prefetch entry's timer and listener (taken or dropped). */
 function release(entry: Prefetched): void {

@@ -16,7 +16,7 @@ import { areaLightTables, sceneObjectsOf } from './scene-objects';
 import type { AssetCache } from '../scene/instance-assets';
 import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms, type InstanceGroupDownloads } from './instance-groups';
 import type { SceneObject } from '../protocol/scene-objects';
-import type { LoadedAsset, LoadedInstances } from '../scene/instance-assets';
+import { FIRST_PICTURE_INSTANCES, type LoadedAsset, type LoadedInstances } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
 
 export interface LoadCallbacks {
@@ -190,11 +190,7 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   return result;
 }
 
-/**
- * At most this many instances in all (as the groups' documents count them) are drawn in the
- * models' first picture; more load after it, so that a million instances never delay the models.
- */
-export const FIRST_PICTURE_INSTANCES = 50_000;
+export { FIRST_PICTURE_INSTANCES } from '../scene/instance-assets';
 
 /** How long the held first picture waits for the groups' downloads after the models are ready. */
 export const FIRST_PICTURE_GROUPS_WAIT_MS = 1000;
