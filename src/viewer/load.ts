@@ -177,9 +177,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   if (groupObjects.length > 0 && target.assets && !groupsFirst) {
     // A large scene of groups: the models' picture first, so the groups never delay it; the load
     // (and the viewer's ready) waits for them.
+    // Their programs start compiling now, as each asset arrives: they link while the sets download.
+    const programs = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
     target.release?.();
     await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
-    await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, false);
+    await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, false, programs);
   }
   if ((result.instanceGroups?.loaded ?? 0) > 0) {
     target.preparePicking(groupRoots(world));
@@ -257,9 +259,9 @@ async function loadGroups(
   initialCamera: boolean,
   callbacks: LoadCallbacks,
   held: boolean,
+  programs = compileGroupProgramsOnArrival(target.context, groupObjects, target.assets!, target.sceneTarget()),
 ): Promise<void> {
   const { world, context } = target;
-  const programs = compileGroupProgramsOnArrival(context, groupObjects, target.assets!, target.sceneTarget());
   let holding = false;
   try {
     const loaded = await loadInstanceGroups(world, context.scene, config, scene._id, groupObjects, target.assets!, {
