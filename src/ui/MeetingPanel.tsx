@@ -2,10 +2,10 @@ import { lazy, Suspense, useCallback, useRef, useState, type FormEvent } from 'r
 import type { Meeting } from '../meeting/meeting';
 import type { Call } from '../meeting/call';
 import { ChunkBoundary } from './ChunkBoundary';
+import type { MeetingUiState } from './embed-state';
 
 // The call's controls are a chunk of their own, fetched once a person is in a meeting.
 const CallControls = lazy(() => import('./CallPanel').then((m) => ({ default: m.CallControls })));
-import type { MeetingUiState } from './embed-state';
 
 export interface MeetingPanelProps {
   /** The store's meeting part (a snapshot); null when not in a meeting. */
@@ -28,11 +28,6 @@ const STATUS_TEXT = {
   stopped: 'Not connected',
 } as const;
 
-/**
- * The participants panel (bottom right): who is in the scene's meeting ('First Last', ' (you)' for
- * oneself), the connection's state and why it dropped, join and leave notices, and a Follow button
- * per person. Not in a meeting: a Join button (signed-in visitors) or a name form (guests).
- */
 /**
  * Keeps the panel's height in `--meeting-panel-height` on its parent (the embed), so that on a
  * phone, where the panel spans the bottom edge, the bottom-left panels (comments, animations) stay
@@ -57,6 +52,11 @@ function usePanelHeight(): (element: HTMLDivElement | null) => void {
   }, []);
 }
 
+/**
+ * The participants panel (bottom right): who is in the scene's meeting ('First Last', ' (you)' for
+ * oneself), the connection's state and why it dropped, join and leave notices, and a Follow button
+ * per person. Not in a meeting: a Join button (signed-in visitors) or a name form (guests).
+ */
 export function MeetingPanel({ meeting, api, call, joinAsMember, joinAsGuest, leave }: MeetingPanelProps) {
   const panelRef = usePanelHeight();
   const [open, setOpen] = useState(true);
