@@ -251,6 +251,9 @@ test('a host page of another origin calls every function and sees its effect', a
   await ok(page, 'setCamera', { position: [target[0] + 200, target[1] + 150, target[2] + 200], target: [target[0] + 50, target[1], target[2]], transition: false });
   const fitted = await ok(page, 'fitCamera', { transition: false });
   expect(await ok(page, 'getCamera')).toEqual(fitted);
+  // The answer is the controls' new pose; the camera object takes it at the next frame (a loaded
+  // machine may not have drawn one yet).
+  await frame.evaluate(() => (window as any).__viewer.viewer.nextFrame());
   const framing = await frame.evaluate(() => {
     const viewer = (window as any).__viewer.viewer;
     let box: any = null;
