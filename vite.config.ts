@@ -114,6 +114,9 @@ export default defineConfig({
     include: ['tests/unit/**/*.test.ts', 'tests/service/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30000,
+    // Hooks start servers, databases and model imports: 10 s (vitest's default) timed out once on
+    // a 2-core machine busy with other work; a hook that hangs still fails, after a minute.
+    hookTimeout: 60000,
     // Vitest's default on 2 cores is one worker (cores - 1); most files here wait on servers,
     // child processes and disks rather than the CPU, so two per core keeps both cores busy.
     // VITEST_WORKERS overrides.
