@@ -23,12 +23,23 @@ export function takeEarlyFetch(url: string, signal?: AbortSignal): Promise<Respo
   const response = early?.[url];
   if (!early || !response) return null;
   delete early[url];
-  if (!signal) return response;
+  return signal ? untilAborted(response, signal) : response;
+}
+
+/**
+ * `work` as seen by a caller with `signal`: it rejects with the signal's reason as soon as the
+ * signal aborts (then `onAbort` runs, e.g. to stop work nobody else waits for), else settles as
+ * `work` does; the listener goes either way.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?: () => void): Promise<T> {
   signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    response.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  return new Promise<T>((resolve, reject) => {
+    const aborted = () => {
+      onAbort?.();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', aborted, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', aborted));
   });
 }
 

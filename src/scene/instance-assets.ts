@@ -5,7 +5,7 @@ import type { ClientConfig } from '../protocol/config';
 import { FLOATS_PER_INSTANCE, unpackMatrices } from '../protocol/instances';
 import type { SceneObject } from '../protocol/scene-objects';
 import { decodeContainerInWorker, fetchInstanceSetInWorker } from './container-client';
-import { fetchBinary } from './fetch';
+import { fetchBinary, untilAborted } from './fetch';
 import type { ModelLoader } from './gltf';
 
 /**
@@ -233,13 +233,5 @@ export async function fetchGroupInstances(config: ClientConfig, sceneId: string,
   // Taken: this load owns it now (its abort stops the download; nothing else holds the set).
   prefetched.delete(url);
   release(early);
-  if (!signal) return early.loading;
-  return new Promise<LoadedInstances>((resolve, reject) => {
-    const onAbort = () => {
-      early.abort.abort(signal.reason);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    early.loading.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  return signal ? untilAborted(early.loading, signal, () => early.abort.abort(signal.reason)) : early.loading;
 }
