@@ -5,6 +5,8 @@
  *  - /assets/environments/{id}.jpg and {id}.hdr: procedural skies (dawn, noon, overcast, sunset,
  *    night) and a studio, each as a gain-map JPEG ('hdrjpeg') and a Radiance file ('hdr');
  *  - /assets/environments/catalog.json: the catalog (id, name, path, format), hdr entries last;
+ *  - /assets/environments/studio-128.pmrem: the default studio prefiltered for the low tier
+ *    (scripts/assets/studio-prefiltered.ts; about 1.7 s of the build);
  *  - /textures/waternormals.jpg: the tileable normal map three.js' Water animates;
  *  - /assets/images/comment-cursor-4.png: the comment tool's cursor (issue 16).
  *
@@ -15,7 +17,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import jpeg from 'jpeg-js';
-import { ENVIRONMENT_BASE, EnvironmentCatalog, type EnvironmentEntry } from '../src/protocol/environment';
+import { ENVIRONMENT_BASE, EnvironmentCatalog, STUDIO_PREFILTERED_SIZE, STUDIO_PREFILTERED_URL, type EnvironmentEntry } from '../src/protocol/environment';
+import { encodePrefilteredStudio } from './assets/studio-prefiltered';
 import { WATER_NORMALS_URL } from '../src/protocol/scene-settings';
 import { encodeGainMapJpeg } from './assets/gain-map-jpeg';
 import { encodeRadianceHdr } from './assets/radiance-hdr';
@@ -37,6 +40,8 @@ export interface GenerateOptions {
   waterNormalsSize?: number;
   /** Only these environment ids (all when absent). */
   only?: string[];
+  /** Face size the studio is prefiltered at (tests make it small; the file keeps its URL). */
+  studioPrefilteredSize?: number;
 }
 
 export const ENVIRONMENT_HEIGHT = 512;
@@ -65,6 +70,8 @@ export function generateAssets(options: GenerateOptions = {}): GeneratedAsset[] 
     contentType: 'application/json',
     bytes: new TextEncoder().encode(JSON.stringify(catalog, null, 2) + '\n'),
   });
+
+  assets.push({ path: STUDIO_PREFILTERED_URL, contentType: 'application/octet-stream', bytes: encodePrefilteredStudio(options.studioPrefilteredSize ?? STUDIO_PREFILTERED_SIZE) });
 
   const normals = renderWaterNormals({ size: options.waterNormalsSize ?? WATER_NORMALS_SIZE });
   const normalsJpeg = jpeg.encode({ width: normals.size, height: normals.size, data: normals.rgba }, 92).data;

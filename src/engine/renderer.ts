@@ -5,15 +5,16 @@ import {
   DirectionalLight,
   PCFShadowMap,
   PerspectiveCamera,
-  PMREMGenerator,
   Scene,
   SRGBColorSpace,
   WebGLRenderer,
-  type WebGLRenderTarget,
+  type Texture,
 } from 'three';
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from '../protocol/constants';
 import { HELPER_LAYER } from './layers';
-import { createStudioScene } from './studio-environment';
+
+/** The studio's strength as the scene's environment. */
+const STUDIO_INTENSITY = 0.8;
 import type { ViewerWorld } from './world';
 
 export interface RenderContextOptions {
@@ -34,10 +35,17 @@ export interface RenderContext {
   ambient: AmbientLight;
   /**
    * Lights PBR materials with a neutral studio, prefiltered on the GPU into a cube of `size`
-   * pixels per face (at most 256). Call it after any synchronous WebGL queries (extension
-   * detection): with a software GPU those would otherwise wait for the prefiltering to finish.
+   * pixels per face (at most 256) as soon as its chunk is in. Call it after any synchronous WebGL
+   * queries (extension detection): with a software GPU those would otherwise wait for the
+   * prefiltering to finish.
+   *
+   * With `prefiltered` (the studio prefiltered at build time, src/engine/prefiltered-cube.ts),
+   * nothing is prefiltered here: the cube becomes the environment when it arrives. If it fails,
+   * a warning says why and the studio is prefiltered on the GPU after all (the same picture).
    */
-  useStudioEnvironment(size?: number): void;
+  useStudioEnvironment(size?: number, prefiltered?: Promise<Texture>): void;
+  /** Resolves once the studio is the scene's environment (rejects only if its chunk cannot be loaded). */
+  environmentReady(): Promise<void>;
   dispose(): void;
 }
 
@@ -64,7 +72,9 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
 
   const scene = new Scene();
   scene.background = new Color(SCENE_BACKGROUND);
-  let envTarget: WebGLRenderTarget | null = null;
+  let studio: { dispose(): void } | null = null;
+  let studioReady: Promise<void> = Promise.resolve();
+  let disposed = false;
 
   const ambient = new AmbientLight(0xffffff, AMBIENT_INTENSITY);
   ambient.name = 'Ambient light';
@@ -88,46 +98,51 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
     camera,
     sun,
     ambient,
-    useStudioEnvironment(size = 256) {
-      if (envTarget) return;
-      const pmrem = new SizedPMREMGenerator(renderer, size);
-      const studio = createStudioScene();
-      envTarget = pmrem.fromScene(studio.scene, 0.04);
-      studio.dispose();
-      pmrem.dispose();
-      scene.environment = envTarget.texture;
-      scene.environmentIntensity = 0.8;
-      world.render.needsRender = true;
+    useStudioEnvironment(size = 256, prefiltered) {
+      if (studio) return;
+      const use = (texture: Texture) => {
+        scene.environment = texture;
+        scene.environmentIntensity = STUDIO_INTENSITY;
+        world.render.needsRender = true;
+      };
+      // The studio's scene and its GPU prefiltering are a chunk of their own: the low tier uses the
+      // cube prefiltered at build time and never needs them.
+      const prefilterHere = async () => {
+        const { prefilterStudioOnGpu } = await import('./studio-environment');
+        if (disposed) return;
+        const target = prefilterStudioOnGpu(renderer, size);
+        studio = target;
+        use(target.texture);
+      };
+      studio = { dispose: () => undefined };
+      studioReady = prefiltered
+        ? prefiltered.then(
+            (texture) => {
+              if (disposed) {
+                texture.dispose();
+                return;
+              }
+              studio = texture;
+              use(texture);
+            },
+            (error: Error) => {
+              if (disposed) return;
+              console.warn(`The prefiltered studio environment could not be used (${error.message}); prefiltering it on this device instead.`);
+              return prefilterHere();
+            },
+          )
+        : prefilterHere();
     },
+    environmentReady: () => studioReady,
     dispose() {
-      envTarget?.dispose();
+      disposed = true;
+      studio?.dispose();
       renderer.dispose();
       world.render.renderer = null;
       world.render.scene = null;
       world.render.camera = null;
     },
   };
-}
-
-/**
- * A PMREMGenerator whose scene cube may be smaller than three's 256-pixel minimum. Prefiltering
- * (256 GGX samples per texel of the sharp levels) is the largest single piece of GPU work before
- * the first frame; a 128-pixel cube costs about a quarter of it. `_setSize` is three's (0.187)
- * internal sizing step; tests/unit/engine/renderer-environment.test.ts fails if it goes away.
- */
-export class SizedPMREMGenerator extends PMREMGenerator {
-  constructor(
-    renderer: WebGLRenderer,
-    private readonly faceSize: number,
-  ) {
-    super(renderer);
-  }
-
-  /** @internal three's sizing step, given the requested size: keep ours (a power of two, 16 to 256). */
-  _setSize(): void {
-    const size = 2 ** Math.round(Math.log2(Math.min(256, Math.max(16, this.faceSize))));
-    (this as unknown as { _cubeSize: number })._cubeSize = size;
-  }
 }
 
 /** Resizes the drawing buffer and the camera to a CSS size in pixels. */

@@ -9,6 +9,10 @@ import { z } from 'zod';
 export const ENVIRONMENT_BASE = '/assets/environments/';
 /** The catalog our build generates (scripts/generate-assets.ts). */
 export const ENVIRONMENT_CATALOG_URL = `${ENVIRONMENT_BASE}catalog.json`;
+/** The default studio's face size when it is prefiltered at build time (the low tier's). */
+export const STUDIO_PREFILTERED_SIZE = 128;
+/** The default studio prefiltered at build time (scripts/assets/studio-prefiltered.ts; format: src/engine/prefiltered-cube.ts). */
+export const STUDIO_PREFILTERED_URL = `${ENVIRONMENT_BASE}studio-${STUDIO_PREFILTERED_SIZE}.pmrem`;
 
 /** 'hdrjpeg': an SDR JPEG with a gain map (Ultra HDR, ISO 21496-1); 'hdr': Radiance RGBE. */
 export const EnvironmentFormat = z.enum(['hdrjpeg', 'hdr']);

@@ -1,5 +1,6 @@
 import {
   ClampToEdgeWrapping,
+  type CompressedCubeTexture,
   DataTexture,
   EquirectangularReflectionMapping,
   HalfFloatType,
@@ -15,6 +16,7 @@ import {
   EnvironmentCatalog,
   EnvironmentEntry,
   environmentUrl,
+  STUDIO_PREFILTERED_URL,
   type EnvironmentFormat,
 } from '../protocol/environment';
 import type { EnvironmentRef } from '../protocol/scene-settings';
@@ -86,6 +88,25 @@ function formatOfPath(path: string): EnvironmentFormat | null {
   if (/\.hdr$/i.test(path)) return 'hdr';
   if (/\.jpe?g$/i.test(path)) return 'hdrjpeg';
   return null;
+}
+
+/**
+ * The default studio prefiltered at build time (src/engine/prefiltered-cube.ts, a chunk of its own
+ * fetched alongside the file): for the low tier, whose device would otherwise prefilter it on its
+ * GPU before the first picture. The caller disposes the texture.
+ */
+export async function fetchPrefilteredStudio(url = STUDIO_PREFILTERED_URL, signal?: AbortSignal): Promise<CompressedCubeTexture> {
+  const codec = import('../engine/prefiltered-cube');
+  codec.catch(() => undefined);
+  const response = await fetch(url, { signal });
+  if (!response.ok) throw new Error(`${url} could not be loaded: HTTP ${response.status}`);
+  const bytes = await response.arrayBuffer();
+  const { decodePrefilteredCube, prefilteredCubeTexture } = await codec;
+  try {
+    return prefilteredCubeTexture(await decodePrefilteredCube(bytes));
+  } catch (error) {
+    throw new Error(`${url}: ${(error as Error).message}`);
+  }
 }
 
 /** Downloads and decodes an entry's image into an equirectangular half-float texture. */

@@ -139,6 +139,9 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
       await target.frame();
       mark('framed');
     }
+    // The default studio (fetched since the viewer started, on the low tier) before the scene
+    // settings, which keep it to go back to, and before the programs compile for it.
+    await context.environmentReady().catch((error: Error) => callbacks.onNotice?.(`The studio environment could not be loaded (${error.message}): the scene is lit by its lights alone.`));
     if (checked.settings !== undefined) {
       await applySceneSettings(target.settings, checked.settings, {
         onWarning: (message) => callbacks.onNotice?.(message),

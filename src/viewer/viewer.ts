@@ -7,9 +7,11 @@ import { createRenderContext, resizeRenderContext, type RenderContext } from '..
 import type { ViewerWorld } from '../engine/world';
 import { createViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
+import { STUDIO_PREFILTERED_SIZE } from '../protocol/environment';
 import type { PostProcessing } from './postprocessing/composer';
 import type { RenderConfig, RenderConfigPatch } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
+import { fetchPrefilteredStudio } from '../scene/environments';
 import { createModelLoader, type ModelLoader } from '../scene/gltf';
 import { mark, type LoadSceneResult } from '../scene/load-scene';
 import { createAnimationControl, type ViewerAnimations } from './animation-control';
@@ -154,7 +156,9 @@ export function createViewer(options: ViewerOptions): Viewer {
     if (size.width > 0 && size.height > 0) rendering.setSize(size.width, size.height);
   };
   const rendering = createRendering(world, context, detection, { antialias: options.antialias, pixelRatio: options.pixelRatio }, () => resize());
-  context.useStudioEnvironment(rendering.settings.environmentSize);
+  // The low tier's studio was prefiltered at build time: its device skips the prefiltering passes.
+  const environmentSize = rendering.settings.environmentSize;
+  context.useStudioEnvironment(environmentSize, environmentSize === STUDIO_PREFILTERED_SIZE ? fetchPrefilteredStudio() : undefined);
   mark('context');
 
   const events = new Emitter<ViewerEventMap>();

@@ -1,6 +1,6 @@
 import { Mesh, MeshBasicMaterial, PMREMGenerator, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
-import { SizedPMREMGenerator } from '../../../src/engine/renderer';
+import { SizedPMREMGenerator } from '../../../src/engine/studio-environment';
 import { createStudioScene } from '../../../src/engine/studio-environment';
 
 const cubeSize = (g: PMREMGenerator) => (g as unknown as { _cubeSize: number })._cubeSize;

@@ -85,7 +85,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const event = (name: string) => options.onEvent(`${name} (hold ${world.render.hold}, groups ${world.instanceGroups.size})`);
     const loadTarget: LoadTarget = {
       world,
-      context: { renderer, scene, camera } as unknown as RenderContext,
+      context: { renderer, scene, camera, environmentReady: () => Promise.resolve() } as unknown as RenderContext,
       loader: { parse: vi.fn(), dispose: vi.fn() },
       settings: { world, context: { renderer, scene, camera } as never },
       useRenderConfig: () => event('render config'),
