@@ -26,8 +26,17 @@ const MESHOPT_EXTENSION = 'EXT_meshopt_compression';
  * The meshopt decoder, which our optimised models all use, is a chunk fetched as soon as the loader
  * is made, in parallel with the models' downloads, rather than a part of the page's first script.
  */
-export function createModelLoader(renderer: WebGLRenderer | null, base = ''): ModelLoader {
+export function createModelLoader(renderer: WebGLRenderer | null, base = '', options: { textureLimit?: number | null } = {}): ModelLoader {
   const loader = new GLTFLoader();
+  // The low tier's texture limit: its image loader is a chunk of its own, fetched with the models.
+  const limit = options.textureLimit;
+  let limited: Promise<void> | null = null;
+  if (limit) {
+    limited = import('./texture-limit').then(
+      ({ limitTextures }) => limitTextures(loader, limit),
+      (error: Error) => console.warn(`The texture limit could not be loaded (${error.message}): textures keep their size.`),
+    );
+  }
   const meshopt = import('three/examples/jsm/libs/meshopt_decoder.module.js').then(({ MeshoptDecoder }) => MeshoptDecoder);
   meshopt.catch(() => undefined);
   let meshoptSet = false;
@@ -61,6 +70,7 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = ''): Mo
       const bytes = new Uint8Array(asset);
       const { json } = format === 'glb' ? checkGlb(bytes) : checkGltfJson(bytes);
       await decodersFor(json);
+      await limited;
       if (disposed) throw new Error('The model loader was disposed.');
       return await new Promise<GLTF>((resolve, reject) => {
         try {

@@ -104,6 +104,14 @@ export interface QualitySettings {
    */
   environmentSize: number;
   /**
+   * Largest side in pixels of a model's textures: larger images are halved until they fit, as
+   * they are decoded (src/scene/gltf.ts). Null: textures as the model has them. The low tier takes
+   * 1024: its pixel ratio is 1, so a 1024 px texture still has more texels than the screen has
+   * pixels for a model in view, and a software rasteriser uploads a 2048 px one in about half a
+   * second (a quarter of the texels, a quarter of the upload and of the mipmaps).
+   */
+  textureLimit: number | null;
+  /**
    * Side of the sun's shadow map. The specification's 4192 on high; a map of that size costs about
    * 1.5 s to allocate and clear on a software rasteriser before anything is drawn, so medium takes
    * 2048 and low 1024 (over the same shadow box: softer shadows, the same shapes).
@@ -229,17 +237,19 @@ export const LOW_ENVIRONMENT_SIZE = 128;
 /** The sun's shadow map on the medium and low tiers (high has the specification's SHADOW_MAP_SIZE, 4192). */
 export const MEDIUM_SHADOW_MAP_SIZE = 2048;
 export const LOW_SHADOW_MAP_SIZE = 1024;
+/** The low tier's largest texture side (QualitySettings.textureLimit). */
+export const LOW_TEXTURE_LIMIT = 1024;
 
 /** Pixel ratio, antialiasing, post-processing and environment size of a tier. */
 export function settingsForTier(tier: QualityTier, devicePixelRatio: number): QualitySettings {
   const dpr = Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? devicePixelRatio : 1;
   switch (tier) {
     case 'low':
-      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE, shadowMapSize: LOW_SHADOW_MAP_SIZE, pointLightShadows: false };
+      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE, textureLimit: LOW_TEXTURE_LIMIT, shadowMapSize: LOW_SHADOW_MAP_SIZE, pointLightShadows: false };
     case 'medium':
-      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, shadowMapSize: MEDIUM_SHADOW_MAP_SIZE, pointLightShadows: true };
+      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, textureLimit: null, shadowMapSize: MEDIUM_SHADOW_MAP_SIZE, pointLightShadows: true };
     case 'high':
-      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, shadowMapSize: SHADOW_MAP_SIZE, pointLightShadows: true };
+      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, textureLimit: null, shadowMapSize: SHADOW_MAP_SIZE, pointLightShadows: true };
   }
 }
 

@@ -47,6 +47,7 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
   let current = detection;
   let settings: QualitySettings = { ...detection.settings, antialias, pixelRatio: context.renderer.getPixelRatio() };
   const environmentSizeInUse = settings.environmentSize;
+  const textureLimitInUse = settings.textureLimit;
   let renderConfig: RenderConfig = defaultRenderConfig();
   let post: PostProcessing | null = null;
   let sceneRadius = 0;
@@ -104,8 +105,8 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
     setQuality(tier) {
       if (tier === 'auto' && current.forced) current = detectQuality();
       const next = tier === 'auto' ? current.settings : settingsForTier(tier, globalThis.devicePixelRatio ?? 1);
-      // Antialiasing and the environment's size stay as the context was set up.
-      settings = { ...next, antialias, environmentSize: environmentSizeInUse, pixelRatio: options.pixelRatio ?? next.pixelRatio };
+      // Antialiasing, the environment's size and the texture limit stay as the context was set up.
+      settings = { ...next, antialias, environmentSize: environmentSizeInUse, textureLimit: textureLimitInUse, pixelRatio: options.pixelRatio ?? next.pixelRatio };
       context.renderer.setPixelRatio(settings.pixelRatio);
       resize();
       applyShadows();

@@ -146,7 +146,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     pixelRatio: options.pixelRatio ?? detection.settings.pixelRatio,
   });
   // Detect compressed texture formats before the GPU gets busy: the queries are synchronous.
-  const loader: ModelLoader = createModelLoader(context.renderer);
+  const loader: ModelLoader = createModelLoader(context.renderer, '', { textureLimit: detection.settings.textureLimit });
   let size = { width: 0, height: 0 };
   const resize = () => {
     const rect = options.container.getBoundingClientRect();

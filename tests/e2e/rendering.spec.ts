@@ -238,6 +238,7 @@ test('each quality tier: settings, reference picture, post-processing only above
       antialias: tier === 'low',
       postProcessing: tier !== 'low',
       environmentSize: tier === 'low' ? 128 : 256,
+      textureLimit: tier === 'low' ? 1024 : null,
       shadowMapSize: { low: 1024, medium: 2048, high: 4192 }[tier],
       pointLightShadows: tier !== 'low',
     });
@@ -571,6 +572,40 @@ test("the low tier's studio, prefiltered at build time, lights a scene as the st
   expect(sum / spheres, "mean difference of the spheres' green channel (of 255)").toBeLessThan(2);
 });
 
+test("the low tier's texture limit: DamagedHelmet's 2048 px textures are drawn at 1024 px on low, as they are on medium", async ({ page }) => {
+  test.setTimeout(180_000);
+  const sceneId = sceneIdFor('texture-limit', 'DamagedHelmet.glb');
+  await importIntoScene(join(MODELS, 'DamagedHelmet.glb'), sceneId);
+  const sizes = () =>
+    page.evaluate(() => {
+      const found = new Set<string>();
+      (window as any).__viewer.viewer.context.scene.traverse((o: any) => {
+        for (const m of [o.material ?? []].flat()) {
+          for (const key of ['map', 'normalMap', 'emissiveMap', 'aoMap', 'metalnessMap', 'roughnessMap']) {
+            const image = m[key]?.image;
+            if (image) found.add(`${key} ${image.width}x${image.height}`);
+          }
+        }
+      });
+      return [...found].sort();
+    });
+  await open(page, 'quality=low', sceneId);
+  const low = await sizes();
+  expect(low).toContain('map 1024x1024');
+  expect(low.every((s) => s.endsWith(' 1024x1024')), low.join(', ')).toBe(true);
+  const onLow = await picture(page);
+  await open(page, 'quality=medium', sceneId);
+  const medium = await sizes();
+  expect(medium).toContain('map 2048x2048');
+  expect(medium.every((s) => s.endsWith(' 2048x2048')), medium.join(', ')).toBe(true);
+  // The helmet is drawn, textured, on low (not a grey or black silhouette).
+  let coloured = 0;
+  for (let i = 0; i < onLow.data.length; i += 4) if (Math.max(onLow.data[i], onLow.data[i + 1], onLow.data[i + 2]) - Math.min(onLow.data[i], onLow.data[i + 1], onLow.data[i + 2]) > 30) coloured++;
+  expect(coloured / (onLow.width * onLow.height)).toBeGreaterThan(0.02);
+  mkdirSync(join(REFERENCES, '..', '..', '..', 'test-results', 'rendering'), { recursive: true });
+  writeFileSync(join(REFERENCES, '..', '..', '..', 'test-results', 'rendering', 'helmet-low.png'), onLow.png);
+});
+
 test('the tier can be switched at run time (for the host API); the render config survives', async ({ page }) => {
   await open(page, 'quality=low');
   const result = await page.evaluate(async () => {
@@ -597,12 +632,12 @@ test('the tier can be switched at run time (for the host API); the render config
   });
   expect(result).toEqual([
     'Custom effects not initialized!',
-    { tier: 'medium', pixelRatio: 1.5, antialias: true, postProcessing: true, environmentSize: 128, shadowMapSize: 2048, pointLightShadows: true },
+    { tier: 'medium', pixelRatio: 1.5, antialias: true, postProcessing: true, environmentSize: 128, textureLimit: 1024, shadowMapSize: 2048, pointLightShadows: true },
     1.5,
-    { tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128, shadowMapSize: 1024, pointLightShadows: false },
+    { tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128, textureLimit: 1024, shadowMapSize: 1024, pointLightShadows: false },
     'Custom effects not initialized!',
-    // The context was created with antialiasing and the low tier's environment, which no switch changes.
-    { tier: 'high', pixelRatio: 1, antialias: true, postProcessing: true, environmentSize: 128, shadowMapSize: 4192, pointLightShadows: true },
+    // The context was created with antialiasing, the low tier's environment and texture limit, which no switch changes.
+    { tier: 'high', pixelRatio: 1, antialias: true, postProcessing: true, environmentSize: 128, textureLimit: 1024, shadowMapSize: 4192, pointLightShadows: true },
     { enabled: true, offset: 0.35, darkness: 0.7 },
   ]);
   const after = await picture(page);

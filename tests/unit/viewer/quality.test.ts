@@ -248,9 +248,9 @@ describe('device overrides', () => {
 
 describe('settings per tier', () => {
   it('pixel ratio 1 / 1.5 / min(device, 2); antialiasing only on low; post-processing off on low', () => {
-    expect(settingsForTier('low', 3)).toEqual({ tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128, shadowMapSize: 1024, pointLightShadows: false });
-    expect(settingsForTier('medium', 3)).toEqual({ tier: 'medium', pixelRatio: 1.5, antialias: false, postProcessing: true, environmentSize: 256, shadowMapSize: 2048, pointLightShadows: true });
-    expect(settingsForTier('high', 3)).toEqual({ tier: 'high', pixelRatio: 2, antialias: false, postProcessing: true, environmentSize: 256, shadowMapSize: 4192, pointLightShadows: true });
+    expect(settingsForTier('low', 3)).toEqual({ tier: 'low', pixelRatio: 1, antialias: true, postProcessing: false, environmentSize: 128, textureLimit: 1024, shadowMapSize: 1024, pointLightShadows: false });
+    expect(settingsForTier('medium', 3)).toEqual({ tier: 'medium', pixelRatio: 1.5, antialias: false, postProcessing: true, environmentSize: 256, textureLimit: null, shadowMapSize: 2048, pointLightShadows: true });
+    expect(settingsForTier('high', 3)).toEqual({ tier: 'high', pixelRatio: 2, antialias: false, postProcessing: true, environmentSize: 256, textureLimit: null, shadowMapSize: 4192, pointLightShadows: true });
     expect(settingsForTier('high', 1.25).pixelRatio).toBe(1.25);
     expect(settingsForTier('high', 1).pixelRatio).toBe(1);
     expect(settingsForTier('high', Number.NaN).pixelRatio).toBe(1);
