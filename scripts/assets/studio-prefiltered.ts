@@ -297,6 +297,8 @@ export const lodToRoughness: (lod: number, maxLod: number) => number = (PMREMGen
 
 /** The prefiltered studio's levels (grey, linear), as three's PMREMGenerator lays them out for a `size` px cube. */
 export function prefilterStudio(size: number, sigma = STUDIO_BLUR_SIGMA): GreyCube[] {
+  // Below 64 px three's layout integrates level 0 (roughness 0) over the 16 px mip: 0 / 0.
+  if (!Number.isInteger(Math.log2(size)) || size < 64 || size > 256) throw new Error(`the studio is prefiltered at 64 to 256 px, a power of two (not ${size})`);
   const chain = mipChain(renderStudio(size, sigma));
   const maxLod = Math.log2(size) - LOD_MIN;
   const levels: GreyCube[] = [];

@@ -13,9 +13,10 @@ import {
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from '../protocol/constants';
 import { HELPER_LAYER } from './layers';
 
+import type { ViewerWorld } from './world';
+
 /** The studio's strength as the scene's environment. */
 const STUDIO_INTENSITY = 0.8;
-import type { ViewerWorld } from './world';
 
 export interface RenderContextOptions {
   canvas: HTMLCanvasElement;
@@ -101,6 +102,8 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
     useStudioEnvironment(size = 256, prefiltered) {
       if (studio) return;
       const use = (texture: Texture) => {
+        // The studio is the default: an environment set meanwhile (scene settings) stays.
+        if (scene.environment !== null) return;
         scene.environment = texture;
         scene.environmentIntensity = STUDIO_INTENSITY;
         world.render.needsRender = true;
@@ -132,6 +135,8 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
             },
           )
         : prefilterHere();
+      // The load reports a failure as a notice; this says why where no load waits for it.
+      studioReady.catch((error: Error) => console.error('The studio environment could not be made:', error));
     },
     environmentReady: () => studioReady,
     dispose() {

@@ -13,6 +13,8 @@ export const ENVIRONMENT_CATALOG_URL = `${ENVIRONMENT_BASE}catalog.json`;
 export const STUDIO_PREFILTERED_SIZE = 128;
 /** The default studio prefiltered at build time (scripts/assets/studio-prefiltered.ts; format: src/engine/prefiltered-cube.ts). */
 export const STUDIO_PREFILTERED_URL = `${ENVIRONMENT_BASE}studio-${STUDIO_PREFILTERED_SIZE}.pmrem`;
+/** How long the viewer waits for that file (56 kB) before it prefilters the studio itself. */
+export const STUDIO_FETCH_TIMEOUT_MS = 10_000;
 
 /** 'hdrjpeg': an SDR JPEG with a gain map (Ultra HDR, ISO 21496-1); 'hdr': Radiance RGBE. */
 export const EnvironmentFormat = z.enum(['hdrjpeg', 'hdr']);

@@ -1,4 +1,4 @@
-import { ImageBitmapLoader } from 'three';
+import { Cache, ImageBitmapLoader } from 'three';
 import type { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 
 /**
@@ -14,6 +14,8 @@ export function limitTextures(loader: GLTFLoader, limit: number): void {
       const capped = new LimitedImageBitmapLoader(limit, parser.options.manager);
       capped.setCrossOrigin(parser.options.crossOrigin);
       capped.setRequestHeader(parser.options.requestHeader ?? {});
+      const options = parser.options as { withCredentials?: boolean };
+      if (options.withCredentials !== undefined) capped.setWithCredentials(options.withCredentials);
       textures.textureLoader = capped;
     }
     return { name: 'texture-limit' };
@@ -56,7 +58,8 @@ export class LimitedImageBitmapLoader extends ImageBitmapLoader {
         }
         createImageBitmap(bitmap, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: 'high', premultiplyAlpha: 'none' }).then(
           (smaller) => {
-            bitmap.close();
+            // A cached bitmap may be handed to another load of the same URL.
+            if (!Cache.enabled) bitmap.close();
             onLoad?.(smaller);
           },
           (error) => {

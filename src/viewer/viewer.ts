@@ -7,7 +7,7 @@ import { createRenderContext, resizeRenderContext, type RenderContext } from '..
 import type { ViewerWorld } from '../engine/world';
 import { createViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
-import { STUDIO_PREFILTERED_SIZE } from '../protocol/environment';
+import { STUDIO_FETCH_TIMEOUT_MS, STUDIO_PREFILTERED_SIZE } from '../protocol/environment';
 import type { PostProcessing } from './postprocessing/composer';
 import type { RenderConfig, RenderConfigPatch } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
@@ -158,7 +158,8 @@ export function createViewer(options: ViewerOptions): Viewer {
   const rendering = createRendering(world, context, detection, { antialias: options.antialias, pixelRatio: options.pixelRatio }, () => resize());
   // The low tier's studio was prefiltered at build time: its device skips the prefiltering passes.
   const environmentSize = rendering.settings.environmentSize;
-  context.useStudioEnvironment(environmentSize, environmentSize === STUDIO_PREFILTERED_SIZE ? fetchPrefilteredStudio() : undefined);
+  // A file that has not arrived within STUDIO_FETCH_TIMEOUT_MS is given up for the GPU prefiltering.
+  context.useStudioEnvironment(environmentSize, environmentSize === STUDIO_PREFILTERED_SIZE ? fetchPrefilteredStudio(undefined, AbortSignal.timeout(STUDIO_FETCH_TIMEOUT_MS)) : undefined);
   mark('context');
 
   const events = new Emitter<ViewerEventMap>();

@@ -187,7 +187,7 @@ describe('gain-map JPEG encoder', () => {
 });
 
 describe('generated assets', () => {
-  const assets = generateAssets({ environmentHeight: 16, waterNormalsSize: 32, studioPrefilteredSize: 16 });
+  const assets = generateAssets({ environmentHeight: 16, waterNormalsSize: 32, studioPrefilteredSize: 64 });
   const byPath = new Map(assets.map((a) => [a.path, a]));
 
   it('lists every environment in both formats in a catalog that passes the schema, hdr entries last', () => {
@@ -222,7 +222,7 @@ describe('generated assets', () => {
   });
 
   it('is deterministic: the same bytes every run', () => {
-    const again = generateAssets({ environmentHeight: 16, waterNormalsSize: 32, studioPrefilteredSize: 16 });
+    const again = generateAssets({ environmentHeight: 16, waterNormalsSize: 32, studioPrefilteredSize: 64 });
     expect(again.map((a) => a.path)).toEqual(assets.map((a) => a.path));
     again.forEach((a, i) => expect(Buffer.from(a.bytes).equals(Buffer.from(assets[i].bytes)), a.path).toBe(true));
   });

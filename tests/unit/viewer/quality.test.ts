@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { STUDIO_PREFILTERED_SIZE } from '../../../src/protocol/environment';
 import {
   applyDeviceOverride,
   benchmarkNeeded,
@@ -277,5 +278,11 @@ describe('forcing a tier', () => {
     expect(d.forced).toBe(false);
     expect(d.score?.gpu).toBe(0);
     expect(d.settings.tier).toBe('low');
+  });
+});
+
+describe("the low tier's studio", () => {
+  it('is the size prefiltered at build time (otherwise the low tier would prefilter it on its GPU again)', () => {
+    expect(settingsForTier('low', 1).environmentSize).toBe(STUDIO_PREFILTERED_SIZE);
   });
 });

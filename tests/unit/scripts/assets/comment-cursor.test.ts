@@ -36,7 +36,7 @@ function decode(png: Uint8Array): { width: number; height: number; rgba: Uint8Ar
 
 describe('the comment cursor', () => {
   it('is a 32 x 32 PNG made by our code, served at the specification\'s path', () => {
-    const asset = generateAssets({ only: [], waterNormalsSize: 8, studioPrefilteredSize: 16 }).find((a) => a.path === COMMENT_CURSOR_URL);
+    const asset = generateAssets({ only: [], waterNormalsSize: 8, studioPrefilteredSize: 64 }).find((a) => a.path === COMMENT_CURSOR_URL);
     expect(asset?.contentType).toBe('image/png');
     const image = decode(asset!.bytes);
     expect([image.width, image.height]).toEqual([COMMENT_CURSOR_SIZE, COMMENT_CURSOR_SIZE]);

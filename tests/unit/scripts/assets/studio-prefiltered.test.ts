@@ -43,14 +43,18 @@ describe('traceStudio', () => {
 });
 
 describe('prefilterStudio', () => {
-  it("lays levels out as three's PMREMGenerator: log2(size) - 2 levels", () => {
-    expect(prefilterStudio(32).map((l) => l.size)).toEqual([32, 16, 8]);
+  it("lays levels out as three's PMREMGenerator: log2(size) - 2 levels; sizes it cannot lay out are refused", () => {
+    expect(prefilterStudio(64).map((l) => l.size)).toEqual([64, 32, 16, 8]);
+    expect(() => prefilterStudio(16)).toThrow('the studio is prefiltered at 64 to 256 px, a power of two (not 16)');
+    expect(() => prefilterStudio(100)).toThrow('(not 100)');
     expect(lodToRoughness(0, 4)).toBe(0);
     expect(lodToRoughness(4, 4)).toBe(1);
   });
 
-  it('keeps the light: every level holds the mean radiance over the sphere of level 0, spread wider', () => {
-    const levels = prefilterStudio(32);
+  it('keeps the light at the size the viewer uses (128: a mirror level, a GGX-sampled one, three integrated ones): every level finite and holding the mean radiance over the sphere of level 0, spread wider', () => {
+    const levels = prefilterStudio(128);
+    expect(levels.map((l) => l.size)).toEqual([128, 64, 32, 16, 8]);
+    for (const level of levels) for (const face of level.faces) expect(face.every(Number.isFinite)).toBe(true);
     // Weighted by each texel's solid angle (smaller towards a face's corners).
     const mean = (l: { size: number; faces: Float32Array[] }) => {
       let sum = 0;
@@ -77,7 +81,7 @@ describe('prefilterStudio', () => {
   });
 
   it('the roughest level is brightest towards the strong soft box on the left (mirrored in x in the file)', () => {
-    const last = prefilterStudio(32).at(-1)!;
+    const last = prefilterStudio(64).at(-1)!;
     const at = (x: number, y: number, z: number) => {
       const { face, s, t } = cubeLookup(x, y, z);
       return last.faces[face][Math.floor(t * last.size) * last.size + Math.floor(s * last.size)];
@@ -88,7 +92,7 @@ describe('prefilterStudio', () => {
   });
 
   it('encodes to a file the viewer reads back', async () => {
-    const cube = await decodePrefilteredCube(encodePrefilteredStudio(16));
-    expect([cube.size, cube.levels, cube.channels]).toEqual([16, 2, 1]);
+    const cube = await decodePrefilteredCube(encodePrefilteredStudio(64));
+    expect([cube.size, cube.levels, cube.channels]).toEqual([64, 4, 1]);
   });
 });
