@@ -942,7 +942,10 @@ test('10,000 fuzzed messages, change functions included: no uncaught exception o
     }
     return recipe;
   };
-  const reads = HOST_FUNCTION_NAMES.filter((n) => /^(get|list)/.test(n));
+  // Reads answered from the viewer. The annotation reads ask the model service: each stays in flight
+  // for a round trip, so on a slow machine some ten of them per batch joined the 25 changes the
+  // viewer runs and passed MAX_IN_FLIGHT (32), which the viewer then rightly refused (a .ci/run).
+  const reads = HOST_FUNCTION_NAMES.filter((n) => /^(get|list)/.test(n) && !/Annotation/.test(n));
   type Sent = { kind: 'change' | 'refused' | 'read' | 'other'; recipe: Recipe };
   // Ten batches of 1,000, each answered before the next. The changes the viewer runs wait for its
   // next frame, and a page may have MAX_IN_FLIGHT requests waiting: 25 of them per batch.
