@@ -12,7 +12,6 @@ import {
 } from 'three';
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from '../protocol/constants';
 import { HELPER_LAYER } from './layers';
-
 import type { ViewerWorld } from './world';
 
 /** The studio's strength as the scene's environment. */

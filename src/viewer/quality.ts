@@ -105,7 +105,7 @@ export interface QualitySettings {
   environmentSize: number;
   /**
    * Largest side in pixels of a model's textures: larger images are halved until they fit, as
-   * they are decoded (src/scene/gltf.ts). Null: textures as the model has them. The low tier takes
+   * they are decoded (src/scene/texture-limit.ts). Null: textures as the model has them. The low tier takes
    * 1024: its pixel ratio is 1, so a 1024 px texture still has more texels than the screen has
    * pixels for a model in view, and a software rasteriser uploads a 2048 px one in about half a
    * second (a quarter of the texels, a quarter of the upload and of the mipmaps).
