@@ -120,27 +120,29 @@ export function traceStudio(dx: number, dy: number, dz: number, boxes: readonly 
  * along (x, y, z) reads holds the light arriving along (-x, y, z).
  */
 function renderStudio(size: number, sigma: number): GreyCube {
-  const faces: Float32Array[] = [];
   const golden = Math.PI * (3 - Math.sqrt(5));
+  return perTexel(size, ([x, y, z]) => {
+    const [tx, ty, tz] = normalize(Math.abs(z) < 0.999 ? cross([0, 0, 1], [x, y, z]) : cross([1, 0, 0], [x, y, z]));
+    const [bx, by, bz] = cross([x, y, z], [tx, ty, tz]);
+    let sum = 0;
+    for (let k = 0; k < BLUR_RAYS; k++) {
+      // A Gaussian spiral: radius from the inverse CDF of the Rayleigh distribution.
+      const r = sigma * Math.sqrt(-2 * Math.log(1 - (k + 0.5) / BLUR_RAYS));
+      const phi = k * golden;
+      const u = Math.tan(r) * Math.cos(phi);
+      const v = Math.tan(r) * Math.sin(phi);
+      sum += traceStudio(-(x + u * tx + v * bx), y + u * ty + v * by, z + u * tz + v * bz);
+    }
+    return sum / BLUR_RAYS;
+  });
+}
+
+/** A level of `size` px whose every texel is `value` of the texel's unit direction. */
+function perTexel(size: number, value: (direction: Vec3) => number): GreyCube {
+  const faces: Float32Array[] = [];
   for (let face = 0; face < 6; face++) {
     const out = new Float32Array(size * size);
-    for (let j = 0; j < size; j++) {
-      for (let i = 0; i < size; i++) {
-        const [x, y, z] = normalize(texelDirection(face, i, j, size));
-        const [tx, ty, tz] = normalize(Math.abs(z) < 0.999 ? cross([0, 0, 1], [x, y, z]) : cross([1, 0, 0], [x, y, z]));
-        const [bx, by, bz] = cross([x, y, z], [tx, ty, tz]);
-        let sum = 0;
-        for (let k = 0; k < BLUR_RAYS; k++) {
-          // A Gaussian spiral: radius from the inverse CDF of the Rayleigh distribution.
-          const r = sigma * Math.sqrt(-2 * Math.log(1 - (k + 0.5) / BLUR_RAYS));
-          const phi = k * golden;
-          const u = Math.tan(r) * Math.cos(phi);
-          const v = Math.tan(r) * Math.sin(phi);
-          sum += traceStudio(-(x + u * tx + v * bx), y + u * ty + v * by, z + u * tz + v * bz);
-        }
-        out[j * size + i] = sum / BLUR_RAYS;
-      }
-    }
+    for (let j = 0; j < size; j++) for (let i = 0; i < size; i++) out[j * size + i] = value(normalize(texelDirection(face, i, j, size)));
     faces.push(out);
   }
   return { size, faces };
@@ -223,31 +225,22 @@ function ggxLevel(chain: GreyCube[], size: number, roughness: number): GreyCube 
     const phi = 2 * Math.PI * yi;
     samples.push({ invQ, nDotL, sinTheta, cos: Math.cos(phi), sin: Math.sin(phi), lod: Math.max(Math.log2(alpha2 * invQ) + lodBias, 0) });
   }
-  const faces: Float32Array[] = [];
-  for (let face = 0; face < 6; face++) {
-    const out = new Float32Array(size * size);
-    for (let j = 0; j < size; j++) {
-      for (let i = 0; i < size; i++) {
-        const n = normalize(texelDirection(face, i, j, size));
-        const t = normalize(cross(Math.abs(n[2]) < 0.999 ? [0, 0, 1] : [1, 0, 0], n));
-        const b = cross(n, t);
-        let sum = 0;
-        let weight = 0;
-        for (const s of samples) {
-          const u = s.cos * s.sinTheta;
-          const v = s.sin * s.sinTheta;
-          const x = n[0] * s.nDotL + t[0] * u + b[0] * v;
-          const y = n[1] * s.nDotL + t[1] * u + b[1] * v;
-          const z = n[2] * s.nDotL + t[2] * u + b[2] * v;
-          sum += sampleLod(chain, x, y, z, s.lod) * s.nDotL;
-          weight += s.nDotL;
-        }
-        out[j * size + i] = sum / weight;
-      }
+  return perTexel(size, (n) => {
+    const t = normalize(cross(Math.abs(n[2]) < 0.999 ? [0, 0, 1] : [1, 0, 0], n));
+    const b = cross(n, t);
+    let sum = 0;
+    let weight = 0;
+    for (const s of samples) {
+      const u = s.cos * s.sinTheta;
+      const v = s.sin * s.sinTheta;
+      const x = n[0] * s.nDotL + t[0] * u + b[0] * v;
+      const y = n[1] * s.nDotL + t[1] * u + b[1] * v;
+      const z = n[2] * s.nDotL + t[2] * u + b[2] * v;
+      sum += sampleLod(chain, x, y, z, s.lod) * s.nDotL;
+      weight += s.nDotL;
     }
-    faces.push(out);
-  }
-  return { size, faces };
+    return sum / weight;
+  });
 }
 
 /** One rough level: every texel of the 16 px source mip weighted by the GGX lobe (three's PMREMGGXIntegration). */
@@ -268,28 +261,19 @@ function integrationLevel(chain: GreyCube[], size: number, roughness: number): G
       }
     }
   }
-  const faces: Float32Array[] = [];
-  for (let face = 0; face < 6; face++) {
-    const out = new Float32Array(size * size);
-    for (let j = 0; j < size; j++) {
-      for (let i = 0; i < size; i++) {
-        const n = normalize(texelDirection(face, i, j, size));
-        let sum = 0;
-        let total = 0;
-        for (const s of dirs) {
-          const dot = n[0] * s.d[0] + n[1] * s.d[1] + n[2] * s.d[2];
-          const nDotL = Math.abs(dot) * s.invDistance;
-          const q = 1 + alpha2 + (alpha2 - 1) * nDotL;
-          const w = (nDotL * s.invDistance ** 3) / (q * q);
-          sum += (dot < 0 ? s.minus : s.plus) * w;
-          total += w;
-        }
-        out[j * size + i] = sum / total;
-      }
+  return perTexel(size, (n) => {
+    let sum = 0;
+    let total = 0;
+    for (const s of dirs) {
+      const dot = n[0] * s.d[0] + n[1] * s.d[1] + n[2] * s.d[2];
+      const nDotL = Math.abs(dot) * s.invDistance;
+      const q = 1 + alpha2 + (alpha2 - 1) * nDotL;
+      const w = (nDotL * s.invDistance ** 3) / (q * q);
+      sum += (dot < 0 ? s.minus : s.plus) * w;
+      total += w;
     }
-    faces.push(out);
-  }
-  return { size, faces };
+    return sum / total;
+  });
 }
 
 /** three's mapping of a PMREM level to its roughness (a static its type declarations leave out). */
