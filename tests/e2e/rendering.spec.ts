@@ -1,4 +1,4 @@
-import { Document, NodeIO, type Material } from '@gltf-transform/core';
+import { Document, NodeIO, type Buffer as GltfBuffer, type Material, type Node } from '@gltf-transform/core';
 import { KHRMaterialsEmissiveStrength } from '@gltf-transform/extensions';
 import { expect, test, type Page } from '@playwright/test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,6 +40,19 @@ test.use({ viewport: VIEWPORT });
 
 // ---- the test scene ------------------------------------------------------------------------
 
+/** A node with one indexed mesh of `geometry` (positions, normals, uvs) drawn with `material`. */
+function meshNode(doc: Document, buffer: GltfBuffer, name: string, geometry: Geometry, material: Material): Node {
+  const accessor = (type: 'VEC3' | 'VEC2' | 'SCALAR', array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
+  const primitive = doc
+    .createPrimitive()
+    .setAttribute('POSITION', accessor('VEC3', new Float32Array(geometry.positions)))
+    .setAttribute('NORMAL', accessor('VEC3', new Float32Array(geometry.normals)))
+    .setAttribute('TEXCOORD_0', accessor('VEC2', new Float32Array(geometry.uvs)))
+    .setIndices(accessor('SCALAR', new Uint32Array(geometry.indices)))
+    .setMaterial(material);
+  return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive));
+}
+
 /**
  * A floor with, on it: a tall box (AO in its corners, a reflection on the floor), a box turned
  * 30 degrees (long diagonal edges for SMAA), a sphere touching the floor (a contact crease) and a
@@ -51,17 +64,8 @@ async function buildTestScene(): Promise<Uint8Array> {
   const emissiveStrength = doc.createExtension(KHRMaterialsEmissiveStrength);
   const material = (name: string, color: [number, number, number], roughness: number, metallic = 0): Material =>
     doc.createMaterial(name).setBaseColorFactor([...color, 1]).setRoughnessFactor(roughness).setMetallicFactor(metallic);
-  const addMesh = (name: string, geometry: Geometry, mat: Material, translation: [number, number, number] = [0, 0, 0], rotation: [number, number, number, number] = [0, 0, 0, 1]) => {
-    const accessor = (type: 'VEC3' | 'VEC2' | 'SCALAR', array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
-    const primitive = doc
-      .createPrimitive()
-      .setAttribute('POSITION', accessor('VEC3', new Float32Array(geometry.positions)))
-      .setAttribute('NORMAL', accessor('VEC3', new Float32Array(geometry.normals)))
-      .setAttribute('TEXCOORD_0', accessor('VEC2', new Float32Array(geometry.uvs)))
-      .setIndices(accessor('SCALAR', new Uint32Array(geometry.indices)))
-      .setMaterial(mat);
-    return doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive)).setTranslation(translation).setRotation(rotation);
-  };
+  const addMesh = (name: string, geometry: Geometry, mat: Material, translation: [number, number, number] = [0, 0, 0], rotation: [number, number, number, number] = [0, 0, 0, 1]) =>
+    meshNode(doc, buffer, name, geometry, mat).setTranslation(translation).setRotation(rotation);
   const glow = material('Glow', [1, 0.9, 0.6], 0.5);
   glow.setEmissiveFactor([1, 0.8, 0.4]).setExtension('KHR_materials_emissive_strength', emissiveStrength.createEmissiveStrength().setEmissiveStrength(8));
   const turn = Math.sin(Math.PI / 12);
@@ -518,16 +522,8 @@ async function buildSpheresScene(): Promise<Uint8Array> {
     ['Chalk', 0.95, 0, [0.9, 0.9, 0.9]],
   ];
   spheres.forEach(([name, roughness, metallic, color], i) => {
-    const geometry = sphere(0.45, [0, 0, 0], 48, 32);
-    const accessor = (type: 'VEC3' | 'VEC2' | 'SCALAR', array: Float32Array<ArrayBuffer> | Uint32Array<ArrayBuffer>) => doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
-    const primitive = doc
-      .createPrimitive()
-      .setAttribute('POSITION', accessor('VEC3', new Float32Array(geometry.positions)))
-      .setAttribute('NORMAL', accessor('VEC3', new Float32Array(geometry.normals)))
-      .setAttribute('TEXCOORD_0', accessor('VEC2', new Float32Array(geometry.uvs)))
-      .setIndices(accessor('SCALAR', new Uint32Array(geometry.indices)))
-      .setMaterial(doc.createMaterial(name).setBaseColorFactor([...color, 1]).setRoughnessFactor(roughness).setMetallicFactor(metallic));
-    scene.addChild(doc.createNode(name).setMesh(doc.createMesh(name).addPrimitive(primitive)).setTranslation([(i % 2) - 0.5, 0.5 - Math.floor(i / 2), 0]));
+    const material = doc.createMaterial(name).setBaseColorFactor([...color, 1]).setRoughnessFactor(roughness).setMetallicFactor(metallic);
+    scene.addChild(meshNode(doc, buffer, name, sphere(0.45, [0, 0, 0], 48, 32), material).setTranslation([(i % 2) - 0.5, 0.5 - Math.floor(i / 2), 0]));
   });
   return new NodeIO().writeBinary(doc);
 }
