@@ -19,11 +19,37 @@ export class HttpError extends Error {
  * gets its AbortError as with its own fetch.
  */
 export function takeEarlyFetch(url: string, signal?: AbortSignal): Promise<Response> | null {
-  const early = (globalThis as { __earlyFetches?: Record<string, Promise<Response> | undefined> }).__earlyFetches;
+  const early = (globalThis as EarlyGlobals).__earlyFetches;
   const response = early?.[url];
   if (!early || !response) return null;
   delete early[url];
   return signal ? untilAborted(response, signal) : response;
+}
+
+type EarlyGlobals = { __earlyFetches?: Record<string, Promise<Response> | undefined>; __earlyFetchesStarted?: Promise<unknown> };
+
+/**
+ * The early download of `url` if index.html started one, else the app's own fetch. index.html
+ * starts the scene's downloads only once its own copy of the configuration and the scene document
+ * has been parsed; the app parses its copies at the same time and can get to a model or an asset
+ * first. So a URL not (yet) started early waits until index.html's chain has started everything it
+ * will start (`__earlyFetchesStarted`, which settles either way) and looks again: one download per
+ * URL, never a wasted early one. Without the chain (other pages, tests) it fetches at once.
+ */
+export async function earlyOrFetch(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
+  const now = takeEarlyFetch(url, signal);
+  if (now) return now;
+  const started = (globalThis as EarlyGlobals).__earlyFetchesStarted;
+  if (started) {
+    const settled = started.then(
+      () => undefined,
+      () => undefined,
+    );
+    await (signal ? untilAborted(settled, signal) : settled);
+    const later = takeEarlyFetch(url, signal);
+    if (later) return later;
+  }
+  return fetch(url, { ...init, signal });
 }
 
 /**
@@ -45,7 +71,7 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?:
 
 /** GET a binary file with byte progress; a non-2xx answer is an HttpError naming the status. */
 export async function fetchBinary(url: string, onProgress?: ProgressListener, signal?: AbortSignal): Promise<ArrayBuffer> {
-  const response = await (takeEarlyFetch(url, signal) ?? fetch(url, { signal }));
+  const response = await earlyOrFetch(url, {}, signal);
   if (!response.ok) {
     throw new HttpError(response.status, url, `The model file request failed: ${response.status} ${response.statusText || ''}`.trim() + '.');
   }
@@ -89,7 +115,7 @@ export async function fetchBinary(url: string, onProgress?: ProgressListener, si
 
 /** GET JSON; a non-2xx answer is an HttpError carrying the server's `error` text when it sent one. */
 export async function fetchJson(url: string, signal?: AbortSignal): Promise<unknown> {
-  const response = await (takeEarlyFetch(url, signal) ?? fetch(url, { signal, headers: { Accept: 'application/json' } }));
+  const response = await earlyOrFetch(url, { headers: { Accept: 'application/json' } }, signal);
   const text = await response.text();
   let body: unknown = undefined;
   try {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientConfig } from '../../../src/protocol/config';
-import { fetchBinary, HttpError, takeEarlyFetch } from '../../../src/scene/fetch';
+import { fetchBinary, fetchJson, HttpError, takeEarlyFetch } from '../../../src/scene/fetch';
 import { fetchScene, modelFileUrl } from '../../../src/scene/load-scene';
 
 const config: ClientConfig = {
@@ -82,9 +82,45 @@ describe('fetchBinary', () => {
 });
 
 describe('early downloads (started by index.html)', () => {
-  const early = () => (globalThis as { __earlyFetches?: Record<string, Promise<Response>> });
+  const early = () => (globalThis as { __earlyFetches?: Record<string, Promise<Response>>; __earlyFetchesStarted?: Promise<unknown> });
   afterEach(() => {
     delete early().__earlyFetches;
+    delete early().__earlyFetchesStarted;
+  });
+
+  it('a URL index.html has not started yet waits for its chain, then takes the early download', async () => {
+    respond('not this', { status: 200 });
+    let started!: () => void;
+    early().__earlyFetches = {};
+    early().__earlyFetchesStarted = new Promise<void>((resolve) => (started = resolve));
+    const pending = fetchBinary('http://x/asset');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // index.html's chain is still parsing the scene document: the app neither fetched nor gave up.
+    expect(fetch).not.toHaveBeenCalled();
+    early().__earlyFetches!['http://x/asset'] = Promise.resolve(new Response(new Uint8Array(7).fill(1)));
+    started();
+    expect(new Uint8Array(await pending)).toEqual(new Uint8Array(7).fill(1));
+    expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('a URL the chain never starts, or a failed chain, is fetched by the app after it settles', async () => {
+    respond('{"ok":true}', { status: 200 });
+    early().__earlyFetches = {};
+    early().__earlyFetchesStarted = Promise.reject(new Error('config unreachable'));
+    expect(await fetchJson('http://x/other')).toEqual({ ok: true });
+    expect(fetch).toHaveBeenCalledTimes(1);
+    expect(vi.mocked(fetch).mock.calls[0][0]).toBe('http://x/other');
+  });
+
+  it('an abort while waiting for the chain rejects at once', async () => {
+    respond('not this', { status: 200 });
+    early().__earlyFetches = {};
+    early().__earlyFetchesStarted = new Promise(() => {});
+    const abort = new AbortController();
+    const pending = fetchBinary('http://x/never', undefined, abort.signal);
+    abort.abort(new DOMException('The load was cancelled.', 'AbortError'));
+    await expect(pending).rejects.toThrow('The load was cancelled.');
+    expect(fetch).not.toHaveBeenCalled();
   });
 
   it('are taken once by URL, checked like the app’s own; other URLs are fetched', async () => {
