@@ -281,7 +281,8 @@ export default async function run(): Promise<BenchResult[]> {
                   ? await measureLoad({ hostUrl: pages.hostUrl(oursUrl), frameOrigin: server.base, message: 'viewerready', timeoutMs: TIMEOUT_MS })
                   : await measureLoad({ hostUrl: pages.hostUrl(pages.url(`/instances-${scene.sceneId}.html`)), frameOrigin: pages.url(''), message: PLAIN_INSTANCES_READY, timeoutMs: TIMEOUT_MS });
               into.push(r);
-              console.log(`[instances-load] ${label} #${i + 1} ${side}: ${round(r.ms)} ms${r.cpu ? `; CPU ${round(r.cpu.total)} ms` : ''}; load average ${loadavg()[0].toFixed(1)}`);
+              const marks = side === 'ours' ? `; ${r.marks.filter(([name]) => MARKS.includes(name) || name === 'quality').map(([name, t]) => `${name} ${round(t)}`).join(', ')}` : '';
+              console.log(`[instances-load] ${label} #${i + 1} ${side}: ${round(r.ms)} ms${r.cpu ? `; CPU ${round(r.cpu.total)} ms` : ''}; load average ${loadavg()[0].toFixed(1)}${marks}`);
             } catch (error) {
               failures.push(`${side} #${i + 1}: ${(error as Error).message}`);
               console.log(`[instances-load] ${label} #${i + 1} ${side}: FAILED ${(error as Error).message}`);

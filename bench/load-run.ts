@@ -208,6 +208,12 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
     };
   } finally {
     if (context) await withTimeout(context.close(), 20_000, 'closing Chromium').catch(() => undefined);
-    rmSync(userDataDir, { recursive: true, force: true });
+    // Chromium's helpers may still write into the profile as it closes: retry, and a profile that
+    // stays behind is reported, not a failed run (its measurement is already taken).
+    try {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    } catch (error) {
+      console.warn(`[bench] could not remove ${userDataDir}: ${(error as Error).message}`);
+    }
   }
 }
