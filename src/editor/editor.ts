@@ -33,7 +33,7 @@ import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from
 import { besideMatrices, createBoxSelect, createInstanceApplier, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
 import { createSelectionOutline, type SelectionOutline } from './selection-outline';
 import type { InstanceChange } from '../protocol/instances';
-import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type CreateInstanceGroupOptions, type InstanceAsset } from '../engine/instances';
+import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type InstanceArrays, type InstanceAsset, type InstanceGroupOptionsBase } from '../engine/instances';
 
 /**
  * What is selected: a node of a model (nodeId null when the hit has no registered node), or a
@@ -272,7 +272,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   /** Assets placed from the library in this session, by id (a new group of one is drawn with it). */
   const placedAssets = new Map<string, InstanceAsset>();
   /** Instanced groups removed by an edit, kept for its undo (their asset, ids and matrices). */
-  const removedGroups = new Map<string, Pick<CreateInstanceGroupOptions, 'asset' | 'ids' | 'matrices' | 'nextId' | 'revision'>>();
+  const removedGroups = new Map<string, Pick<InstanceGroupOptionsBase, 'asset' | 'revision'> & Omit<InstanceArrays, 'prepared'>>();
 
   /** Shadow maps every casting light other than `except` needs (the sun, model lights, scene objects). */
   const otherShadowMaps = (exceptEid: number): number => {

@@ -90,9 +90,57 @@ export interface InstanceGroupRecord {
   dirtyMax: number;
 }
 
-export interface CreateInstanceGroupOptions {
+/**
+ * A group's instances in the form the group keeps them (the matrix buffer with room to grow, the
+ * ids, the id index), made by prepareInstances before the group itself: the load makes it as each
+ * instance set arrives, while the others still download, so that making the groups after the last
+ * one is only attaching. A group made from it takes its arrays over (one group per preparation).
+ */
+export interface PreparedInstances {
+  readonly count: number;
+  /** capacity x 16 floats, the first count x 16 filled. */
+  readonly matrices: Float32Array;
+  /** capacity ids, the first count filled. */
+  readonly ids: Uint32Array;
+  readonly index: InstanceIndex;
+  readonly nextId: number;
+}
+
+/**
+ * The instances of group `uuid` as a group keeps them (see PreparedInstances). `matrices` are 16
+ * floats per instance or the set's packed 12; ids must be unique ('Instance id … appears twice').
+ */
+export function prepareInstances(uuid: string, ids: ArrayLike<number>, matrices: ArrayLike<number>, nextId = 0): PreparedInstances {
+  const n = ids.length;
+  const packed = matrices.length === n * 12 && n > 0;
+  if (!packed && matrices.length !== n * 16) throw new Error(`An instanced asset group of ${n} instances needs ${n * 16} matrix values (or ${n * 12} packed), not ${matrices.length}.`);
+  const capacity = capacityFor(n);
+  const array = new Float32Array(capacity * 16);
+  if (packed) unpackMatrices(matrices, array, n);
+  else array.set(matrices);
+  const own = new Uint32Array(capacity);
+  own.set(ids);
+  const index = new InstanceIndex(n);
+  let next = nextId;
+  for (let slot = 0; slot < n; slot++) {
+    const id = own[slot]!;
+    if (index.get(id) >= 0) throw new Error(`Instance id ${id} appears twice in group ${uuid}.`);
+    index.set(id, slot);
+    if (id >= next) next = id + 1;
+  }
+  return { count: n, matrices: array, ids: own, index, nextId: next };
+}
+
+export interface InstanceGroupOptionsBase {
   uuid: string;
   asset: InstanceAsset;
+  revision?: number;
+  castShadow?: boolean;
+  receiveShadow?: boolean;
+}
+
+/** A group's instances as arrays (copied into the group). */
+export interface InstanceArrays {
   /** Instance ids in slot order. */
   ids: Uint32Array;
   /**
@@ -102,10 +150,11 @@ export interface CreateInstanceGroupOptions {
    */
   matrices: Float32Array;
   nextId?: number;
-  revision?: number;
-  castShadow?: boolean;
-  receiveShadow?: boolean;
+  prepared?: undefined;
 }
+
+/** A group's instances given as arrays (copied), or already prepared (prepareInstances; taken over). */
+export type CreateInstanceGroupOptions = InstanceGroupOptionsBase & (InstanceArrays | { prepared: PreparedInstances });
 
 /** Ranges of a group's matrix buffer uploaded one by one; past this many, one range covers them. */
 const MAX_UPDATE_RANGES = 32;
@@ -121,26 +170,10 @@ const box3 = new Box3();
 export function createInstanceGroup(world: ViewerWorld, eid: number, options: CreateInstanceGroupOptions): InstanceGroupRecord {
   const object = world.objects[eid];
   if (!object) throw new Error(`Entity ${eid} has no object to hold an instanced asset group.`);
+  const { count: n, matrices: array, ids, index, nextId } = options.prepared ?? prepareInstances(options.uuid, options.ids, options.matrices, options.nextId);
   if (world.instanceGroups.has(eid)) disposeInstanceGroup(world, eid);
-  const n = options.ids.length;
-  const packed = options.matrices.length === n * 12 && n > 0;
-  if (!packed && options.matrices.length !== n * 16) throw new Error(`An instanced asset group of ${n} instances needs ${n * 16} matrix values (or ${n * 12} packed), not ${options.matrices.length}.`);
-  const capacity = capacityFor(n);
-  const array = new Float32Array(capacity * 16);
-  if (packed) unpackMatrices(options.matrices, array, n);
-  else array.set(options.matrices);
   const attribute = new InstancedBufferAttribute(array, 16);
   attribute.setUsage(DynamicDrawUsage);
-  const ids = new Uint32Array(capacity);
-  ids.set(options.ids);
-  const index = new InstanceIndex(n);
-  let nextId = options.nextId ?? 0;
-  for (let slot = 0; slot < n; slot++) {
-    const id = ids[slot]!;
-    if (index.get(id) >= 0) throw new Error(`Instance id ${id} appears twice in group ${options.uuid}.`);
-    index.set(id, slot);
-    if (id >= nextId) nextId = id + 1;
-  }
   // The bounds index is built when first needed (a pick, or idle time after the first frame:
   // buildPendingBounds), never before the first picture: stale until then.
   const bvh = new InstanceBVH(options.asset.box);

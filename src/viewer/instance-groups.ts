@@ -1,5 +1,5 @@
 import { BackSide, DoubleSide, FrontSide, Group, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
-import { createInstanceGroup, type InstanceGroupRecord } from '../engine/instances';
+import { createInstanceGroup, prepareInstances, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
 import type { SceneObject } from '../protocol/scene-objects';
@@ -87,7 +87,14 @@ export async function loadInstanceGroups(
             : fetchGroupInstances(config, sceneId, object, options.signal).catch((error: unknown) => (options.signal?.aborted ? Promise.reject(error) : (error as Error)))
           ).then((i) => {
             if (++sets === total) mark('instance-sets');
-            return i;
+            if (i instanceof Error) return i;
+            // Unpacked and indexed now, in the task its set arrived in, while other sets still
+            // download: after the last one, making the groups is only attaching them.
+            try {
+              return { prepared: prepareInstances(object.uuid, i.ids, i.matrices, i.nextId), revision: i.revision };
+            } catch (error) {
+              return error instanceof Error ? error : new Error(String(error));
+            }
           }),
         ]);
         options.signal?.throwIfAborted();
@@ -111,9 +118,7 @@ export async function loadInstanceGroups(
           const group = createInstanceGroup(world, entry.eid, {
             uuid: object.uuid,
             asset: loaded.asset,
-            ids: instances.ids,
-            matrices: instances.matrices,
-            nextId: instances.nextId,
+            prepared: instances.prepared,
             revision: instances.revision,
             castShadow: object.castShadow ?? true,
             receiveShadow: true,

@@ -11,6 +11,7 @@ import {
   getInstanceBounds,
   getInstanceMatrix,
   instanceIds,
+  prepareInstances,
   instanceSlot,
   removeInstances,
   setInstanceMatrix,
@@ -64,6 +65,32 @@ describe('instanced asset groups in the engine', () => {
     expect(() => createInstanceGroup(world, eid, { uuid: 'bad', asset: asset(1), ids: new Uint32Array([1]), matrices: new Float32Array(13) })).toThrow(/16 matrix values \(or 12 packed\)/);
   });
 
+
+  it('prepared instances (unpacked and indexed before the group) are taken over by the group as they are', () => {
+    const world = createViewerWorld();
+    const eid = addViewerEntity(world);
+    bindObject(world, eid, new Group());
+    const packed = new Float32Array(36);
+    for (let i = 0; i < 3; i++) packed.set([1, 0, 0, 0, 1, 0, 0, 0, 1, i * 3, 0, 0], i * 12);
+    const prepared = prepareInstances('p', new Uint32Array([5, 2, 9]), packed, 4);
+    expect(prepared.count).toBe(3);
+    expect(prepared.nextId).toBe(10);
+    expect(prepared.matrices.length % 16).toBe(0);
+    expect(prepared.matrices.length).toBeGreaterThanOrEqual(3 * 16);
+    expect(Array.from(prepared.matrices.subarray(16, 32))).toEqual([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 3, 0, 0, 1]);
+    expect([prepared.index.get(5), prepared.index.get(2), prepared.index.get(9), prepared.index.get(4)]).toEqual([0, 1, 2, -1]);
+    const group = createInstanceGroup(world, eid, { uuid: 'p', asset: asset(1), prepared, revision: 2 });
+    expect(group.attribute.array).toBe(prepared.matrices);
+    expect(group.ids).toBe(prepared.ids);
+    expect(group.index).toBe(prepared.index);
+    expect([group.count, group.nextId, group.revision]).toEqual([3, 10, 2]);
+    expect(getInstanceMatrix(group, 9, new Matrix4()).elements[12]).toBe(6);
+    expect(() => prepareInstances('dup', new Uint32Array([1, 1]), new Float32Array(24))).toThrow('Instance id 1 appears twice in group dup.');
+    // A bad set for an entity that has a group leaves that group as it was.
+    expect(() => createInstanceGroup(world, eid, { uuid: 'dup', asset: asset(1), ids: new Uint32Array([1, 1]), matrices: new Float32Array(24) })).toThrow('appears twice');
+    expect(world.instanceGroups.get(eid)).toBe(group);
+    expect(group.meshes[0]!.parent).not.toBeNull();
+  });
 
   it('draws one InstancedMesh per part, sharing one matrix buffer, under the group object', () => {
     const { group, object, world, eid } = setup(10);

@@ -181,17 +181,40 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
 
   it('a small set downloaded in time is part of the first picture', async () => {
     const events: string[] = [];
-    const { loadTarget } = target({ onEvent: (e) => events.push(e) });
-    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
+    const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 7 });
     vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
     try {
       const result = await loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 3 })] } as never));
       expect(result.instanceGroups?.loaded).toBe(1);
+      // Prepared as the set arrived, then taken over by the group, with the set's revision.
+      const made = [...world.instanceGroups.values()][0]!;
+      expect([made.count, made.nextId, made.revision]).toEqual([3, 3, 7]);
+      expect(made.attribute.array.length).toBeGreaterThanOrEqual(3 * 16);
       expect(events).not.toContainEqual(expect.stringMatching(/^release/));
       expect(events).toContain('frame (hold 1, groups 1)');
     } finally {
       vi.unstubAllGlobals();
     }
   });
-});
 
+  it('a set with an id twice is that group’s failure, with a notice: the other groups and the scene still load', async () => {
+    const events: string[] = [];
+    const notices: string[] = [];
+    const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
+    const set = encodeInstanceSet({ ids: new Uint32Array([4, 4]), matrices: new Float32Array(24), nextId: 5, revision: 1 });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const doc = scene({ objects: [group('twice', { instanceCount: 2 }), group('fine', { matrices: [identity] })] } as never);
+      const result = await loadScene(loadTarget, config, doc, { onNotice: (text) => notices.push(text) });
+      expect(result.instanceGroups).toEqual({ loaded: 1, failedAssets: [], failedGroups: ['twice'] });
+      expect(notices).toEqual(['The instances of "twice" could not be loaded: Instance id 4 appears twice in group twice.']);
+      expect([...world.instanceGroups.values()].map((g) => g.uuid)).toEqual(['fine']);
+      expect(logged).toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+      vi.unstubAllGlobals();
+    }
+  });
+});
