@@ -23,7 +23,7 @@ import { readSourceMap, type SourceMap } from './sourcemap';
  * Stacks and profile frames are mapped through dist's source maps to src/ and node_modules/.
  * Times are in ms since the host page's navigation start, as in the benchmark.
  *
- *   npx tsx bench/profile-load.ts --scene helmet|warehouse [--quality low] [--out DIR]
+ *   npx tsx bench/profile-load.ts --scene helmet|warehouse|city [--quality low] [--out DIR]
  *   npx tsx bench/profile-load.ts --analyse DIR/profile-helmet   (again, from the saved files)
  *
  * Writes DIR/profile-{scene}[-{quality}].trace.json (open it in DevTools' Performance panel),
@@ -157,7 +157,7 @@ function findFrame(page: Page, origin: string): Frame | undefined {
 async function record(base: string): Promise<{ rec: Recording; events: TraceEvent[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
   const [scene] = await seedScenes(dataDir, [argv.scene!]);
-  if (!scene) throw new Error(`unknown scene ${argv.scene} (helmet or warehouse)`);
+  if (!scene) throw new Error(`unknown scene ${argv.scene} (helmet, warehouse or city)`);
   const server = await startServer(dataDir);
   const pages = await startPagesServer({});
   // chromium.launch starts from a new, empty profile of its own.

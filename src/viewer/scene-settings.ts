@@ -24,7 +24,7 @@ import {
   type ToneMapping as ThreeToneMapping,
   type WebGLRenderer,
 } from 'three';
-import { Water } from 'three/examples/jsm/objects/Water.js';
+import type { Water } from 'three/examples/jsm/objects/Water.js';
 import { ShadowFollow, WaterSurface } from '../../components';
 import { ensureSunEntity, placeFollowingShadow, setShadowHalfExtent, setSunDirection } from '../engine/lights';
 import { bindObject, unbindObject } from '../engine/registry';
@@ -235,8 +235,16 @@ export async function applySceneSettings(host: SceneSettingsHost, input: unknown
     v.waterSize = s.waterSize ?? v.waterSize;
     v.waterYOffset = s.waterYOffset ?? v.waterYOffset;
     v.waterWaveSpeed = s.waterWaveSpeed ?? v.waterWaveSpeed;
-    if (v.waterEnabled && !state.water) state.water = createWater(host, options, warn);
-    else if (!v.waterEnabled && state.water) {
+    if (v.waterEnabled && !state.water) {
+      // three's Water is a chunk of its own: few scenes have water, and the embed's first download
+      // stays small. A call made meanwhile may have turned it off or made it: `v` is the latest.
+      try {
+        const { Water: WaterMesh } = await import('three/examples/jsm/objects/Water.js');
+        if (v.waterEnabled && !state.water) state.water = createWater(WaterMesh, host, options, warn);
+      } catch (error) {
+        warn(`The water could not be loaded, so it is left out: ${messageOf(error)}`, error);
+      }
+    } else if (!v.waterEnabled && state.water) {
       removeWater(host, state.water);
       state.water = null;
     }
@@ -450,7 +458,7 @@ function sameEnvironment(a: Exclude<EnvironmentRef, null>, b: EnvironmentRef): b
   return a.id === b.id && a.path === b.path && a.format === b.format;
 }
 
-function createWater(host: SceneSettingsHost, options: ApplySceneSettingsOptions, warn: (message: string, error?: unknown) => void): WaterState {
+function createWater(WaterMesh: typeof Water, host: SceneSettingsHost, options: ApplySceneSettingsOptions, warn: (message: string, error?: unknown) => void): WaterState {
   const { world, context } = host;
   const load =
     options.loadTexture ??
@@ -465,7 +473,7 @@ function createWater(host: SceneSettingsHost, options: ApplySceneSettingsOptions
       ));
   const normals = load(WATER_NORMALS_URL, (error) => warn(`The water normal map ${WATER_NORMALS_URL} could not be loaded: ${messageOf(error)}`, error));
   normals.wrapS = normals.wrapT = RepeatWrapping;
-  const mesh = new Water(new PlaneGeometry(WATER_PLANE_SIZE, WATER_PLANE_SIZE), {
+  const mesh = new WaterMesh(new PlaneGeometry(WATER_PLANE_SIZE, WATER_PLANE_SIZE), {
     textureWidth: WATER_TEXTURE_SIZE,
     textureHeight: WATER_TEXTURE_SIZE,
     waterNormals: normals,

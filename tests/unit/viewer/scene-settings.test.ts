@@ -234,6 +234,20 @@ describe('applySceneSettings', () => {
     expect(await applySceneSettings(host, undefined)).toEqual(after);
   });
 
+  it('water turned off while its code still loads is never made; turned on twice, it is made once', async () => {
+    const { host, scene } = makeHost();
+    const options = environmentOptions();
+    const on = applySceneSettings(host, { waterEnabled: true }, options);
+    const off = applySceneSettings(host, { waterEnabled: false }, options);
+    await Promise.all([on, off]);
+    expect(waterOf(scene)).toBeUndefined();
+    expect(readSceneSettings(host).waterEnabled).toBe(false);
+    await Promise.all([applySceneSettings(host, { waterEnabled: true }, options), applySceneSettings(host, { waterEnabled: true, waterColor: '112233' }, options)]);
+    expect(scene.children.filter((o) => o instanceof Water)).toHaveLength(1);
+    expect(options.warnings).toEqual([]);
+    expect(waterOf(scene)!.material.uniforms.waterColor.value.getHexString()).toBe('112233');
+  });
+
   it('keeps earlier settings when later ones name other fields', async () => {
     const { host } = makeHost();
     await applySceneSettings(host, { sunAzimuth: 200, fogEnabled: true });
