@@ -67,6 +67,33 @@ function generatedAssets(): Plugin {
 }
 
 /**
+ * The loader worker's built URL, written into index.html's early script (its `LOADER_WORKER_URL`):
+ * the embed starts the worker and its instance-set downloads there, before the app's code has
+ * loaded (src/scene/container-client.ts adopts it). In dev the URL stays empty and the app starts
+ * the worker itself.
+ */
+function earlyLoaderWorker(): Plugin {
+  let base = '/';
+  return {
+    name: 'early-loader-worker',
+    apply: 'build',
+    configResolved(config) {
+      base = config.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const file = Object.keys(ctx.bundle ?? {}).find((name) => /(^|\/)container-worker-[\w-]+\.js$/.test(name));
+        if (!file) throw new Error('early-loader-worker: the loader worker (container-worker) is not in the bundle.');
+        const marker = "var LOADER_WORKER_URL = '';";
+        if (!html.includes(marker)) throw new Error(`early-loader-worker: index.html has no ${marker}`);
+        return html.replace(marker, `var LOADER_WORKER_URL = ${JSON.stringify(base + file)};`);
+      },
+    },
+  };
+}
+
+/**
  * The host API's typed client (src/api/client.ts) as a standalone ES module at
  * dist/api/viewer-client.js, a stable URL host pages import (CORS-enabled by the server). Built
  * after the app, in the same `vite build`, as a library: no hash, no shared chunks.
@@ -97,7 +124,7 @@ function hostApiClient(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), decoderLibs(), generatedAssets(), hostApiClient()],
+  plugins: [react(), decoderLibs(), generatedAssets(), earlyLoaderWorker(), hostApiClient()],
   build: {
     outDir: 'dist',
     sourcemap: true,

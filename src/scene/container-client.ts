@@ -31,6 +31,27 @@ let worker: Worker | null = null;
 let nextId = 1;
 const pending = new Map<number, Pending>();
 
+/**
+ * The loader worker index.html starts in a built embed, with the instance-set requests it sent
+ * (absolute URL -> request id, ids from EARLY_REQUEST_IDS up) and the replies it has received.
+ * The first request of the app adopts the worker: its sets are then taken by URL, once.
+ */
+export interface EarlyLoader {
+  worker: Worker;
+  ids: Record<string, number>;
+  replies: Record<number, DecodeReply>;
+  /** The worker failed before the app adopted it: the app starts its own. */
+  failed: boolean;
+  adopted?: boolean;
+}
+
+/** index.html's request ids start here, far above the ones this module gives. */
+export const EARLY_REQUEST_IDS = 1_000_000_000;
+/** The early requests not taken yet, by absolute URL (null when there are none or the worker is gone). */
+let earlyIds: Record<string, number> | null = null;
+/** Replies to early requests that arrived before the app asked for them. */
+const earlyReplies = new Map<number, DecodeReply>();
+
 /** What pending requests are rejected with when the worker is stopped on purpose (not a failure to recover from). */
 class WorkerStoppedError extends ContainerError {}
 
@@ -38,6 +59,9 @@ class WorkerStoppedError extends ContainerError {}
 function failWorker(message: string, stopped = false): void {
   const failed = [...pending.values()];
   pending.clear();
+  // The early requests lived in this worker: a new one knows none of them.
+  earlyIds = null;
+  earlyReplies.clear();
   worker?.terminate();
   worker = null;
   for (const request of failed) request.reject(stopped ? new WorkerStoppedError('worker-failed', message) : new ContainerError('worker-failed', message));
@@ -49,7 +73,11 @@ function settle(reply: DecodeReply): void {
     return;
   }
   const request = pending.get(reply.id);
-  if (!request) return;
+  if (!request) {
+    // An early request's set, before the app asks for it.
+    if (reply.id >= EARLY_REQUEST_IDS && earlyIds) earlyReplies.set(reply.id, reply);
+    return;
+  }
   pending.delete(reply.id);
   if (!('error' in reply)) {
     // A reply of the other kind is the worker's fault, not a result.
@@ -70,10 +98,18 @@ function sharedWorker(): Worker | null {
   if (worker) return worker;
   if (typeof Worker === 'undefined') return null;
   let created: Worker;
-  try {
-    created = new Worker(new URL('./container-worker.ts', import.meta.url), { type: 'module' });
-  } catch {
-    return null;
+  const early = (globalThis as { __earlyLoader?: EarlyLoader }).__earlyLoader;
+  if (early && !early.failed && !early.adopted) {
+    early.adopted = true;
+    created = early.worker;
+    earlyIds = early.ids;
+    for (const [id, reply] of Object.entries(early.replies)) earlyReplies.set(Number(id), reply);
+  } else {
+    try {
+      created = new Worker(new URL('./container-worker.ts', import.meta.url), { type: 'module' });
+    } catch {
+      return null;
+    }
   }
   created.onmessage = (event: MessageEvent<DecodeReply>) => settle(event.data);
   created.onerror = (event: ErrorEvent) => {
@@ -114,7 +150,12 @@ export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal, prio
   signal?.throwIfAborted();
   const target = sharedWorker();
   if (!target) return fetchInstanceSetHere(url, signal, priority);
-  const id = nextId++;
+  // Relative to the page, not to the worker's script.
+  const absolute = new URL(url, globalThis.location?.href).href;
+  // A set index.html asked the worker for: taken once, with the reply it may already have.
+  const early = earlyIds?.[absolute];
+  if (early !== undefined) delete earlyIds![absolute];
+  const id = early ?? nextId++;
   const inWorker = new Promise<InstanceSet>((resolve, reject) => {
     const onAbort = () => {
       pending.delete(id);
@@ -133,9 +174,16 @@ export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal, prio
       },
     });
     signal?.addEventListener('abort', onAbort, { once: true });
-    // Relative to the page, not to the worker's script.
-    const request: InstanceSetRequest = { id, kind: 'instance-set', url: new URL(url, globalThis.location?.href).href, accept: INSTANCE_SET_MIME, priority };
-    target.postMessage(request);
+    if (early === undefined) {
+      const request: InstanceSetRequest = { id, kind: 'instance-set', url: absolute, accept: INSTANCE_SET_MIME, priority };
+      target.postMessage(request);
+      return;
+    }
+    const arrived = earlyReplies.get(id);
+    if (arrived) {
+      earlyReplies.delete(id);
+      settle(arrived);
+    }
   });
   // A worker that failed (its script, a crash) does not lose the set: it is fetched here instead.
   return inWorker.catch((error: unknown) => {

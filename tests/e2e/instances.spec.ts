@@ -48,9 +48,9 @@ test.describe('instanced asset groups', () => {
     await page.goto(`/embed/${CITY}?quality=low`);
     expect(await settled(page)).toBe('ready');
     await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
-    // The page started every asset before the app's code ran (index.html), and the app took each
-    // of them; the instance sets were downloaded by the loader worker (the page's own timeline
-    // has none of them), once per group.
+    // The page started every asset and every instance set before the app's code ran (index.html),
+    // and the app took each of them; the sets were downloaded by the loader worker (the page's own
+    // timeline has none of them), once per group.
     const sets = requests.filter((p) => /\/v1\/scenes\/[^/]+\/groups\/[^/]+\/instances$/.test(p));
     const assets = requests.filter((p) => p.endsWith('/model.3dxa'));
     expect(sets.length).toBe(6);
@@ -58,6 +58,12 @@ test.describe('instanced asset groups', () => {
     expect(assets.length).toBe(6);
     expect(new Set(assets).size).toBe(6);
     expect(await page.evaluate(() => Object.keys((window as any).__earlyFetches ?? { missing: true }))).toEqual([]);
+    // The sets were asked for by index.html, in the loader worker it started; the app adopted the
+    // worker and took each of them (the counts above: no second download).
+    expect(await page.evaluate(() => {
+      const loader = (window as any).__earlyLoader;
+      return loader ? { adopted: loader.adopted === true, failed: loader.failed, left: Object.keys(loader.ids) } : null;
+    })).toEqual({ adopted: true, failed: false, left: [] });
     const timeline = await page.evaluate(() => {
       const scene = performance.getEntriesByName('viewer:scene')[0]!.startTime;
       const resources = performance.getEntriesByType('resource');
