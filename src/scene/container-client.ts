@@ -1,6 +1,7 @@
 import type { AssetFormat, ContainerHeader } from '../protocol/container-codec.ts';
 import { CONTAINER_ERROR_CODES, ContainerError, type ContainerErrorCode } from '../protocol/container-errors.ts';
 import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
+import { earlyDownloadsStarted } from './fetch.ts';
 import type { AbortRequest, DecodeReply, DecodeRequest, InstanceSetRequest } from './container-worker.ts';
 import type { InstanceSet } from '../protocol/instance-set.ts';
 import { INSTANCE_SET_MIME } from '../protocol/instances.ts';
@@ -49,6 +50,8 @@ export interface EarlyLoader {
 export const EARLY_REQUEST_IDS = 1_000_000_000;
 /** The early requests not taken yet, by absolute URL (null when there are none or the worker is gone). */
 let earlyIds: Record<string, number> | null = null;
+/** Their ids: only a reply to one of these is kept for later (an aborted taken one is dropped). */
+const earlyUntaken = new Set<number>();
 /** Replies to early requests that arrived before the app asked for them. */
 const earlyReplies = new Map<number, DecodeReply>();
 
@@ -61,6 +64,7 @@ function failWorker(message: string, stopped = false): void {
   pending.clear();
   // The early requests lived in this worker: a new one knows none of them.
   earlyIds = null;
+  earlyUntaken.clear();
   earlyReplies.clear();
   worker?.terminate();
   worker = null;
@@ -75,7 +79,7 @@ function settle(reply: DecodeReply): void {
   const request = pending.get(reply.id);
   if (!request) {
     // An early request's set, before the app asks for it.
-    if (reply.id >= EARLY_REQUEST_IDS && earlyIds) earlyReplies.set(reply.id, reply);
+    if (earlyUntaken.has(reply.id)) earlyReplies.set(reply.id, reply);
     return;
   }
   pending.delete(reply.id);
@@ -103,8 +107,14 @@ function sharedWorker(): Worker | null {
     early.adopted = true;
     created = early.worker;
     earlyIds = early.ids;
+    for (const id of Object.values(early.ids)) earlyUntaken.add(id);
     for (const [id, reply] of Object.entries(early.replies)) earlyReplies.set(Number(id), reply);
+    // Held here from now on (the page's object keeps no set alive).
+    early.replies = {};
   } else {
+    // A loader the page started that cannot be adopted (failed, or this is a new worker after a
+    // failure) downloads nothing more.
+    if (early && !early.adopted) early.worker.terminate();
     try {
       created = new Worker(new URL('./container-worker.ts', import.meta.url), { type: 'module' });
     } catch {
@@ -148,13 +158,24 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
  */
 export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal, priority?: RequestPriority): Promise<InstanceSet> {
   signal?.throwIfAborted();
+  // The app can read the scene document before index.html's own copy is parsed: until that chain
+  // has started (or not) its loader worker with the sets, a worker made here would download them twice.
+  const started = worker ? null : earlyDownloadsStarted(signal);
+  return started ? started.then(() => fetchSetNow(url, signal, priority)) : fetchSetNow(url, signal, priority);
+}
+
+function fetchSetNow(url: string, signal?: AbortSignal, priority?: RequestPriority): Promise<InstanceSet> {
+  signal?.throwIfAborted();
   const target = sharedWorker();
   if (!target) return fetchInstanceSetHere(url, signal, priority);
   // Relative to the page, not to the worker's script.
   const absolute = new URL(url, globalThis.location?.href).href;
   // A set index.html asked the worker for: taken once, with the reply it may already have.
   const early = earlyIds?.[absolute];
-  if (early !== undefined) delete earlyIds![absolute];
+  if (early !== undefined) {
+    delete earlyIds![absolute];
+    earlyUntaken.delete(early);
+  }
   const id = early ?? nextId++;
   const inWorker = new Promise<InstanceSet>((resolve, reject) => {
     const onAbort = () => {

@@ -39,17 +39,27 @@ type EarlyGlobals = { __earlyFetches?: Record<string, Promise<Response> | undefi
 export async function earlyOrFetch(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
   const now = takeEarlyFetch(url, signal);
   if (now) return now;
-  const started = (globalThis as EarlyGlobals).__earlyFetchesStarted;
+  const started = earlyDownloadsStarted(signal);
   if (started) {
-    const settled = started.then(
-      () => undefined,
-      () => undefined,
-    );
-    await (signal ? untilAborted(settled, signal) : settled);
+    await started;
     const later = takeEarlyFetch(url, signal);
     if (later) return later;
   }
   return fetch(url, { ...init, signal });
+}
+
+/**
+ * Resolves once index.html's chain has started every early download (its loader worker too), or
+ * has failed; null on a page without the chain. An abort rejects it at once.
+ */
+export function earlyDownloadsStarted(signal?: AbortSignal): Promise<void> | null {
+  const started = (globalThis as EarlyGlobals).__earlyFetchesStarted;
+  if (!started) return null;
+  const settled = started.then(
+    () => undefined,
+    () => undefined,
+  );
+  return signal ? untilAborted(settled, signal) : settled;
 }
 
 /**

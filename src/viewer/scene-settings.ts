@@ -240,7 +240,8 @@ export async function applySceneSettings(host: SceneSettingsHost, input: unknown
       // stays small. A call made meanwhile may have turned it off or made it: `v` is the latest.
       try {
         const { Water: WaterMesh } = await import('three/examples/jsm/objects/Water.js');
-        if (v.waterEnabled && !state.water) state.water = createWater(WaterMesh, host, options, warn);
+        // Not for settings disposed meanwhile (a viewer that closed).
+        if (v.waterEnabled && !state.water && states.get(host.world) === state) state.water = createWater(WaterMesh, host, options, warn);
       } catch (error) {
         warn(`The water could not be loaded, so it is left out: ${messageOf(error)}`, error);
       }

@@ -62,8 +62,8 @@ test.describe('instanced asset groups', () => {
     // worker and took each of them (the counts above: no second download).
     expect(await page.evaluate(() => {
       const loader = (window as any).__earlyLoader;
-      return loader ? { adopted: loader.adopted === true, failed: loader.failed, left: Object.keys(loader.ids) } : null;
-    })).toEqual({ adopted: true, failed: false, left: [] });
+      return loader ? { adopted: loader.adopted === true, failed: loader.failed, left: Object.keys(loader.ids), kept: Object.keys(loader.replies) } : null;
+    })).toEqual({ adopted: true, failed: false, left: [], kept: [] });
     const timeline = await page.evaluate(() => {
       const scene = performance.getEntriesByName('viewer:scene')[0]!.startTime;
       const resources = performance.getEntriesByType('resource');

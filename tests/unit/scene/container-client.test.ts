@@ -4,6 +4,7 @@ import { EARLY_REQUEST_IDS, fetchInstanceSetInWorker, terminateContainerWorker, 
 /** A stand-in for the loader worker: records what it is sent; the test answers as the worker would. */
 class FakeWorker {
   static made = 0;
+  static last: FakeWorker | null = null;
   sent: { id: number; kind: string; url?: string }[] = [];
   onmessage: ((event: MessageEvent) => void) | null = null;
   onerror: ((event: ErrorEvent) => void) | null = null;
@@ -11,6 +12,7 @@ class FakeWorker {
   terminated = false;
   constructor() {
     FakeWorker.made++;
+    FakeWorker.last = this;
   }
   postMessage(message: { id: number; kind: string; url?: string }): void {
     this.sent.push(message);
@@ -41,6 +43,7 @@ afterEach(() => {
   delete (globalThis as { __earlyLoader?: unknown }).__earlyLoader;
   vi.unstubAllGlobals();
   FakeWorker.made = 0;
+  FakeWorker.last = null;
 });
 
 describe('the loader worker index.html started', () => {
@@ -89,8 +92,10 @@ describe('the loader worker index.html started', () => {
     expect(FakeWorker.made).toBe(2);
     expect(loader.adopted).toBeUndefined();
     expect(loader.worker.sent).toEqual([]);
+    expect(loader.worker.terminated).toBe(true);
     // The app's own worker got the request.
-    expect(loader.ids[URL_A]).toBe(EARLY_REQUEST_IDS);
+    expect(FakeWorker.last).not.toBe(loader.worker);
+    expect(FakeWorker.last!.sent).toEqual([expect.objectContaining({ kind: 'instance-set', url: URL_A })]);
     terminateContainerWorker();
     await expect(pending).rejects.toThrow('stopped');
   });
@@ -108,5 +113,29 @@ describe('the loader worker index.html started', () => {
     expect(FakeWorker.made).toBe(2);
     terminateContainerWorker();
     await expect(next).rejects.toThrow('stopped');
+  });
+
+  it('asked before the page has made its loader (the app read the scene document first), the app waits for it instead of downloading twice', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    let started!: () => void;
+    (globalThis as { __earlyFetchesStarted?: Promise<void> }).__earlyFetchesStarted = new Promise<void>((resolve) => (started = resolve));
+    try {
+      const waiting = fetchInstanceSetInWorker(URL_A);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(FakeWorker.made).toBe(0);
+      // The page's chain makes its loader, asks for the sets, then settles.
+      const loader = earlyLoader();
+      (globalThis as { __earlyLoader?: unknown }).__earlyLoader = loader;
+      started();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      loader.worker.reply(EARLY_REQUEST_IDS, [3]);
+      expect([...(await waiting).ids]).toEqual([3]);
+      expect(FakeWorker.made).toBe(1);
+      expect(loader.adopted).toBe(true);
+      expect(loader.worker.sent).toEqual([]);
+      expect(loader.replies).toEqual({});
+    } finally {
+      delete (globalThis as { __earlyFetchesStarted?: unknown }).__earlyFetchesStarted;
+    }
   });
 });

@@ -248,6 +248,14 @@ describe('applySceneSettings', () => {
     expect(waterOf(scene)!.material.uniforms.waterColor.value.getHexString()).toBe('112233');
   });
 
+  it('water whose code arrives after the settings were disposed (the viewer closed) is not made', async () => {
+    const { host, scene } = makeHost();
+    const on = applySceneSettings(host, { waterEnabled: true }, environmentOptions());
+    disposeSceneSettings(host);
+    await on;
+    expect(scene.children.filter((o) => o instanceof Water)).toHaveLength(0);
+  });
+
   it('keeps earlier settings when later ones name other fields', async () => {
     const { host } = makeHost();
     await applySceneSettings(host, { sunAzimuth: 200, fogEnabled: true });
