@@ -50,8 +50,6 @@ export interface EarlyLoader {
 export const EARLY_REQUEST_IDS = 1_000_000_000;
 /** The early requests not taken yet, by absolute URL (null when there are none or the worker is gone). */
 let earlyIds: Record<string, number> | null = null;
-/** Their ids: only a reply to one of these is kept for later (an aborted taken one is dropped). */
-const earlyUntaken = new Set<number>();
 /** Replies to early requests that arrived before the app asked for them. */
 const earlyReplies = new Map<number, DecodeReply>();
 
@@ -64,7 +62,6 @@ function failWorker(message: string, stopped = false): void {
   pending.clear();
   // The early requests lived in this worker: a new one knows none of them.
   earlyIds = null;
-  earlyUntaken.clear();
   earlyReplies.clear();
   worker?.terminate();
   worker = null;
@@ -78,8 +75,8 @@ function settle(reply: DecodeReply): void {
   }
   const request = pending.get(reply.id);
   if (!request) {
-    // An early request's set, before the app asks for it.
-    if (earlyUntaken.has(reply.id)) earlyReplies.set(reply.id, reply);
+    // An early request's set, before the app asks for it (a reply to one taken and aborted is dropped).
+    if (earlyIds && Object.values(earlyIds).includes(reply.id)) earlyReplies.set(reply.id, reply);
     return;
   }
   pending.delete(reply.id);
@@ -107,7 +104,6 @@ function sharedWorker(): Worker | null {
     early.adopted = true;
     created = early.worker;
     earlyIds = early.ids;
-    for (const id of Object.values(early.ids)) earlyUntaken.add(id);
     for (const [id, reply] of Object.entries(early.replies)) earlyReplies.set(Number(id), reply);
     // Held here from now on (the page's object keeps no set alive).
     early.replies = {};
@@ -172,10 +168,7 @@ function fetchSetNow(url: string, signal?: AbortSignal, priority?: RequestPriori
   const absolute = new URL(url, globalThis.location?.href).href;
   // A set index.html asked the worker for: taken once, with the reply it may already have.
   const early = earlyIds?.[absolute];
-  if (early !== undefined) {
-    delete earlyIds![absolute];
-    earlyUntaken.delete(early);
-  }
+  if (early !== undefined) delete earlyIds![absolute];
   const id = early ?? nextId++;
   const inWorker = new Promise<InstanceSet>((resolve, reject) => {
     const onAbort = () => {
