@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { INSTANCE_SET_MIME } from '../../../src/protocol/instances';
+import { FIRST_PICTURE_INSTANCES, instanceSetUrl } from '../../../src/scene/instance-assets';
 import { EARLY_REQUEST_IDS, fetchInstanceSetInWorker, terminateContainerWorker, type EarlyLoader } from '../../../src/scene/container-client';
 
 /** A stand-in for the loader worker: records what it is sent; the test answers as the worker would. */
@@ -47,6 +51,16 @@ afterEach(() => {
 });
 
 describe('the loader worker index.html started', () => {
+  it('is asked by index.html with the app\'s ids, media type, priority rule and set URLs (its inline script cannot import them)', () => {
+    const page = readFileSync(join(__dirname, '../../../index.html'), 'utf8');
+    expect(page).toContain(`var id = ${EARLY_REQUEST_IDS} + i;`);
+    expect(page).toContain(`accept: '${INSTANCE_SET_MIME}'`);
+    expect(page).toContain(`object.instanceCount <= ${FIRST_PICTURE_INSTANCES}`);
+    const config = { endpoints: { modelService: 'SERVICE' } } as Parameters<typeof instanceSetUrl>[0];
+    expect(instanceSetUrl(config, 'SCENE', 'GROUP')).toBe('SERVICE/v1/scenes/SCENE/groups/GROUP/instances');
+    expect(page).toContain("service + '/v1/scenes/' + encodeURIComponent(doc._id) + '/groups/' + encodeURIComponent(object.uuid) + '/instances'");
+  });
+
   it('is adopted: its sets are taken by URL once, whether they arrived before or after the app asked', async () => {
     vi.stubGlobal('Worker', FakeWorker);
     const loader = earlyLoader();
