@@ -237,6 +237,9 @@ export function createCommentPins(world: ViewerWorld, options: { canvas: HTMLCan
 
   return {
     set(pins) {
+      // No pins before and none now (a scene without comments, read after its first picture):
+      // nothing on screen changes, and a still scene costs no frame.
+      if (pins.length === 0 && count === 0) return;
       grow(pins.length);
       count = pins.length;
       ids = pins.map((p) => p.id);

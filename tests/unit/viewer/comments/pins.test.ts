@@ -39,6 +39,20 @@ describe('comment pins frame step', () => {
     expect(countAttribute().version).toBe(version + 1);
   });
 
+  it('an empty list where there were no pins asks for no frame; emptying shown pins asks for one', () => {
+    const { world, pins, frame } = setup();
+    world.render.needsRender = false;
+    pins.set([]);
+    expect(world.render.needsRender).toBe(false);
+    pins.set(grid(3));
+    expect(world.render.needsRender).toBe(true);
+    frame(false);
+    world.render.needsRender = false;
+    pins.set([]);
+    expect(world.render.needsRender).toBe(true);
+    expect(pins.object.visible).toBe(false);
+  });
+
   it('uploads the whole count buffer while the pins fill half of it or more, a range otherwise', () => {
     const { pins, camera, countAttribute, frame } = setup();
     pins.set(grid(100)); // capacity 100
