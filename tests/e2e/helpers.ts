@@ -202,6 +202,23 @@ export async function canvasPixels(page: Page): Promise<CanvasPixels> {
   return { nonBackground: differ / (data.length / 4), colours: counts.size };
 }
 
+/**
+ * In a scene of several models (all of them around the origin), shows only the model named `name`
+ * (its sourceFileName), framed, and waits for that picture: the models' roots are shown and hidden
+ * directly, a test's way to look at one model at a time.
+ */
+export async function showAlone(page: Page, name: string): Promise<void> {
+  await page.evaluate(async (only) => {
+    const v = (window as any).__viewer.viewer;
+    const records: { name: string; root: { visible: boolean } }[] = [...v.world.models.values()];
+    const record = records.find((r) => r.name === only);
+    if (!record) throw new Error(`No model named ${only} in the scene`);
+    for (const r of records) r.root.visible = r === record;
+    await v.navigation.fit([record.root], false);
+    await v.nextFrame();
+  }, name);
+}
+
 export async function expectFailureOverlay(page: Page, detail?: string | RegExp): Promise<void> {
   const overlay = page.getByTestId('failure-overlay');
   await expect(overlay).toBeVisible();
