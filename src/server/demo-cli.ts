@@ -1,8 +1,5 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
-import { createInstancesScene } from './demo-instances-scene.ts';
-import { createInstanceService } from './instances.ts';
-import { openStore } from './store.ts';
 
 /**
  * `npm run demo -- instances N [--scene ID] [--seed S]`: generates a scene of N instances (1 to
@@ -52,6 +49,9 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+  // The generator, the store and their dependencies load only for a run that got this far: a
+  // usage error is printed at once.
+  const [{ createInstancesScene }, { createInstanceService }, { openStore }] = await Promise.all([import('./demo-instances-scene.ts'), import('./instances.ts'), import('./store.ts')]);
   const store = await openStore(config);
   try {
     const result = await createInstancesScene({ config, store, instances: createInstanceService(store) }, n, { sceneId: values.scene, seed });

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
-import { ImportError, importModel } from './import.ts';
-import { openStore } from './store.ts';
+import type { ImportError } from './import.ts';
 
 /**
  * `npm run import -- FILE [--scene ID] [--name NAME]`: adds a GLB or glTF file as a model to scene
@@ -56,6 +55,9 @@ async function main(argv: string[]): Promise<void> {
   if (name !== undefined && name.trim() === '') usageError('--name must not be empty');
 
   const config = loadServerConfig();
+  // The import pipeline (validator, gltf-transform, encoders) and the store load only for a run that
+  // got this far: a usage error is printed at once.
+  const [{ importModel }, { openStore }] = await Promise.all([import('./import.ts'), import('./store.ts')]);
   const store = await openStore(config);
   const { scene, model, validation, optimization } = await importModel(
     store,
@@ -75,7 +77,7 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   const message = error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message;
   console.error(`error: ${message}`);
-  const report = error instanceof ImportError ? error.report : undefined;
+  const report = error instanceof Error && error.name === 'ImportError' ? (error as ImportError).report : undefined;
   for (const m of report?.messages.filter((m) => m.severity === 'error' && !m.repaired).slice(0, 10) ?? []) {
     console.error(`  ${m.code} ${m.pointer ?? ''}: ${m.message}`);
   }

@@ -4,10 +4,10 @@ import type { ModelDoc, SceneDoc } from '../protocol/scene.ts';
 import type { OptimizationSummary, ValidationReport } from '../protocol/upload.ts';
 import { CONFIG_DEFAULTS } from './config.ts';
 import { isValidId, newId, type Store } from './store.ts';
-import { ImportError, tooLarge } from './upload/prepare.ts';
-import { processModel, type ProcessedModel } from './upload/process.ts';
+import { ImportError, tooLarge } from './upload/errors.ts';
+import type { ProcessedModel } from './upload/process.ts';
 
-export { ImportError, type ImportErrorCode } from './upload/prepare.ts';
+export { ImportError, type ImportErrorCode } from './upload/errors.ts';
 
 /**
  * Adds a glTF model to the store: the file is turned into a container (src/server/upload/process.ts:
@@ -138,6 +138,9 @@ export async function importModel(store: Store, input: ImportInput, options: Imp
     file = { fileName: basename(input.fileName.replace(/\\/g, '/')) || 'model', bytes: input.bytes, resources: input.resources };
   }
 
+  // The pipeline (validator, gltf-transform, encoders) loads with the first import: a server that
+  // only adds models processed by its worker threads never loads it on its main thread.
+  const { processModel } = await import('./upload/process.ts');
   const processed = await processModel(file, {
     maxBytes,
     optimize: options.optimize ?? false,

@@ -71,8 +71,10 @@ describe('npm run import', () => {
   });
 
   it('exits 2 on usage errors', async () => {
-    for (const args of [[], ['a.glb', 'b.glb'], ['a.glb', '--frobnicate'], ['a.glb', '--scene', '../x'], ['a.glb', '--scene']]) {
-      const run = await runTs('src/server/import-cli.ts', args, { DATA_DIR: dataDir });
+    const cases = [[], ['a.glb', 'b.glb'], ['a.glb', '--frobnicate'], ['a.glb', '--scene', '../x'], ['a.glb', '--scene']];
+    const runs = await Promise.all(cases.map((args) => runTs('src/server/import-cli.ts', args, { DATA_DIR: dataDir })));
+    for (const [i, args] of cases.entries()) {
+      const run = runs[i];
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toMatch(/^error: /);
       expect(run.stderr).toContain('usage: npm run import -- FILE');
@@ -88,8 +90,9 @@ describe('npm run import', () => {
       [[join(MODELS_DIR, 'Duck.glb')], { MAX_ASSET_BYTES: '100' }, /^error: Duck\.glb: The model is larger than the limit of 100 bytes/],
       [[join(MODELS_DIR, 'Duck.glb')], { PORT: 'x' }, /^error: invalid configuration: PORT must be a number/],
     ];
-    for (const [args, env, message] of cases) {
-      const run = await runTs('src/server/import-cli.ts', args, { DATA_DIR: dataDir, ...env });
+    const runs = await Promise.all(cases.map(([args, env]) => runTs('src/server/import-cli.ts', args, { DATA_DIR: dataDir, ...env })));
+    for (const [i, [args, , message]] of cases.entries()) {
+      const run = runs[i];
       expect({ args, code: run.code }).toEqual({ args, code: 1 });
       expect(run.stderr).toMatch(message);
     }

@@ -69,8 +69,10 @@ describe('npm run demo -- instances N', () => {
   }, 120_000);
 
   it('says what is wrong with its arguments (exit 2)', async () => {
-    for (const args of [['instances', '0'], ['instances', '1000001'], ['instances', 'many'], ['trees', '10'], ['instances', '5', '--seed', 'x']]) {
-      const result = await run(args, { DATA_DIR: dataDir });
+    const cases = [['instances', '0'], ['instances', '1000001'], ['instances', 'many'], ['trees', '10'], ['instances', '5', '--seed', 'x']];
+    const results = await Promise.all(cases.map((args) => run(args, { DATA_DIR: dataDir })));
+    for (const [i, args] of cases.entries()) {
+      const result = results[i];
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/^error: .*\n\nusage: npm run demo -- instances N/);
     }

@@ -1,4 +1,3 @@
-import { createClient } from 'redis';
 
 /**
  * How meeting servers in several processes hear each other (DESIGN.md section 5): a channel per
@@ -46,6 +45,8 @@ export async function createRedisBus(options: RedisBusOptions): Promise<MeetingB
   const onError = options.onError ?? ((error: Error) => console.error(`meetings: Redis: ${error.message}`));
   // The first connection fails at once with its reason; a connection lost later is retried.
   let connected = false;
+  // The client library loads only where meetings go through Redis.
+  const { createClient } = await import('redis');
   const publisher = createClient({
     url: options.url,
     socket: { connectTimeout: 5000, reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(100 * 2 ** retries, 5000) : cause) },

@@ -16,7 +16,8 @@ import { isValidId, type Store } from '../store.ts';
 import { createUploadJobs, type UploadJobs } from '../upload/jobs.ts';
 import { createUploadPool, UploadBusyError, type UploadPool, type UploadStage } from '../upload/pool.ts';
 import type { ProcessedModel, ProcessOptions } from '../upload/process.ts';
-import { taskError, type UploadTask, type UploadTaskResult } from '../upload/worker.ts';
+import { taskError } from '../upload/errors.ts';
+import type { UploadTask, UploadTaskResult } from '../upload/worker.ts';
 
 /**
  * POST /v1/models: upload of a model (DESIGN.md 4.4). Two forms, both streamed to a spool folder

@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import { ImportError } from './prepare.ts';
+import { ImportError } from './errors.ts';
 
 /**
  * The worker threads that process uploads (./worker.ts), so that validation, optimisation and

@@ -7,6 +7,7 @@ import { detectAssetFormat } from '../../protocol/container-codec.ts';
 import { ModelFormatError, checkGlb } from '../../protocol/glb.ts';
 import { CONFIG_DEFAULTS } from '../config.ts';
 import { createModelIO } from './io.ts';
+import { ImportError, tooLarge } from './errors.ts';
 
 /**
  * A model file as given (a .glb, or a .gltf with its .bin and images uploaded with it or next to it
@@ -15,20 +16,7 @@ import { createModelIO } from './io.ts';
  * viewer accepts. Every refusal is an ImportError with a sentence a person can act on.
  */
 
-export type ImportErrorCode = 'UNKNOWN_FORMAT' | 'INVALID_GLTF' | 'MISSING_RESOURCE' | 'TOO_LARGE' | 'TOO_COMPLEX' | 'BAD_OPTION' | 'OPTIMIZE_FAILED';
-
-/** A file that cannot be imported; the message says why in words a person can act on. */
-export class ImportError extends Error {
-  readonly code: ImportErrorCode;
-  /** The glTF-Validator's report, when the file was refused for what the validator found. */
-  readonly report?: ValidationReport;
-  constructor(code: ImportErrorCode, message: string, report?: ValidationReport) {
-    super(message);
-    this.name = 'ImportError';
-    this.code = code;
-    if (report) this.report = report;
-  }
-}
+export { ImportError, tooLarge, type ImportErrorCode } from './errors.ts';
 
 type GltfJson = JSONDocument['json'];
 
@@ -169,10 +157,6 @@ function findProvided(provided: Record<string, Uint8Array>, uri: string): Uint8A
     // not percent-encoded
   }
   return provided[uri] ?? provided[decoded] ?? provided[basename(decoded)];
-}
-
-export function tooLarge(fileName: string, maxBytes: number): ImportError {
-  return new ImportError('TOO_LARGE', `${fileName}: The model is larger than the limit of ${maxBytes} bytes (MAX_ASSET_BYTES).`);
 }
 
 /** Packs a .gltf and its resources into one GLB. */

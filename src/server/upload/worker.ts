@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { ImportError, type ImportErrorCode } from './prepare.ts';
+import { ImportError, type TaskError } from './errors.ts';
 import { processModel, type ProcessedModel, type ProcessOptions } from './process.ts';
-import type { ValidationReport } from '../../protocol/upload.ts';
 
 /**
  * What an upload worker thread does (./pool.ts runs it): reads the upload's files from the spool
@@ -18,11 +17,7 @@ export interface UploadTask {
   options: ProcessOptions;
 }
 
-export interface TaskError {
-  code: ImportErrorCode;
-  message: string;
-  report?: ValidationReport;
-}
+export { taskError, type TaskError } from './errors.ts';
 
 export type UploadTaskResult = { ok: true; processed: ProcessedModel } | { ok: false; error: TaskError };
 
@@ -36,9 +31,4 @@ export default async function runUploadTask(task: UploadTask): Promise<UploadTas
     if (!(error instanceof ImportError)) throw error;
     return { ok: false, error: { code: error.code, message: error.message, ...(error.report ? { report: error.report } : {}) } };
   }
-}
-
-/** The ImportError a task's answer stands for. */
-export function taskError(error: TaskError): ImportError {
-  return new ImportError(error.code, error.message, error.report);
 }
