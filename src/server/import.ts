@@ -138,8 +138,9 @@ export async function importModel(store: Store, input: ImportInput, options: Imp
     file = { fileName: basename(input.fileName.replace(/\\/g, '/')) || 'model', bytes: input.bytes, resources: input.resources };
   }
 
-  // The pipeline (validator, gltf-transform, encoders) loads with the first import: a server that
-  // only adds models processed by its worker threads never loads it on its main thread.
+  // The pipeline (validator, gltf-transform, encoders) loads with the first import, not with this
+  // module: the routes and the upload pool, which hand processing to worker threads, use addModel
+  // and ImportError without loading it.
   const { processModel } = await import('./upload/process.ts');
   const processed = await processModel(file, {
     maxBytes,

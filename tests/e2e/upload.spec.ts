@@ -24,7 +24,8 @@ test.describe('optimised models', () => {
   // One scene of all of them, one page load (a page per model cost about a minute of fixed page
   // cost): each matches the counts of its optimised file and, shown alone and framed, draws.
   test('optimised models load in one scene, match their optimised files and draw', async ({ page }) => {
-    test.setTimeout(240_000);
+    // About 30 s a model on a loaded machine (optimised twice: on import, and for the counts).
+    test.setTimeout(60_000 + REAL_MODELS.length * 30_000);
     const sceneId = 'optimised-models';
     await underLock(`scene-${sceneId}`, async () => {
       const s = await store();

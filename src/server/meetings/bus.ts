@@ -1,4 +1,3 @@
-
 /**
  * How meeting servers in several processes hear each other (DESIGN.md section 5): a channel per
  * meeting. The in-process bus (the default: `npm start` needs no Redis) has nobody to talk to; the

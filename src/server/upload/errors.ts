@@ -2,8 +2,8 @@ import type { ValidationReport } from '../../protocol/upload.ts';
 
 /**
  * The import pipeline's errors, in a module of their own: the server's routes and the upload pool
- * name them without loading the pipeline (gltf-transform, the validator, the encoders), which only
- * the worker threads and the CLI need.
+ * name them without loading the pipeline (gltf-transform, the validator, the encoders), which the
+ * worker threads, the CLIs and the demo seeding load when they process a model.
  */
 
 export type ImportErrorCode = 'UNKNOWN_FORMAT' | 'INVALID_GLTF' | 'MISSING_RESOURCE' | 'TOO_LARGE' | 'TOO_COMPLEX' | 'BAD_OPTION' | 'OPTIMIZE_FAILED';

@@ -174,6 +174,9 @@ export function createCommentPins(world: ViewerWorld, options: { canvas: HTMLCan
   const group = makePoints(behind, 1000);
   group.name = 'comment-pins';
   group.add(makePoints(front, 1001));
+  // Hidden until there are pins: an empty group on the helper layer would still cost the helper
+  // overlay its pass every frame.
+  group.visible = false;
   // A bounding sphere that never culls: the vertex shader moves hidden pins out of the view.
   geometry.boundingSphere = new Sphere(new Vector3(), Infinity);
 

@@ -42,9 +42,12 @@ describe('comment pins frame step', () => {
   it('an empty list where there were no pins asks for no frame; emptying shown pins asks for one', () => {
     const { world, pins, frame } = setup();
     world.render.needsRender = false;
+    expect(pins.object.visible, 'no pins: nothing on the helper layer').toBe(false);
     pins.set([]);
     expect(world.render.needsRender).toBe(false);
+    expect(pins.object.visible).toBe(false);
     pins.set(grid(3));
+    expect(pins.object.visible).toBe(true);
     expect(world.render.needsRender).toBe(true);
     frame(false);
     world.render.needsRender = false;
