@@ -11,6 +11,7 @@ import type { InstanceService } from './instances.ts';
 import { ASSET_FILE_NAME, readAsset, writeAsset } from './routes/assets.ts';
 import { newId, type Store } from './store.ts';
 import { processModel } from './upload/process.ts';
+import { LEGACY_WAREHOUSE_FILE_NAME, WAREHOUSE_FILE_NAME, WAREHOUSE_SCENE_ID, warehouseNeedsBuild } from './demo-scenes.ts';
 
 /**
  * The large demo scene: a warehouse generated here (nothing copied), in metres. Eight rows of
@@ -30,12 +31,8 @@ import { processModel } from './upload/process.ts';
  * benchmark's baseline).
  */
 
-export const WAREHOUSE_SCENE_ID = 'warehouse';
+export { LEGACY_WAREHOUSE_FILE_NAME, WAREHOUSE_FILE_NAME, WAREHOUSE_SCENE_ID, warehouseNeedsBuild } from './demo-scenes.ts';
 export const WAREHOUSE_SCENE_NAME = 'Demo warehouse';
-/** The model of the scene: everything that is not repeated. */
-export const WAREHOUSE_FILE_NAME = 'demo-warehouse-building.glb';
-/** The single model of the warehouse before its repeated assets became instanced asset groups. */
-export const LEGACY_WAREHOUSE_FILE_NAME = 'demo-warehouse.glb';
 export const WAREHOUSE_GENERATOR = 'parametricos demo';
 export const WAREHOUSE_ASSET_PREFIX = 'warehouse-';
 
@@ -465,16 +462,6 @@ export async function ensureWarehouseAssets(config: ServerConfig): Promise<Map<W
     await writeAsset(config, { _id: assetId, name: asset.name, sourceFileName: fileName, path: `assets/${assetId}/${ASSET_FILE_NAME}`, byteLength: container.byteLength, createdAt: new Date().toISOString() }, container);
   }
   return ids;
-}
-
-/**
- * Whether a stored warehouse scene is to be (re)built: it has no instanced asset group and its only
- * models are the warehouse's own: the single model of before (its repeated assets inside the GLB),
- * or the building of a start that was interrupted before the groups were written.
- */
-export function warehouseNeedsBuild(scene: SceneDoc): boolean {
-  const ours = new Set([LEGACY_WAREHOUSE_FILE_NAME, WAREHOUSE_FILE_NAME]);
-  return !(scene.viewerConfig.objects ?? []).some((o) => o.type === 'InstancedAssetGroup') && scene.models.every((m) => ours.has(m.sourceFileName));
 }
 
 export type WarehouseSeeding = 'created' | 'upgraded' | 'kept';

@@ -3,6 +3,7 @@ import type { Buffer as GltfBuffer, Material, Mesh, Node } from '@gltf-transform
 import type { SceneDoc } from '../protocol/scene.ts';
 import { importModel } from './import.ts';
 import type { Store } from './store.ts';
+import { DEMO_SCENE_ID } from './demo-scenes.ts';
 
 /**
  * The demo scene `npm start` opens: a pump unit generated here from simple shapes (nothing
@@ -11,7 +12,7 @@ import type { Store } from './store.ts';
  * motor's rotor (shaft, fan, coupling) and 'Gauge' swings the pressure gauge needle.
  */
 
-export const DEMO_SCENE_ID = 'demo';
+export { DEMO_SCENE_ID } from './demo-scenes.ts';
 export const DEMO_SCENE_NAME = 'Demo machine';
 export const DEMO_FILE_NAME = 'demo-machine.glb';
 export const DEMO_GENERATOR = 'parametricos demo';
