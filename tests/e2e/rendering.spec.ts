@@ -501,6 +501,7 @@ test('a still scene costs no frames with post-processing on', async ({ page }) =
 });
 
 test('corpus models draw with the full stack (each shown alone, in one scene)', async ({ page }) => {
+  test.setTimeout(240_000);
   const files = ['DamagedHelmet.glb', 'ClearCoatTest.glb', 'AnimatedMorphCube.glb'];
   const sceneId = 'render-full-corpus';
   await underLock(`scene-${sceneId}`, async () => {

@@ -33,7 +33,8 @@ test.describe('real models', () => {
   // minutes of fixed page cost: script, context, programs): each model matches its file's counts,
   // and each, shown alone and framed, draws.
   test("every real model loads into one scene, matches its file's counts and draws", async ({ page }) => {
-    test.setTimeout(240_000);
+    // 26 models in one page: about a minute alone, over two on a 2-core machine running another worker.
+    test.setTimeout(420_000);
     const sceneId = 'real-models';
     await underLock(`scene-${sceneId}`, async () => {
       const s = await store();
@@ -45,7 +46,7 @@ test.describe('real models', () => {
     page.on('pageerror', (e) => errors.push(e.message));
 
     await page.goto(`/embed/${sceneId}`);
-    expect(await settled(page, 180_000)).toBe('ready');
+    expect(await settled(page, 300_000)).toBe('ready');
     const types = (await messages(page)).map((m) => m.type);
     expect(types).toContain('viewerinit');
     expect(types).toContain('viewerready');
