@@ -148,5 +148,7 @@ export default defineConfig({
     // child processes and disks rather than the CPU, so two per core keeps both cores busy.
     // VITEST_WORKERS overrides.
     maxWorkers: Number(process.env.VITEST_WORKERS) || Math.max(2, availableParallelism() * 2),
+    // The service tests first (tests/support/sequencer.ts); loaded only when vitest reads this file.
+    ...(process.env.VITEST ? { sequence: { sequencer: (await import('./tests/support/sequencer')).ServiceFirstSequencer } } : {}),
   },
 });
