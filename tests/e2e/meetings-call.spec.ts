@@ -1,5 +1,4 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { store } from './helpers';
 import { openAs as openPerson } from './meeting-helpers';
 
@@ -8,12 +7,7 @@ import { openAs as openPerson } from './meeting-helpers';
  * camera and microphone; each decodes the other's video; mute and camera off act on the tracks.
  */
 
-test.use({
-  launchOptions: {
-    executablePath: findChromium(),
-    args: [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
-  },
-});
+// The fake camera and microphone, and host candidates for Janus: playwright.config.ts gives every test them.
 
 const SCENE = 'meeting-call-e2e';
 
