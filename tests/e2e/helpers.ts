@@ -60,6 +60,18 @@ export async function importIntoScene(path: string, sceneId: string): Promise<vo
 }
 
 /**
+ * Imports model files of ../shared/models (by file name) into one scene, through the real import
+ * path: each file once (by its sourceFileName), whichever of the parallel workers asks first.
+ */
+export async function importFilesIntoScene(files: readonly string[], sceneId: string, options: { optimize?: boolean } = {}): Promise<void> {
+  await underLock(`scene-${sceneId}`, async () => {
+    const s = await store();
+    const stored = new Set((await s.getScene(sceneId))?.models.map((m) => m.sourceFileName) ?? []);
+    for (const file of files) if (!stored.has(file)) await importModel(s, { path: join(MODELS, file) }, { sceneId, name: sceneId, ...options });
+  });
+}
+
+/**
  * Collects Content-Security-Policy violations of a page and its frames: `securitypolicyviolation`
  * events and the console's CSP errors. Call before the page loads anything.
  */

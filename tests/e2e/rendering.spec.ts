@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { RenderConfig, type RenderConfigPatch } from '../../src/protocol/render-config';
 import { importModel } from '../../src/server/import';
 import { box, sphere, type Geometry } from '../../src/server/demo';
-import { canvasPixels, canvasScreenshot, importIntoScene, MODELS, sceneIdFor, settled, showAlone, store, underLock } from './helpers';
+import { canvasPixels, canvasScreenshot, importFilesIntoScene, importIntoScene, MODELS, sceneIdFor, settled, showAlone, store } from './helpers';
 import { decodePng, type Picture } from './png';
 
 /**
@@ -504,11 +504,7 @@ test('corpus models draw with the full stack (each shown alone, in one scene)', 
   test.setTimeout(240_000);
   const files = ['DamagedHelmet.glb', 'ClearCoatTest.glb', 'AnimatedMorphCube.glb'];
   const sceneId = 'render-full-corpus';
-  await underLock(`scene-${sceneId}`, async () => {
-    const s = await store();
-    const stored = new Set((await s.getScene(sceneId))?.models.map((m) => m.sourceFileName) ?? []);
-    for (const file of files) if (!stored.has(file)) await importModel(s, { path: join(MODELS, file) }, { sceneId, name: sceneId });
-  });
+  await importFilesIntoScene(files, sceneId);
   const messages: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') messages.push(m.text());

@@ -1,9 +1,8 @@
 import { expect, test } from '@playwright/test';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { importModel } from '../../src/server/import';
 import { optimizeModel } from '../../src/server/upload/optimize';
-import { MODELS, canvasPixels, countsFromGlb, readModel, settled, showAlone, store, underLock } from './helpers';
+import { MODELS, canvasPixels, countsFromGlb, importFilesIntoScene, readModel, settled, showAlone } from './helpers';
 
 /**
  * One model per path of the optimisation (instancing, Draco and meshopt inputs, KTX2, skins and
@@ -27,11 +26,7 @@ test.describe('optimised models', () => {
     // About 30 s a model on a loaded machine (optimised twice: on import, and for the counts).
     test.setTimeout(60_000 + REAL_MODELS.length * 30_000);
     const sceneId = 'optimised-models';
-    await underLock(`scene-${sceneId}`, async () => {
-      const s = await store();
-      const stored = new Set((await s.getScene(sceneId))?.models.map((m) => m.sourceFileName) ?? []);
-      for (const file of REAL_MODELS) if (!stored.has(file)) await importModel(s, { path: join(MODELS, file) }, { sceneId, name: sceneId, optimize: true });
-    });
+    await importFilesIntoScene(REAL_MODELS, sceneId, { optimize: true });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
 

@@ -5,8 +5,8 @@ import {
   canvasPixels,
   countsFromGlb,
   expectFailureOverlay,
+  importFilesIntoScene,
   importIntoScene,
-  underLock,
   messages,
   MODELS,
   readModel,
@@ -18,7 +18,6 @@ import {
   storeRawModel,
 } from './helpers';
 import { signTestToken } from '../../src/server/auth/tokens';
-import { importModel } from '../../src/server/import';
 
 /**
  * The embedded viewer in real Chromium: every real model of ../shared/models goes through the
@@ -36,11 +35,7 @@ test.describe('real models', () => {
     // 26 models in one page: about a minute alone, over two on a 2-core machine running another worker.
     test.setTimeout(420_000);
     const sceneId = 'real-models';
-    await underLock(`scene-${sceneId}`, async () => {
-      const s = await store();
-      const stored = new Set((await s.getScene(sceneId))?.models.map((m) => m.sourceFileName) ?? []);
-      for (const file of REAL_MODELS) if (!stored.has(file)) await importModel(s, { path: join(MODELS, file) }, { sceneId, name: sceneId });
-    });
+    await importFilesIntoScene(REAL_MODELS, sceneId);
     await recordMessages(page);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
