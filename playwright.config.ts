@@ -58,20 +58,7 @@ export default defineConfig({
     headless: true,
     // Set by global-setup before the workers start (workers read this config after it ran).
     baseURL: process.env.E2E_BASE_URL,
-    // One set of launch flags for every test: the call tests' fake camera and microphone (used only
-    // by a page that asks for them) and host candidates with addresses (Janus cannot resolve mDNS
-    // names). Files with launch options of their own would need workers of their own, which
-    // Playwright runs after all the others: a minute of one idle core at the end of the suite.
-    launchOptions: {
-      executablePath,
-      args: [
-        ...CHROMIUM_ARGS,
-        '--use-fake-device-for-media-stream',
-        '--use-fake-ui-for-media-stream',
-        '--autoplay-policy=no-user-gesture-required',
-        '--disable-features=WebRtcHideLocalIpsWithMdns',
-      ],
-    },
+    launchOptions: { executablePath, args: CHROMIUM_ARGS },
     viewport: { width: 1280, height: 720 },
     actionTimeout: 30_000,
     navigationTimeout: 60_000,

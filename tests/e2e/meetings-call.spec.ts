@@ -1,4 +1,5 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { store } from './helpers';
 import { openAs as openPerson } from './meeting-helpers';
 
@@ -7,7 +8,12 @@ import { openAs as openPerson } from './meeting-helpers';
  * camera and microphone; each decodes the other's video; mute and camera off act on the tracks.
  */
 
-// The fake camera and microphone, and host candidates for Janus: playwright.config.ts gives every test them.
+test.use({
+  launchOptions: {
+    executablePath: findChromium(),
+    args: [...CHROMIUM_ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+  },
+});
 
 const SCENE = 'meeting-call-e2e';
 

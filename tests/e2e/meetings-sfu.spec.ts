@@ -1,4 +1,5 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
 import { store } from './helpers';
 import { openAs as openPerson } from './meeting-helpers';
 
@@ -9,7 +10,19 @@ import { openAs as openPerson } from './meeting-helpers';
  * disables the microphone's track; leaving takes one's tile away for the others.
  */
 
-// The fake camera and microphone, and host candidates for Janus: playwright.config.ts gives every test them.
+test.use({
+  launchOptions: {
+    executablePath: findChromium(),
+    args: [
+      ...CHROMIUM_ARGS,
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--autoplay-policy=no-user-gesture-required',
+      // Host candidates with their addresses (Janus cannot resolve mDNS names).
+      '--disable-features=WebRtcHideLocalIpsWithMdns',
+    ],
+  },
+});
 
 const SCENE = 'meeting-sfu-e2e';
 
