@@ -11,6 +11,7 @@ import { renderSystem } from './renderSystem';
 import { sectionPlaneSystem } from './sectionPlaneSystem';
 import { shadowBudgetSystem } from './shadowBudgetSystem';
 import { shadowFollowSystem } from './shadowFollowSystem';
+import { shadowRevealSystem } from './shadowRevealSystem';
 import { syncSystem } from './syncSystem';
 import { transformSystem } from './transformSystem';
 import { waterSystem } from './waterSystem';
@@ -40,6 +41,7 @@ export const PIPELINE: readonly System[] = [
   waterSystem, //               water waves advance; a frame while water is shown
   syncSystem, //                ECS -> three.js: world matrices, visibility, shadow flags
   helperSystem, //              helpers follow: clipping planes and caps, measurement drawings, gizmos
+  shadowRevealSystem, //        a scene's shadows after its first picture: maps, then a 300 ms fade
   renderSystem, //              draw when something changed
   overlaySystem, //             DOM over the canvas follows the picture: labels, orientation gizmo
 ];

@@ -98,6 +98,17 @@ export interface SceneMessage {
 
 export type MessageHandler = (world: ViewerWorld, payload: unknown, message: SceneMessage) => unknown;
 
+/**
+ * Where a scene's shadows are on their way in (src/engine/shadow-reveal.ts): `phase` one of
+ * SHADOW_REVEAL (idle, first picture pending, held, maps, fading); `frame` the rendered-frame count
+ * the phase waits to see pass; `start` the time (ms, as world.time.then) the fade began.
+ */
+export interface ShadowReveal {
+  phase: number;
+  frame: number;
+  start: number;
+}
+
 export interface ViewerContext {
   time: { delta: number; elapsed: number; frame: number; then: number };
   /** eid -> Object3D; `object.userData.eid` points back. Written only by src/engine/registry.ts. */
@@ -117,8 +128,11 @@ export interface ViewerContext {
     hold: number;
   };
   navigation: { controls: FrameControls | null };
-  /** Shadows by quality tier: the sun's map size, and whether point lights may cast (the shadow budget reads it). */
-  shadows: { sunMapSize: number; pointLights: boolean };
+  /**
+   * Shadows by quality tier: the sun's map size, and whether point lights may cast (the shadow budget
+   * reads it); `reveal`: shadows that arrive after a scene's first picture (src/engine/shadow-reveal.ts).
+   */
+  shadows: { sunMapSize: number; pointLights: boolean; reveal: ShadowReveal };
   /** The view: `moved` is true for the frame in which the camera moved; `version` counts those frames. */
   camera: { moved: boolean; version: number };
   /** Steps of viewer parts by slot (src/engine/frame-steps.ts). */
@@ -169,7 +183,7 @@ export function createViewerWorld(): ViewerWorld {
     objects: [],
     render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null, hold: 0 },
     navigation: { controls: null },
-    shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true },
+    shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
     camera: { moved: false, version: 0 },
     steps: { input: [], helpers: [], afterDraw: [], overlays: [] },
     messages: { queue: [], handlers: new Map() },

@@ -18,6 +18,7 @@ import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGrou
 import type { SceneObject } from '../protocol/scene-objects';
 import { FIRST_PICTURE_INSTANCES, type LoadedAsset, type LoadedInstances } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
+import { deferShadows, shadowMapsDrawn } from '../engine/shadow-reveal';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
@@ -102,6 +103,8 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   // wins over the config's.
   target.useRenderConfig(checked.renderConfig);
   world.render.hold++;
+  // The first picture goes out before any shadow map is drawn; the shadows fade in after it.
+  deferShadows(world);
   let result: LoadSceneResult;
   const groupObjects = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
   let groupDownloads: InstanceGroupDownloads | undefined;
@@ -276,6 +279,10 @@ async function loadGroups(
         if (held) return;
         world.render.hold++;
         holding = true;
+        // A scene of groups alone showed nothing before them: their picture is its first, and its
+        // shadows (a pass over every instance) follow it. Where models were shown with their
+        // shadows, the groups' picture keeps them.
+        if (result.loaded.length === 0) deferShadows(world);
       },
     });
     result.instanceGroups = { loaded: loaded.groups.length, failedAssets: loaded.failedAssets, failedGroups: loaded.failedGroups };
@@ -284,8 +291,9 @@ async function loadGroups(
   } finally {
     if (holding) world.render.hold--;
     world.render.needsRender = true;
-    // The stand-in shadow materials hold their programs until the groups' own have taken them.
-    void target.nextFrame().then(() => programs.dispose());
+    // The stand-in shadow materials hold their programs until the groups' own have taken them: the
+    // depth programs at the first shadow pass, which may come after the first picture.
+    void target.nextFrame().then(() => shadowMapsDrawn(world)).then(() => programs.dispose());
   }
 }
 

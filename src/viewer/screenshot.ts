@@ -2,6 +2,7 @@ import { Vector2, Vector3, type Camera, type Object3D, type OrthographicCamera, 
 import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY } from '../protocol/constants';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
 import { HELPER_LAYER } from '../engine/layers';
+import { finishShadowReveal } from '../engine/shadow-reveal';
 import type { ViewerWorld } from '../engine/world';
 
 /**
@@ -203,6 +204,8 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
   const pixelRatio = renderer.getPixelRatio();
   const annotations = options.annotations ?? true;
   if (typeof annotations !== 'boolean') throw new Error(`Screenshot annotations must be true or false, got ${String(options.annotations)}.`);
+  // A picture taken while the scene's shadows are still on their way in has them all.
+  finishShadowReveal(world);
   // Nothing below throws before the try: what beforeDraw changes, beforeViewport puts back.
   options.beforeDraw?.();
   const saved = saveCamera(camera);

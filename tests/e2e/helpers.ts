@@ -172,6 +172,14 @@ export async function settled(page: Page, timeout = 90_000): Promise<'ready' | '
   return (await handle.jsonValue()) as 'ready' | 'failed';
 }
 
+/**
+ * Waits until the scene's shadows are in (src/engine/shadow-reveal.ts): the first picture goes out
+ * without them, the maps are drawn a moment later and fade in.
+ */
+export async function shadowsShown(page: Page, timeout = 30_000): Promise<void> {
+  await page.waitForFunction(() => (window as any).__viewer.viewer.world.shadows.reveal.phase === 0, undefined, { timeout, polling: 50 });
+}
+
 export interface CanvasPixels {
   /** Share of pixels that differ clearly from the most common colour. */
   nonBackground: number;

@@ -2,7 +2,7 @@ import { getBounds, NodeIO } from '@gltf-transform/core';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canvasScreenshot, importIntoScene, MODELS, ROOT, settled, store } from './helpers';
+import { canvasScreenshot, importIntoScene, MODELS, ROOT, settled, shadowsShown, store } from './helpers';
 import { decodePng } from './png';
 
 /**
@@ -27,6 +27,8 @@ interface Picture {
   data: Uint8Array;
   notices: string[];
   errors: string[];
+  /** The sun's shadow: when its maps were first drawn and when the first picture went out (ms on the page's clock). */
+  sunShadow: { mapsDrawnAt: number; firstPictureAt: number; mapSize: number; intensity: number };
 }
 
 let sceneCounter = 0;
@@ -56,13 +58,24 @@ async function render(page: Page, name: string, settings?: Record<string, unknow
   const detail = phase === 'failed' ? await page.locator('.failure-detail').innerText() : '';
   expect(phase, `${name}: the viewer reached ready (${detail})`).toBe('ready');
   if (options.css) await page.addStyleTag({ content: options.css });
+  await shadowsShown(page);
+  const sunShadow = await page.evaluate(() => {
+    const viewer = (window as any).__viewer.viewer;
+    const sun = viewer.context.sun;
+    return {
+      mapsDrawnAt: viewer.world.shadows.reveal.start,
+      firstPictureAt: performance.getEntriesByName('viewer:first-frame')[0]?.startTime ?? NaN,
+      mapSize: sun.shadow.map?.width ?? 0,
+      intensity: sun.shadow.intensity,
+    };
+  });
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
   const png = await canvasScreenshot(page);
   mkdirSync(PICTURES, { recursive: true });
   writeFileSync(join(PICTURES, `${name}.png`), png);
   const raw = decodePng(png);
   const notices = (await page.getByTestId('notices').count()) ? await page.getByTestId('notices').locator('li').allInnerTexts() : [];
-  return { name, width: raw.width, height: raw.height, data: raw.data, notices, errors };
+  return { name, width: raw.width, height: raw.height, data: raw.data, notices, errors, sunShadow };
 }
 
 /** In a fresh page (tests that need several pictures). */
@@ -310,11 +323,48 @@ test.describe('scene settings change the picture', () => {
       });
       return { share: n / (p.width * p.height), x: n ? sx / n : 0 };
     };
+    // The first picture went out before any shadow map was drawn; the maps came after it and the
+    // shadow is at full strength now (src/engine/shadow-reveal.ts).
+    for (const p of [east, west]) {
+      expect(p.sunShadow.mapsDrawnAt, `${p.name}: the shadow maps after the first picture`).toBeGreaterThan(p.sunShadow.firstPictureAt);
+      expect(p.sunShadow.mapSize, `${p.name}: the sun's map was drawn`).toBeGreaterThan(0);
+      expect(p.sunShadow.intensity).toBe(1);
+    }
     const eastShadow = shadowOf(east), westShadow = shadowOf(west);
     expect(eastShadow.share).toBeGreaterThan(0.005);
     expect(westShadow.share).toBeGreaterThan(0.005);
     // The sun in +X throws the shadow to -X (left on screen, the camera looking down -Z), and back.
     expect(eastShadow.x).toBeLessThan(westShadow.x - 20);
+
+    // A screenshot taken while the shadows are still on their way in (a scene's first picture is
+    // out, its maps not drawn yet) has them all: takeScreenshot ends the reveal.
+    const page = await browser.newPage({ viewport: { width: WIDTH, height: HEIGHT } });
+    try {
+      await page.goto(`/embed/${await sceneWith('shadow-plane-screenshot', settings(0.8, 90))}?quality=low`);
+      expect(await settled(page)).toBe('ready');
+      await shadowsShown(page);
+      const shot = await page.evaluate(async () => {
+        const viewer = (window as any).__viewer.viewer;
+        // As a load leaves it: the next picture goes out without shadows (deferShadows).
+        viewer.world.shadows.reveal.phase = 1;
+        await viewer.nextFrame();
+        const phase = viewer.world.shadows.reveal.phase;
+        const intensity = viewer.context.sun.shadow.intensity;
+        const blob: Blob = await viewer.screenshot({ scale: 1 });
+        const bytes = new Uint8Array(await blob.arrayBuffer());
+        let binary = '';
+        for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+        return { phase, intensity, png: btoa(binary), after: viewer.world.shadows.reveal.phase };
+      });
+      expect(shot, 'the picture before the screenshot went out without shadows').toMatchObject({ phase: 2, intensity: 0, after: 0 });
+      const raw = decodePng(Buffer.from(shot.png, 'base64'));
+      expect([raw.width, raw.height]).toEqual([none.width, none.height]);
+      const shadow = shadowOf({ ...none, name: 'screenshot', data: raw.data });
+      expect(shadow.share, 'the screenshot has the shadow').toBeGreaterThan(eastShadow.share * 0.8);
+      expect(Math.abs(shadow.x - eastShadow.x)).toBeLessThan(10);
+    } finally {
+      await page.close();
+    }
   });
 
   test('exposure is 2 to the power of the value: brighter and darker', async ({ browser }) => {
