@@ -2,8 +2,9 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import ts from 'typescript';
+import { build } from 'esbuild';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { WAREHOUSE_SCENE_ID } from '../src/server/demo-scenes';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 
@@ -28,17 +29,17 @@ const VIEWPORT = { width: 1280, height: 720 };
 const FRAMES = Number(process.env.BENCH_RENDER_FRAMES ?? 12);
 const DETECTION_RUNS = Number(process.env.BENCH_DETECTION_RUNS ?? 5);
 
-async function openDemo(browser: Browser, base: string, query: string): Promise<Page> {
+async function openDemo(browser: Browser, base: string, query: string, sceneId = 'demo'): Promise<Page> {
   const page = await browser.newPage({ viewport: VIEWPORT });
   // tsx keeps function names with a __name helper, which the page does not have.
   await page.addInitScript('window.__name = (f) => f;');
-  await page.goto(`${base}/embed/demo?uiWatermark=false&${query}`);
+  await page.goto(`${base}/embed/${sceneId}?uiWatermark=false&${query}`);
   await page.waitForFunction(() => {
     const phase = (window as any).__viewer?.phase;
     return phase === 'ready' || phase === 'failed';
   }, undefined, { timeout: 180_000, polling: 200 });
   const phase = await page.evaluate(() => (window as any).__viewer.phase);
-  if (phase !== 'ready') throw new Error(`the demo scene did not load (${query})`);
+  if (phase !== 'ready') throw new Error(`the scene '${sceneId}' did not load (${query})`);
   return page;
 }
 
@@ -80,6 +81,45 @@ async function frameTime(page: Page, plain: boolean, frames = FRAMES): Promise<n
   );
 }
 
+/**
+ * Median time of an orbit frame (the camera turned a little, then drawn and waited for) on the
+ * open scene: with `keepShadows`, as the render system draws a frame where only the camera moved
+ * (shadow maps kept, systems/renderSystem.ts); without, as three.js does by default (every shadow
+ * map drawn again in every frame). Alternating, so both see the same machine.
+ */
+async function orbitFrames(page: Page, frames = FRAMES): Promise<{ kept: number; redrawn: number }> {
+  return page.evaluate((frames) => {
+    const v = (window as any).__viewer.viewer;
+    const r = v.world.render;
+    const renderer = r.renderer;
+    const shadowMap = renderer.shadowMap;
+    const gl = renderer.getContext() as WebGL2RenderingContext;
+    const pixel = new Uint8Array(4);
+    const draw = (keepShadows: boolean) => {
+      v.controls.rotate(0.01, 0, false);
+      v.controls.update(0);
+      r.camera.updateMatrixWorld();
+      const t0 = performance.now();
+      shadowMap.autoUpdate = !keepShadows;
+      if (r.draw) r.draw(1 / 60);
+      else renderer.render(r.scene, r.camera);
+      shadowMap.autoUpdate = true;
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < 3; i++) draw(false); // programs compiled, maps allocated
+    const kept: number[] = [];
+    const redrawn: number[] = [];
+    for (let i = 0; i < frames; i++) {
+      redrawn.push(draw(false));
+      kept.push(draw(true));
+    }
+    const median = (t: number[]) => t.sort((a, b) => a - b)[Math.floor(t.length / 2)];
+    r.needsRender = true;
+    return { kept: median(kept), redrawn: median(redrawn) };
+  }, frames);
+}
+
 /** Draw calls of one frame: the post-processing stack's, and the plain scene's. */
 async function drawCalls(page: Page): Promise<{ post: number; scene: number }> {
   return page.evaluate(() => {
@@ -100,17 +140,18 @@ async function drawCalls(page: Page): Promise<{ post: number; scene: number }> {
   });
 }
 
-/** src/viewer/quality.ts as a browser module (it imports nothing), compiled with TypeScript. */
-function qualityModule(): string {
-  const source = readFileSync(join(ROOT, 'src/viewer/quality.ts'), 'utf8');
-  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+/** src/viewer/quality.ts as one browser module (with the constants it imports), bundled by esbuild. */
+async function qualityModule(): Promise<string> {
+  const result = await build({ entryPoints: [join(ROOT, 'src/viewer/quality.ts')], bundle: true, format: 'esm', target: 'es2022', write: false, logLevel: 'silent' });
+  return result.outputFiles[0].text;
 }
 
 /** Milliseconds of detectQuality's work when the benchmark runs: probe context, facts, benchmark. */
 async function benchmarkPath(browser: Browser, base: string): Promise<number> {
+  const source = await qualityModule();
   const page = await browser.newPage({ viewport: VIEWPORT });
   await page.route(`${base}/bench-quality.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><html><body></body></html>' }));
-  await page.route(`${base}/bench-quality.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: qualityModule() }));
+  await page.route(`${base}/bench-quality.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: source }));
   await page.goto(`${base}/bench-quality.html`);
   const ms = await page.evaluate(async (url) => {
     const q = await import(url);
@@ -177,6 +218,20 @@ export default async function run(): Promise<BenchResult[]> {
         results.push({ name: 'rendering: draw calls the full stack adds per frame (AO, blur, SMAA, copies) to the scene\'s own', value: calls.post - calls.scene, unit: 'calls', baseline: calls.scene });
       }
       await page.close();
+    }
+
+    // ---- orbiting the warehouse: shadow maps kept while only the camera moves ---------------
+    for (const tier of ['low', 'high'] as const) {
+      const page = await openDemo(browser, server.base, `quality=${tier}`, WAREHOUSE_SCENE_ID);
+      const { kept, redrawn } = await orbitFrames(page);
+      await page.close();
+      results.push({
+        name: `rendering: orbit frame, demo warehouse (11,872 instances, sun shadow), ${tier} tier: shadow maps kept while only the camera moves vs drawn every frame (three.js's default)`,
+        value: kept,
+        unit: 'ms',
+        baseline: redrawn,
+        ratio: kept / redrawn,
+      });
     }
 
     // ---- tier detection --------------------------------------------------------------------

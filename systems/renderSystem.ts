@@ -5,7 +5,8 @@ import type { ViewerWorld } from '../src/engine/world';
 /**
  * Draws the frame if anything asked for it (a moved camera, a synced transform or flag, a playing
  * animation, an explicit needsRender) and nothing holds it. A still scene costs no GPU work. The
- * 'afterDraw' steps draw over a picture right after it (the editor's selection outline), only in
+ * shadow maps are drawn again only when the scene changed (`needsRender`), not when the camera
+ * alone moved (`world.camera.moved`). The 'afterDraw' steps draw over a picture right after it (the editor's selection outline), only in
  * the frames that drew one.
  */
 export function renderSystem(world: ViewerWorld): ViewerWorld {
@@ -14,12 +15,23 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   if (!r.scene) throw new Error(ERR_SCENE);
   if (!r.camera) throw new Error(ERR_CAMERA);
 
-  if (!r.needsRender || r.hold > 0) return world;
+  const sceneChanged = r.needsRender;
+  if ((!sceneChanged && !world.camera.moved) || r.hold > 0) return world;
   r.needsRender = false;
 
   const start = performance.now();
-  if (r.draw) r.draw(world.time.delta);
-  else r.renderer.render(r.scene, r.camera);
+  // Only the view moved: the shadow maps are still those of this scene (a shadow map depends on
+  // its light and the casters, never on the camera; the sun's box following the view asks for a
+  // full frame itself). An orbit frame then skips every shadow pass.
+  const shadowMap = r.renderer.shadowMap;
+  const shadowAutoUpdate = shadowMap.autoUpdate;
+  if (!sceneChanged) shadowMap.autoUpdate = false;
+  try {
+    if (r.draw) r.draw(world.time.delta);
+    else r.renderer.render(r.scene, r.camera);
+  } finally {
+    shadowMap.autoUpdate = shadowAutoUpdate;
+  }
   const info = r.renderer.info.render;
   world.stats.renderedFrames++;
   world.stats.lastRenderMs = performance.now() - start;

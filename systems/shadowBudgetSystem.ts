@@ -46,7 +46,7 @@ let orderScore = new Float64Array(64);
 export function shadowBudgetSystem(world: ViewerWorld): ViewerWorld {
   const camera = world.render.camera;
   if (!camera) return world;
-  if (!world.render.needsRender && world.transform.changed === 0) return world;
+  if (!world.render.needsRender && !world.camera.moved && world.transform.changed === 0) return world;
   let q = queries.get(world);
   if (!q) {
     q = registerQuery(world, [Light]);

@@ -22,7 +22,7 @@ export function shadowRevealSystem(world: ViewerWorld): ViewerWorld {
       setShadowIntensity(world, 0);
       shadowMap.autoUpdate = false;
       shadowMap.needsUpdate = false;
-      if (render.needsRender && render.hold === 0) {
+      if ((render.needsRender || world.camera.moved) && render.hold === 0) {
         reveal.phase = SHADOW_REVEAL.held;
         reveal.frame = drawn;
         reveal.start = world.time.then;

@@ -24,11 +24,16 @@ import { renderSystem } from '../../../systems/renderSystem';
 import { syncSystem } from '../../../systems/syncSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
-/** Just what renderSystem uses of a WebGLRenderer: render() and info.render. */
+/** Just what renderSystem uses of a WebGLRenderer: render(), info.render and shadowMap.autoUpdate. */
 function fakeRenderer(calls = 3, triangles = 36) {
+  const shadowMap = { autoUpdate: true };
+  /** Per render call: whether the shadow maps would be drawn in it. */
+  const shadowPasses: boolean[] = [];
   const fake = {
-    render: vi.fn(),
+    render: vi.fn(() => void shadowPasses.push(shadowMap.autoUpdate)),
     info: { render: { calls, triangles } },
+    shadowMap,
+    shadowPasses,
   };
   return fake;
 }
@@ -60,6 +65,30 @@ function frame(world: ViewerWorld): void {
 }
 
 describe('renderSystem', () => {
+  it('draws for a moved camera without drawing the shadow maps again; a changed scene draws them', () => {
+    const { world, renderer } = readyWorld();
+    world.render.needsRender = false;
+    world.camera.moved = true;
+    renderSystem(world);
+    expect(renderer.shadowPasses).toEqual([false]);
+    // Put back after the draw: whatever renders next (a screenshot) draws them as usual.
+    expect(renderer.shadowMap.autoUpdate).toBe(true);
+    world.render.needsRender = true;
+    renderSystem(world);
+    world.camera.moved = false;
+    world.render.needsRender = true;
+    renderSystem(world);
+    expect(renderer.shadowPasses).toEqual([false, true, true]);
+    // Neither: nothing drawn.
+    renderSystem(world);
+    expect(renderer.render).toHaveBeenCalledTimes(3);
+    // A moved camera while a load holds the picture draws nothing either.
+    world.camera.moved = true;
+    world.render.hold = 1;
+    renderSystem(world);
+    expect(renderer.render).toHaveBeenCalledTimes(3);
+  });
+
   it('draws nothing while held, keeps the request, and draws once when released', () => {
     const { world, renderer, scene } = readyWorld();
     const eid = spawnObject(world, scene, new Object3D());
@@ -193,7 +222,7 @@ describe('renderSystem', () => {
   it("runs the 'afterDraw' steps right after each picture it draws, and only then", () => {
     const { world, renderer } = readyWorld();
     const order: string[] = [];
-    renderer.render.mockImplementation(() => order.push('picture'));
+    renderer.render.mockImplementation(() => void order.push('picture'));
     addFrameStep(world, 'afterDraw', { name: 'outline', run: () => order.push('outline') });
     renderSystem(world);
     renderSystem(world); // nothing asked for a picture: no outline over nothing

@@ -28,6 +28,7 @@ function fakeRenderer(calls = 3, triangles = 36) {
   const fake = {
     render: vi.fn(),
     info: { render: { calls, triangles } },
+    shadowMap: { autoUpdate: true },
   };
   return fake;
 }
