@@ -6,8 +6,8 @@ import type { ViewerWorld } from '../src/engine/world';
  * Draws the frame if anything asked for it (a moved camera, a synced transform or flag, a playing
  * animation, an explicit needsRender) and nothing holds it. A still scene costs no GPU work. The
  * shadow maps are drawn again only when the scene changed (`needsRender`), not when the camera
- * alone moved (`world.camera.moved`). The 'afterDraw' steps draw over a picture right after it (the editor's selection outline), only in
- * the frames that drew one.
+ * alone moved (`world.camera.moved`). The 'afterDraw' steps draw over a picture right after it
+ * (the editor's selection outline), only in the frames that drew one.
  */
 export function renderSystem(world: ViewerWorld): ViewerWorld {
   const r = world.render;

@@ -4,9 +4,11 @@ import type { ViewerWorld } from '../src/engine/world';
 /**
  * Runs the shadows' arrival after a scene's first picture (src/engine/shadow-reveal.ts), right
  * before the render system, so it knows whether this frame draws:
- * pending -> (the frame that draws the first picture: no shadow pass, shadows at 0) held ->
- * (SHADOW_MAPS_DELAY_MS after the picture is out: shadow maps on, one more frame) maps -> (the maps are drawn) fading ->
- * (SHADOW_FADE_MS after the maps' frame, shadows at full intensity) idle. Does nothing while idle; allocates nothing.
+ * - pending: the frame that draws the first picture (no shadow pass, shadows at 0) -> held;
+ * - held: SHADOW_MAPS_DELAY_MS after that picture, shadow maps on and one more frame -> maps;
+ * - maps: once that frame has drawn them -> fading;
+ * - fading: SHADOW_FADE_MS after the maps' frame, shadows at full intensity -> idle.
+ * Does nothing while idle; allocates nothing.
  */
 export function shadowRevealSystem(world: ViewerWorld): ViewerWorld {
   const reveal = world.shadows.reveal;

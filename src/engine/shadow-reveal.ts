@@ -8,7 +8,8 @@ import type { ViewerWorld } from './world';
  * shadow maps before it sees anything"). The first picture is drawn with the programs it will keep
  * (every casting light still casts, so nothing links twice) but without the shadow pass, and with
  * every shadow's intensity at 0, so the maps that were never drawn darken nothing. A frame
- * SHADOW_MAPS_DELAY_MS later draws the maps; then the shadows fade in over SHADOW_FADE_MS instead of appearing at once.
+ * SHADOW_MAPS_DELAY_MS later draws the maps; then the shadows fade in over SHADOW_FADE_MS instead
+ * of appearing at once.
  *
  * The whole sequence is run by the shadow reveal system (systems/shadowRevealSystem.ts), right
  * before the render system; a load asks for it with `deferShadows` before it releases its picture.

@@ -101,7 +101,8 @@ export type MessageHandler = (world: ViewerWorld, payload: unknown, message: Sce
 /**
  * Where a scene's shadows are on their way in (src/engine/shadow-reveal.ts): `phase` one of
  * SHADOW_REVEAL (idle, first picture pending, held, maps, fading); `frame` the rendered-frame count
- * the phase waits to see pass; `start` the time (ms, as world.time.then) the fade began.
+ * the phase waits to see pass; `start` the time (ms, as world.time.then) the phase's wait counts
+ * from (the first picture for the maps' delay, the maps' frame for the fade).
  */
 export interface ShadowReveal {
   phase: number;
