@@ -40,6 +40,8 @@ async function openDemo(browser: Browser, base: string, query: string, sceneId =
   }, undefined, { timeout: 180_000, polling: 200 });
   const phase = await page.evaluate(() => (window as any).__viewer.phase);
   if (phase !== 'ready') throw new Error(`the scene '${sceneId}' did not load (${query})`);
+  // The shadow maps come after the first picture (src/engine/shadow-reveal.ts): measured with them.
+  await page.waitForFunction(() => (window as any).__viewer.viewer.world.shadows.reveal.phase === 0, undefined, { timeout: 60_000, polling: 100 });
   return page;
 }
 

@@ -30,10 +30,12 @@ export const SHADOW_REVEAL = {
   pending: 1,
   /** The first picture is being drawn: waiting for it to be out. */
   held: 2,
+  /** The first picture is out: SHADOW_MAPS_DELAY_MS from here before the maps. */
+  waiting: 3,
   /** The frame that draws the shadow maps (the shadows still weightless). */
-  maps: 3,
-  /** The shadows fade in. */
-  fading: 4,
+  maps: 4,
+  /** The shadows fade in (frames that keep the maps just drawn). */
+  fading: 5,
 } as const;
 
 /** Asks for the next picture to go out before any shadow map is drawn (a scene's first picture). */
@@ -84,6 +86,7 @@ export function finishShadowReveal(world: ViewerWorld): void {
   const renderer = world.render.renderer;
   if (renderer) renderer.shadowMap.autoUpdate = true;
   setShadowIntensity(world, 1);
+  world.render.needsRender = true;
   reveal.phase = SHADOW_REVEAL.idle;
   settleShadowMapWaiters(world);
 }

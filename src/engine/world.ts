@@ -120,6 +120,11 @@ export interface ViewerContext {
     camera: Camera | null;
     /** Set by anything that changes the picture outside the ECS (resize, material edit, ...). */
     needsRender: boolean;
+    /**
+     * For this frame's picture only: the shadow maps are current (what asked for the picture changed
+     * no caster and no light's shadow, such as the shadows' fade in). Cleared by the render system.
+     */
+    keepShadowMaps: boolean;
     /** Optional replacement for renderer.render (the post-processing composer of a later issue). */
     draw: ((delta: number) => void) | null;
     /**
@@ -182,7 +187,7 @@ export function createViewerWorld(): ViewerWorld {
   return createWorld<ViewerContext>({
     time: { delta: 0, elapsed: 0, frame: 0, then: 0 },
     objects: [],
-    render: { renderer: null, scene: null, camera: null, needsRender: true, draw: null, hold: 0 },
+    render: { renderer: null, scene: null, camera: null, needsRender: true, keepShadowMaps: false, draw: null, hold: 0 },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
     camera: { moved: false, version: 0 },

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { createInstancesScene } from '../../src/server/demo-instances-scene';
 import { loadServerConfig } from '../../src/server/config';
 import { createInstanceService } from '../../src/server/instances';
-import { canvasPixels, settled, store, underLock } from './helpers';
+import { canvasPixels, settled, shadowsShown, store, underLock } from './helpers';
 
 /**
  * Instanced asset groups in the viewer (issue 15): a generated city of 3,000 instances of the six
@@ -178,6 +178,8 @@ test.describe('instanced asset groups', () => {
     });
     await page.goto(`/embed/${CITY}?quality=low`);
     expect(await settled(page)).toBe('ready');
+    // The shadow maps (the depth programs' first use) are drawn after the first picture.
+    await shadowsShown(page);
     await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
     const facts = await page.evaluate(() => {
       const w = window as any;

@@ -226,9 +226,12 @@ export function createCommentPins(world: ViewerWorld, options: { canvas: HTMLCan
       if (!camera || count === 0) return;
       const resized = options.canvas.clientWidth !== lastWidth || options.canvas.clientHeight !== lastHeight;
       if (!dirty && !world.camera.moved && !resized) return;
+      // A moved camera alone draws a picture anyway (the render system) and changes no shadow: the
+      // pins follow it without asking for one, so an orbit frame keeps its shadow maps.
+      const changed = dirty || resized;
       dirty = false;
       update(camera);
-      world.render.needsRender = true;
+      if (changed) world.render.needsRender = true;
     },
   });
 

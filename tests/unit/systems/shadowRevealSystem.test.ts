@@ -52,7 +52,7 @@ describe('shadowRevealSystem', () => {
     expect(phase(world)).toBe(SHADOW_REVEAL.idle);
   });
 
-  it('draws the first picture without the shadow pass, the maps after the delay, then fades them in', () => {
+  it('draws the first picture without the shadow pass, the maps after the delay, then fades them in keeping the maps', () => {
     const { world, draws, frame, sun, shadowMap } = setup();
     deferShadows(world);
     // Held frames (a load): nothing drawn, no shadow pass allowed.
@@ -62,28 +62,59 @@ describe('shadowRevealSystem', () => {
     expect(draws).toHaveLength(0);
     expect(shadowMap.autoUpdate).toBe(false);
     world.render.hold = 0;
+    // The first picture, in a long frame (a slow device): no shadow pass, shadows weightless.
     frame();
-    // The first picture: no shadow pass, shadows weightless.
     expect(draws).toEqual([{ shadowPass: false, intensity: 0 }]);
     expect(phase(world)).toBe(SHADOW_REVEAL.held);
-    // Within the delay: nothing more is drawn.
+    // The delay counts from the first frame after the picture, however long the picture took.
+    frame(SHADOW_MAPS_DELAY_MS * 3);
+    expect(phase(world)).toBe(SHADOW_REVEAL.waiting);
     frame(SHADOW_MAPS_DELAY_MS / 2);
     expect(draws).toHaveLength(1);
-    expect(phase(world)).toBe(SHADOW_REVEAL.held);
+    expect(phase(world)).toBe(SHADOW_REVEAL.waiting);
     // After it: one frame draws the maps, the shadows still at 0.
     frame(SHADOW_MAPS_DELAY_MS);
     expect(draws[1]).toEqual({ shadowPass: true, intensity: 0 });
     expect(phase(world)).toBe(SHADOW_REVEAL.maps);
-    // Then the fade, by time: half way, then full, then idle and nothing more drawn.
+    // Then the fade, by time, in frames that keep the maps: half way, then full, then idle.
     frame(SHADOW_FADE_MS / 2);
+    expect(draws[2].shadowPass).toBe(false);
     expect(draws[2].intensity).toBeCloseTo(0.5, 5);
     expect(phase(world)).toBe(SHADOW_REVEAL.fading);
     frame(SHADOW_FADE_MS / 2);
-    expect(draws[3].intensity).toBe(1);
+    expect(draws[3]).toEqual({ shadowPass: false, intensity: 1 });
     expect(phase(world)).toBe(SHADOW_REVEAL.idle);
     expect(sun.shadow.intensity).toBe(1);
+    expect(shadowMap.autoUpdate).toBe(true);
     frame();
     expect(draws).toHaveLength(4);
+    // Back to normal: a change of the scene draws the maps.
+    world.render.needsRender = true;
+    frame();
+    expect(draws[4]).toEqual({ shadowPass: true, intensity: 1 });
+  });
+
+  it('a change of the scene during the fade draws the maps again; a hold does not carry the fade\'s keep over', () => {
+    const { world, draws, frame } = setup();
+    deferShadows(world);
+    world.render.needsRender = true;
+    frame();
+    frame();
+    frame(SHADOW_MAPS_DELAY_MS); // the maps
+    expect(draws.map((d) => d.shadowPass)).toEqual([false, true]);
+    world.render.needsRender = true; // an edit, in the same frame as a fade step
+    frame(SHADOW_FADE_MS / 4);
+    expect(draws[2].shadowPass).toBe(true);
+    // A fade step asked to keep the maps, but a load held the picture: the next picture draws them.
+    frame(SHADOW_FADE_MS / 4);
+    expect(draws[3].shadowPass).toBe(false);
+    world.render.hold = 1;
+    frame(SHADOW_FADE_MS / 4);
+    expect(draws).toHaveLength(4);
+    world.render.hold = 0;
+    world.render.needsRender = true;
+    renderSystem(world);
+    expect(draws[4].shadowPass).toBe(true);
   });
 
   it('resolves shadowMapsDrawn once the maps are drawn, not before', async () => {
@@ -93,6 +124,7 @@ describe('shadowRevealSystem', () => {
     let drawn = false;
     void shadowMapsDrawn(world).then(() => (drawn = true));
     world.render.needsRender = true;
+    frame();
     frame();
     frame(SHADOW_MAPS_DELAY_MS + 1);
     await Promise.resolve();
@@ -115,7 +147,8 @@ describe('shadowRevealSystem', () => {
     expect(sun.shadow.intensity).toBe(1);
     expect(shadowMap.autoUpdate).toBe(true);
     expect(phase(world)).toBe(SHADOW_REVEAL.idle);
+    // The viewport shows them too, at once.
     frame();
-    expect(draws).toHaveLength(1);
+    expect(draws[1]).toEqual({ shadowPass: true, intensity: 1 });
   });
 });

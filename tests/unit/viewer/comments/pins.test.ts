@@ -39,6 +39,20 @@ describe('comment pins frame step', () => {
     expect(countAttribute().version).toBe(version + 1);
   });
 
+  it('follows a moved camera without asking for a picture (the render system draws for it, and keeps the shadow maps)', () => {
+    const { world, pins, frame } = setup();
+    pins.set(grid(10));
+    frame(false);
+    world.render.needsRender = false;
+    frame(true);
+    expect(world.render.needsRender).toBe(false);
+    // New pins do ask.
+    pins.set(grid(12));
+    world.render.needsRender = false;
+    frame(false);
+    expect(world.render.needsRender).toBe(true);
+  });
+
   it('an empty list where there were no pins asks for no frame; emptying shown pins asks for one', () => {
     const { world, pins, frame } = setup();
     world.render.needsRender = false;
