@@ -47,11 +47,6 @@ export function deferShadows(world: ViewerWorld): void {
   reveal.start = 0;
 }
 
-/** Whether shadows are on their way in (or about to be). */
-export function shadowsRevealing(world: ViewerWorld): boolean {
-  return world.shadows.reveal.phase !== SHADOW_REVEAL.idle;
-}
-
 const waiters = new WeakMap<ViewerWorld, (() => void)[]>();
 
 /**
