@@ -1,7 +1,6 @@
-import { commitRemovals, registerQuery, type Query } from 'bitecs';
 import { Frustum, Matrix4, Sphere, Vector3, type Light as ThreeLight, type PointLight, type SpotLight } from 'three';
 import { Light, LightType } from '../components';
-import { viewFocus } from '../src/engine/lights';
+import { lightEntities, viewFocus } from '../src/engine/lights';
 import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST } from '../src/protocol/constants';
 import type { ViewerWorld } from '../src/engine/world';
 
@@ -26,7 +25,6 @@ export function shadowCost(type: number): number {
 
 type ShadowLight = Pick<SpotLight, 'shadow'>;
 
-const queries = new WeakMap<ViewerWorld, Query>();
 const frustum = new Frustum();
 const viewProjection = new Matrix4();
 const sphere = new Sphere();
@@ -47,13 +45,7 @@ export function shadowBudgetSystem(world: ViewerWorld): ViewerWorld {
   const camera = world.render.camera;
   if (!camera) return world;
   if (!world.render.needsRender && !world.camera.moved && world.transform.changed === 0) return world;
-  let q = queries.get(world);
-  if (!q) {
-    q = registerQuery(world, [Light]);
-    queries.set(world, q);
-  }
-  commitRemovals(world);
-  const eids = q.dense;
+  const eids = lightEntities(world);
 
   camera.updateMatrixWorld();
   viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);

@@ -1,4 +1,4 @@
-import { addComponent } from 'bitecs';
+import { addComponent, commitRemovals, registerQuery, type Query } from 'bitecs';
 import { Vector3, type DirectionalLight, type Object3D } from 'three';
 import { Light, LightType, ShadowFollow } from '../../components';
 import {
@@ -22,6 +22,22 @@ export function lightTypeOf(object: Object3D): LightType {
 /** Whether a three.js object is a light (any kind). */
 export function isLight(object: Object3D): boolean {
   return (object as { isLight?: boolean }).isLight === true;
+}
+
+const lightQueries = new WeakMap<ViewerWorld, Query>();
+
+/**
+ * The light entities of a world (every Light, the sun included), removals committed: what the
+ * shadow budget ranks and the shadow reveal fades. Registered once per world; allocates nothing.
+ */
+export function lightEntities(world: ViewerWorld): Query['dense'] {
+  let q = lightQueries.get(world);
+  if (!q) {
+    q = registerQuery(world, [Light]);
+    lightQueries.set(world, q);
+  }
+  commitRemovals(world);
+  return q.dense;
 }
 
 /**

@@ -1,6 +1,5 @@
-import { commitRemovals, registerQuery, type Query } from 'bitecs';
 import type { LightShadow } from 'three';
-import { Light } from '../../components';
+import { lightEntities } from './lights';
 import type { ViewerWorld } from './world';
 
 /**
@@ -86,20 +85,12 @@ export function finishShadowReveal(world: ViewerWorld): void {
   settleShadowMapWaiters(world);
 }
 
-const queries = new WeakMap<ViewerWorld, Query>();
-
 /**
  * Sets the intensity of every light's shadow (the shader's mix between lit and shadowed): the
  * reveal is the only writer of LightShadow.intensity in the viewer. Allocates nothing.
  */
 export function setShadowIntensity(world: ViewerWorld, intensity: number): void {
-  let q = queries.get(world);
-  if (!q) {
-    q = registerQuery(world, [Light]);
-    queries.set(world, q);
-  }
-  commitRemovals(world);
-  const eids = q.dense;
+  const eids = lightEntities(world);
   for (let i = 0; i < eids.length; i++) {
     const shadow = (world.objects[eids[i]] as { shadow?: LightShadow } | undefined)?.shadow;
     if (shadow) shadow.intensity = intensity;
