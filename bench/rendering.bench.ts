@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { WAREHOUSE_SCENE_ID } from '../src/server/demo-scenes';
 import { startServer } from './server';
+import { PROBE_ATTRIBUTES } from '../src/viewer/quality';
 import type { BenchResult } from './types';
 
 /**
@@ -152,15 +153,23 @@ async function qualityModule(): Promise<string> {
 async function benchmarkPath(browser: Browser, base: string): Promise<number> {
   const source = await qualityModule();
   const page = await browser.newPage({ viewport: VIEWPORT });
-  await page.route(`${base}/bench-quality.html`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><html><body></body></html>' }));
+  // The page opens its probe context early, as index.html does for the viewer (while the app's
+  // code downloads); the detection takes it.
+  const earlyProbe = `setTimeout(function () { var c = document.createElement('canvas'); c.width = c.height = 128; var gl = c.getContext('webgl2', ${JSON.stringify(PROBE_ATTRIBUTES)}); if (gl) window.__earlyProbe = { canvas: c, gl: gl }; }, 0);`;
+  await page.route(`${base}/bench-quality.html`, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><html><head><script>${earlyProbe}</script></head><body></body></html>` }));
   await page.route(`${base}/bench-quality.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: source }));
   await page.goto(`${base}/bench-quality.html`);
   const ms = await page.evaluate(async (url) => {
     const q = await import(url);
+    // Let the early probe's task run first, as it does while the viewer's code downloads.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const t0 = performance.now();
-    const canvas = document.createElement('canvas');
-    canvas.width = canvas.height = 128;
-    const gl = canvas.getContext('webgl2', { antialias: false, depth: false, stencil: false, alpha: false, powerPreference: 'high-performance' }) as WebGL2RenderingContext;
+    let gl = q.takeEarlyProbe() as WebGL2RenderingContext | null;
+    if (!gl) {
+      const canvas = document.createElement('canvas');
+      canvas.width = canvas.height = 128;
+      gl = canvas.getContext('webgl2', q.PROBE_ATTRIBUTES) as WebGL2RenderingContext;
+    }
     const facts = {
       cores: navigator.hardwareConcurrency,
       memoryGb: (navigator as any).deviceMemory,

@@ -135,6 +135,8 @@ export interface QualityDetection {
   ms: number;
   /** The GPU's name, when the browser tells it. */
   gpuName: string | null;
+  /** The probe was index.html's early context (takeEarlyProbe), not one opened by the detection. */
+  earlyProbe: boolean;
 }
 
 // ---- the score table (pure) ---------------------------------------------------------------
@@ -368,30 +370,52 @@ interface NavigatorFacts {
   deviceMemory?: number;
 }
 
+/** The probe context's attributes: the smallest context (index.html's early probe asks for the same). */
+export const PROBE_ATTRIBUTES: WebGLContextAttributes = {
+  antialias: false,
+  depth: false,
+  stencil: false,
+  alpha: false,
+  preserveDrawingBuffer: false,
+  powerPreference: 'high-performance',
+};
+
+/**
+ * The probe context index.html opened while the app's code downloaded (the page's first WebGL
+ * context, which also opens the channel to the GPU process), taken once; null if there is none
+ * (another entry page, a test) or it was lost meanwhile.
+ */
+export function takeEarlyProbe(): WebGL2RenderingContext | null {
+  const holder = globalThis as { __earlyProbe?: { gl?: WebGL2RenderingContext } };
+  const early = holder.__earlyProbe;
+  holder.__earlyProbe = undefined;
+  if (!early?.gl || typeof early.gl.isContextLost !== 'function' || early.gl.isContextLost()) return null;
+  return early.gl;
+}
+
 /**
  * Detects the tier in the browser (synchronously, before the renderer exists): the navigator's
- * facts, a probe WebGL2 context on a canvas of its own (lost again at the end) and, when the
- * partial score asks for it, the benchmark. Takes a few milliseconds plus the benchmark, and at
- * most about 50 ms; the very first WebGL context of a page also starts the browser's GPU process,
- * which the renderer would otherwise pay for.
+ * facts, a probe WebGL2 context on a 128 px canvas of its own (index.html's early one when it is
+ * there; lost again at the end) and, when the partial score asks for it, the benchmark. Takes a few
+ * milliseconds plus the benchmark, and at most about 50 ms. The page's first WebGL context also
+ * opens the channel to the browser's GPU process (and the browser's first starts that process),
+ * which the renderer would otherwise pay for: index.html opens it early.
  */
 export function detectQuality(options: DetectQualityOptions = {}): QualityDetection {
   const start = performance.now();
   const dpr = options.devicePixelRatio ?? globalThis.devicePixelRatio ?? 1;
+  const early = takeEarlyProbe();
   if (options.forced) {
-    return { settings: settingsForTier(options.forced, dpr), score: null, facts: null, forced: true, ms: performance.now() - start, gpuName: null };
+    early?.getExtension('WEBGL_lose_context')?.loseContext();
+    return { settings: settingsForTier(options.forced, dpr), score: null, facts: null, forced: true, ms: performance.now() - start, gpuName: null, earlyProbe: false };
   }
   const nav = (globalThis.navigator ?? { userAgent: '' }) as NavigatorFacts;
-  const canvas = typeof document !== 'undefined' ? document.createElement('canvas') : null;
-  if (canvas) canvas.width = canvas.height = BENCHMARK_SIZE;
-  const gl = canvas?.getContext('webgl2', {
-    antialias: false,
-    depth: false,
-    stencil: false,
-    alpha: false,
-    preserveDrawingBuffer: false,
-    powerPreference: 'high-performance',
-  }) as WebGL2RenderingContext | null | undefined;
+  let gl = early;
+  if (!gl && typeof document !== 'undefined') {
+    const canvas = document.createElement('canvas');
+    canvas.width = canvas.height = BENCHMARK_SIZE;
+    gl = canvas.getContext('webgl2', PROBE_ATTRIBUTES) as WebGL2RenderingContext | null;
+  }
   let gpuName: string | null = null;
   try {
     if (gl) {
@@ -407,7 +431,7 @@ export function detectQuality(options: DetectQualityOptions = {}): QualityDetect
       device: detectDeviceKind(nav.userAgent ?? '', nav.platform ?? '', nav.maxTouchPoints ?? 0),
     };
     const score = scoreQuality(facts, () => (gl ? runGpuBenchmark(gl) : null));
-    return { settings: settingsForTier(score.tier, dpr), score, facts, forced: false, ms: performance.now() - start, gpuName };
+    return { settings: settingsForTier(score.tier, dpr), score, facts, forced: false, ms: performance.now() - start, gpuName, earlyProbe: early !== null };
   } finally {
     gl?.getExtension('WEBGL_lose_context')?.loseContext();
   }

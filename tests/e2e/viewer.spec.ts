@@ -323,6 +323,10 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   expect(count((p) => p === '/v1/scenes/demo')).toBe(1);
   expect(count((p) => p.endsWith('/model_file.binz'))).toBe(1);
   expect(await page.evaluate(() => Object.keys((window as any).__earlyFetches ?? { missing: true }))).toEqual([]);
+  // index.html also opened the page's first WebGL context while the code downloaded: the tier
+  // detection took it as its probe.
+  const quality = await page.evaluate(() => (window as any).__viewer.viewer.quality);
+  expect({ forced: quality.forced, earlyProbe: quality.earlyProbe, gpu: typeof quality.gpuName }).toEqual({ forced: false, earlyProbe: true, gpu: 'string' });
   const summary = await page.evaluate(() => (window as any).__viewer.summary());
   expect(summary).toHaveLength(1);
   expect(summary[0].animations.length).toBeGreaterThanOrEqual(1);

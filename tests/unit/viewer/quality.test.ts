@@ -15,6 +15,7 @@ import {
   parseQualityTier,
   scoreQuality,
   settingsForTier,
+  takeEarlyProbe,
   tierForScore,
   type DeviceFacts,
 } from '../../../src/viewer/quality';
@@ -278,6 +279,53 @@ describe('forcing a tier', () => {
     expect(d.forced).toBe(false);
     expect(d.score?.gpu).toBe(0);
     expect(d.settings.tier).toBe('low');
+  });
+});
+
+/** A stand-in for index.html's early probe context: answers what the detection asks. */
+function fakeProbe(options: { lost?: boolean; maxTextureSize?: number } = {}) {
+  const calls = { lose: 0, parameters: 0 };
+  const gl = {
+    MAX_TEXTURE_SIZE: 0x0d33,
+    RENDERER: 0x1f01,
+    isContextLost: () => options.lost === true,
+    getParameter(name: number) {
+      calls.parameters++;
+      // A software rasteriser: the table needs no benchmark (which this stand-in cannot draw).
+      return name === 0x0d33 ? (options.maxTextureSize ?? 8192) : 'Google SwiftShader';
+    },
+    getExtension(name: string) {
+      if (name === 'WEBGL_lose_context') return { loseContext: () => void calls.lose++ };
+      if (name === 'EXT_color_buffer_float') return {};
+      return null;
+    },
+  };
+  (globalThis as { __earlyProbe?: unknown }).__earlyProbe = { canvas: {}, gl };
+  return calls;
+}
+
+describe("index.html's early probe context", () => {
+  it('the detection takes it once, asks it for the facts and loses it at the end', () => {
+    const calls = fakeProbe({ maxTextureSize: 8192 });
+    const d = detectQuality({ devicePixelRatio: 1 });
+    expect(d.earlyProbe).toBe(true);
+    expect(d.gpuName).toBe('Google SwiftShader');
+    expect(d.facts).toMatchObject({ maxTextureSize: 8192, floatRenderTarget: true, softwareRenderer: true });
+    expect(calls.lose).toBe(1);
+    expect(takeEarlyProbe()).toBeNull();
+    // No second take: without a document there is no context at all.
+    expect(detectQuality({ devicePixelRatio: 1 }).facts).toMatchObject({ maxTextureSize: 0, floatRenderTarget: false });
+  });
+  it('a lost probe is not used', () => {
+    const calls = fakeProbe({ lost: true });
+    expect(takeEarlyProbe()).toBeNull();
+    expect(calls.parameters).toBe(0);
+  });
+  it('a forced tier loses the probe it does not need', () => {
+    const calls = fakeProbe();
+    expect(detectQuality({ forced: 'high', devicePixelRatio: 1 }).forced).toBe(true);
+    expect(calls.lose).toBe(1);
+    expect(calls.parameters).toBe(0);
   });
 });
 
