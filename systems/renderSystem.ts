@@ -4,10 +4,11 @@ import type { ViewerWorld } from '../src/engine/world';
 
 /**
  * Draws the frame if anything asked for it (a moved camera, a synced transform or flag, a playing
- * animation, an explicit needsRender) and nothing holds it. A still scene costs no GPU work. The
- * shadow maps are drawn again only when the scene changed (`needsRender`), not when the camera
- * alone moved (`world.camera.moved`) or what asked said they are current (`keepShadowMaps`). The 'afterDraw' steps draw over a picture right after it
- * (the editor's selection outline), only in the frames that drew one.
+ * animation, an explicit `needsRender` or `needsPicture`) and nothing holds it. A still scene costs
+ * no GPU work. The shadow maps are drawn again only when the scene changed (`needsRender`), not
+ * when the camera alone moved (`world.camera.moved`) or what asked changed no shadow
+ * (`needsPicture`). The 'afterDraw' steps draw over a picture right after it (the editor's
+ * selection outline), only in the frames that drew one.
  */
 export function renderSystem(world: ViewerWorld): ViewerWorld {
   const r = world.render;
@@ -16,19 +17,17 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   if (!r.camera) throw new Error(ERR_CAMERA);
 
   const sceneChanged = r.needsRender;
-  const keepAsked = r.keepShadowMaps;
-  r.keepShadowMaps = false;
-  if ((!sceneChanged && !world.camera.moved) || r.hold > 0) return world;
+  if ((!sceneChanged && !r.needsPicture && !world.camera.moved) || r.hold > 0) return world;
   r.needsRender = false;
-  const keepShadowMaps = !sceneChanged || keepAsked;
+  r.needsPicture = false;
 
   const start = performance.now();
-  // Only the view moved (or what asked said so): the shadow maps are still those of this scene (a
-  // shadow map depends on its light and the casters, never on the camera; the sun's box following
-  // the view asks for a full frame itself). An orbit frame then skips every shadow pass.
+  // Only the view or the picture changed: the shadow maps are still those of this scene (a shadow
+  // map depends on its light and the casters, never on the camera; the sun's box following the
+  // view asks for a full frame itself). An orbit frame then skips every shadow pass.
   const shadowMap = r.renderer.shadowMap;
   const shadowAutoUpdate = shadowMap.autoUpdate;
-  if (keepShadowMaps) shadowMap.autoUpdate = false;
+  if (!sceneChanged) shadowMap.autoUpdate = false;
   try {
     if (r.draw) r.draw(world.time.delta);
     else r.renderer.render(r.scene, r.camera);

@@ -8,7 +8,7 @@ import type { ViewerWorld } from '../src/engine/world';
  * - held: once that picture is out (its frame may be long on a slow device) -> waiting;
  * - waiting: SHADOW_MAPS_DELAY_MS later, shadow maps on and one more frame -> maps;
  * - maps: once that frame has drawn them -> fading;
- * - fading: frames that keep the maps just drawn (`keepShadowMaps`, unless something else changed
+ * - fading: frames that keep the maps just drawn (`needsPicture`: unless something else changed
  *   the scene), the shadows' intensity rising with time; SHADOW_FADE_MS after the maps' frame, at 1 -> idle.
  * Does nothing while idle; allocates nothing.
  */
@@ -27,7 +27,7 @@ export function shadowRevealSystem(world: ViewerWorld): ViewerWorld {
       setShadowIntensity(world, 0);
       shadowMap.autoUpdate = false;
       shadowMap.needsUpdate = false;
-      if ((render.needsRender || world.camera.moved) && render.hold === 0) {
+      if ((render.needsRender || render.needsPicture || world.camera.moved) && render.hold === 0) {
         reveal.phase = SHADOW_REVEAL.held;
         reveal.frame = drawn;
       }
@@ -68,9 +68,8 @@ export function shadowRevealSystem(world: ViewerWorld): ViewerWorld {
   const t = Math.min(1, Math.max(0, (now - reveal.start) / SHADOW_FADE_MS));
   setShadowIntensity(world, t);
   if (t >= 1) reveal.phase = SHADOW_REVEAL.idle;
-  // Only the intensity changes: this frame keeps the maps just drawn, unless something else in it
-  // changed the scene (everything else has run by now: its needsRender would be set).
-  if (!render.needsRender) render.keepShadowMaps = true;
-  render.needsRender = true;
+  // Only the intensity changes: this frame keeps the maps just drawn, unless something else
+  // changed the scene.
+  render.needsPicture = true;
   return world;
 }

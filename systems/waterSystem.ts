@@ -7,7 +7,8 @@ const queries = new WeakMap<ViewerWorld, Query>();
 
 /**
  * Advances the waves of every water surface by the frame time times its wave speed (three.js
- * Water's `time` uniform) and asks for a frame while water is shown. Allocates nothing.
+ * Water's `time` uniform) and asks for a picture while water is shown (the waves cast no shadow:
+ * `needsPicture`, the shadow maps are kept). Allocates nothing.
  */
 export function waterSystem(world: ViewerWorld): ViewerWorld {
   let q = queries.get(world);
@@ -24,7 +25,7 @@ export function waterSystem(world: ViewerWorld): ViewerWorld {
     if (!water || !water.visible) continue;
     const time = (water as unknown as { material: ShaderMaterial }).material.uniforms.time;
     if (time) time.value += delta * WaterSurface.speed[eid];
-    world.render.needsRender = true;
+    world.render.needsPicture = true;
   }
   return world;
 }

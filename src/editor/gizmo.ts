@@ -247,12 +247,13 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
       const axis = controls.axis;
       controls.camera = options.camera();
       controls.pointerHover(toPointer(x, y));
-      if (controls.axis !== axis) world.render.needsRender = true;
+      // A highlighted handle changes the picture, no shadow.
+      if (controls.axis !== axis) world.render.needsPicture = true;
     },
     leave() {
       if (controls.axis !== null && !controls.dragging) {
         controls.axis = null;
-        world.render.needsRender = true;
+        world.render.needsPicture = true;
       }
     },
   });

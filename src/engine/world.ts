@@ -118,13 +118,17 @@ export interface ViewerContext {
     renderer: WebGLRenderer | null;
     scene: Scene | null;
     camera: Camera | null;
-    /** Set by anything that changes the picture outside the ECS (resize, material edit, ...). */
+    /**
+     * Set by anything that changes the scene outside the ECS (resize, material edit, ...): the next
+     * picture draws the shadow maps again too.
+     */
     needsRender: boolean;
     /**
-     * For this frame's picture only: the shadow maps are current (what asked for the picture changed
-     * no caster and no light's shadow, such as the shadows' fade in). Cleared by the render system.
+     * Set by what changes the picture but no shadow caster and no light's shadow (water's waves, the
+     * adaptive tone mapping, the shadows' fade in, a gizmo's highlight, the magnifier, comment pins):
+     * the next picture keeps the shadow maps unless `needsRender` asks too. Both wait out a hold.
      */
-    keepShadowMaps: boolean;
+    needsPicture: boolean;
     /** Optional replacement for renderer.render (the post-processing composer of a later issue). */
     draw: ((delta: number) => void) | null;
     /**
@@ -187,7 +191,7 @@ export function createViewerWorld(): ViewerWorld {
   return createWorld<ViewerContext>({
     time: { delta: 0, elapsed: 0, frame: 0, then: 0 },
     objects: [],
-    render: { renderer: null, scene: null, camera: null, needsRender: true, keepShadowMaps: false, draw: null, hold: 0 },
+    render: { renderer: null, scene: null, camera: null, needsRender: true, needsPicture: false, draw: null, hold: 0 },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
     camera: { moved: false, version: 0 },

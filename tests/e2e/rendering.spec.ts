@@ -198,7 +198,9 @@ async function drawn(page: Page): Promise<void> {
     } catch {
       /* no post-processing */
     }
-    return smaaReady && !v.world.render.needsRender;
+    // Settled: nothing asked for a picture, and the shadows' arrival after the first picture is over
+    // (its 200 ms wait asks for none).
+    return smaaReady && !v.world.render.needsRender && !v.world.render.needsPicture && v.world.shadows.reveal.phase === 0;
   }, undefined, { timeout: 60_000, polling: 100 });
 }
 

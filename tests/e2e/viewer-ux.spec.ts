@@ -42,7 +42,7 @@ async function atRest(page: Page): Promise<void> {
         c.getTarget(p.clone(), false).distanceTo(c.getTarget(p.clone(), true)) +
         Math.abs(viewer.navigation.camera.zoom - c.zoomEnd);
       const w = window as any;
-      const settledNow = gap < 1e-4 && !viewer.world.render.needsRender;
+      const settledNow = gap < 1e-4 && !viewer.world.render.needsRender && !viewer.world.render.needsPicture;
       const twice = settledNow && w.__wasSettled === true;
       w.__wasSettled = settledNow;
       return twice;

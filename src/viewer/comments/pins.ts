@@ -231,7 +231,7 @@ export function createCommentPins(world: ViewerWorld, options: { canvas: HTMLCan
       const changed = dirty || resized;
       dirty = false;
       update(camera);
-      if (changed) world.render.needsRender = true;
+      if (changed) world.render.needsPicture = true;
     },
   });
 
@@ -269,13 +269,14 @@ export function createCommentPins(world: ViewerWorld, options: { canvas: HTMLCan
       geometry.setDrawRange(0, count);
       group.visible = count > 0;
       dirty = true;
-      world.render.needsRender = true;
+      // The pins cast no shadow: a picture that keeps the shadow maps.
+      world.render.needsPicture = true;
     },
     select(id) {
       if (selected === id) return;
       selected = id;
       writeFlags();
-      world.render.needsRender = true;
+      world.render.needsPicture = true;
     },
     pinAt(x, y) {
       if (dirty && world.render.camera) update(world.render.camera);

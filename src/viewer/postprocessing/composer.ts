@@ -303,11 +303,12 @@ export function createPostProcessing(world: ViewerWorld, options: PostProcessing
         info.autoReset = autoReset;
       }
 
-      // The adaptive operator converges over a second or two: keep drawing for a while.
+      // The adaptive operator converges over a second or two: keep drawing for a while (the same
+      // scene: its shadow maps are kept).
       if (effects.state.enabled.toneMapping && effects.toneMapping.mode === ToneMappingMode.REINHARD2_ADAPTIVE) {
         if (!selfRequested) adaptationFrames = ADAPTATION_FRAMES;
         selfRequested = adaptationFrames-- > 0;
-        if (selfRequested) world.render.needsRender = true;
+        if (selfRequested) world.render.needsPicture = true;
       } else {
         selfRequested = false;
       }

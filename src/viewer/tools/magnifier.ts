@@ -51,7 +51,7 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
 
   const show = (on: boolean) => {
     element.style.display = on ? '' : 'none';
-    world.render.needsRender = true;
+    world.render.needsPicture = true;
   };
   const onDown = (event: PointerEvent) => {
     if (event.pointerType !== 'touch' || finger !== null || !wanted()) return;
@@ -66,7 +66,7 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
     y = event.clientY - rect.top;
     const at = magnifierPlacement(x, y, rect.width, rect.height);
     element.style.transform = `translate(${at.left.toFixed(1)}px, ${at.top.toFixed(1)}px)`;
-    world.render.needsRender = true;
+    world.render.needsPicture = true;
   };
   const onUp = (event: PointerEvent) => {
     if (event.pointerId !== finger) return;
@@ -82,8 +82,8 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
     name: 'magnifier',
     run(w) {
       if (finger === null || !ctx) return;
-      // Keep drawing while the finger is down: the loupe copies each new picture.
-      w.render.needsRender = true;
+      // Keep drawing while the finger is down: the loupe copies each new picture (no shadow changes).
+      w.render.needsPicture = true;
       const ratio = canvas.width / Math.max(1, canvas.clientWidth);
       const px = Math.round(MAGNIFIER_SIZE * ratio);
       if (element.width !== px) {

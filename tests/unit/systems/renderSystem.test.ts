@@ -89,6 +89,30 @@ describe('renderSystem', () => {
     expect(renderer.render).toHaveBeenCalledTimes(3);
   });
 
+  it('draws for needsPicture keeping the shadow maps, with them when the scene changed too; a hold keeps the request', () => {
+    const { world, renderer } = readyWorld();
+    world.render.needsRender = false;
+    world.render.needsPicture = true; // water's waves, the adaptive tone mapping, a gizmo's highlight
+    renderSystem(world);
+    expect(renderer.shadowPasses).toEqual([false]);
+    expect(world.render.needsPicture).toBe(false);
+    renderSystem(world);
+    expect(renderer.render).toHaveBeenCalledTimes(1);
+    world.render.needsPicture = true;
+    world.render.needsRender = true; // and an edit in the same frame
+    renderSystem(world);
+    expect(renderer.shadowPasses).toEqual([false, true]);
+    // Held (a load): nothing drawn, the request waits, and the picture after the hold keeps the maps.
+    world.render.needsPicture = true;
+    world.render.hold = 1;
+    renderSystem(world);
+    expect(renderer.render).toHaveBeenCalledTimes(2);
+    expect(world.render.needsPicture).toBe(true);
+    world.render.hold = 0;
+    renderSystem(world);
+    expect(renderer.shadowPasses).toEqual([false, true, false]);
+  });
+
   it('draws nothing while held, keeps the request, and draws once when released', () => {
     const { world, renderer, scene } = readyWorld();
     const eid = spawnObject(world, scene, new Object3D());

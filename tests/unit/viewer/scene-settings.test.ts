@@ -432,7 +432,9 @@ describe('water', () => {
     world.render.needsRender = false;
     waterSystem(world);
     expect(water.material.uniforms.time.value).toBeCloseTo(0.5, 6);
-    expect(world.render.needsRender).toBe(true);
+    // A picture, not a changed scene: the waves cast no shadow, the shadow maps are kept.
+    expect(world.render.needsPicture).toBe(true);
+    expect(world.render.needsRender).toBe(false);
     await applySceneSettings(host, { waterWaveSpeed: 2 });
     waterSystem(world);
     expect(water.material.uniforms.time.value).toBeCloseTo(1.5, 6);
@@ -446,8 +448,9 @@ describe('water', () => {
     expect(disposeMaterial).toHaveBeenCalled();
     // The water system has nothing to do now.
     world.render.needsRender = false;
+    world.render.needsPicture = false;
     waterSystem(world);
-    expect(world.render.needsRender).toBe(false);
+    expect(world.render).toMatchObject({ needsRender: false, needsPicture: false });
     // Enabled again: a new surface, keeping the settings.
     await applySceneSettings(host, { waterEnabled: true }, options);
     const again = waterOf(scene)!;

@@ -44,13 +44,14 @@ describe('comment pins frame step', () => {
     pins.set(grid(10));
     frame(false);
     world.render.needsRender = false;
+    world.render.needsPicture = false;
     frame(true);
-    expect(world.render.needsRender).toBe(false);
-    // New pins do ask.
+    expect(world.render).toMatchObject({ needsRender: false, needsPicture: false });
+    // New pins ask for a picture, one that keeps the shadow maps (pins cast no shadow).
     pins.set(grid(12));
-    world.render.needsRender = false;
+    world.render.needsPicture = false;
     frame(false);
-    expect(world.render.needsRender).toBe(true);
+    expect(world.render).toMatchObject({ needsRender: false, needsPicture: true });
   });
 
   it('an empty list where there were no pins asks for no frame; emptying shown pins asks for one', () => {
@@ -58,15 +59,15 @@ describe('comment pins frame step', () => {
     world.render.needsRender = false;
     expect(pins.object.visible, 'no pins: nothing on the helper layer').toBe(false);
     pins.set([]);
-    expect(world.render.needsRender).toBe(false);
+    expect(world.render.needsPicture).toBe(false);
     expect(pins.object.visible).toBe(false);
     pins.set(grid(3));
     expect(pins.object.visible).toBe(true);
-    expect(world.render.needsRender).toBe(true);
+    expect(world.render.needsPicture).toBe(true);
     frame(false);
-    world.render.needsRender = false;
+    world.render.needsPicture = false;
     pins.set([]);
-    expect(world.render.needsRender).toBe(true);
+    expect(world.render.needsPicture).toBe(true);
     expect(pins.object.visible).toBe(false);
   });
 
