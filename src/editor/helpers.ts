@@ -70,7 +70,8 @@ export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: S
     }
     for (const uuid of [...helpers.keys()]) if (!live.has(uuid)) drop(uuid);
     due = true;
-    world.render.needsRender = true;
+    // Helpers (on the helper layer) cast no shadow: the shadow maps are kept.
+    world.render.needsPicture = true;
   };
 
   const drop = (uuid: string) => {
@@ -101,7 +102,7 @@ export function attachObjectHelpers(world: ViewerWorld, scene: Scene, objects: S
       if (shown === next) return;
       shown = next;
       due = true;
-      world.render.needsRender = true;
+      world.render.needsPicture = true;
     },
     helperOf(uuid) {
       return helpers.get(uuid)?.helper ?? null;

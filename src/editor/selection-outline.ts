@@ -479,7 +479,8 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
       localBoxes = roots.map(() => new Box3());
       localDue = true;
       collect();
-      world.render.needsRender = true;
+      // The outline is drawn over the picture and casts no shadow: the shadow maps are kept.
+      world.render.needsPicture = true;
     },
     showInstances(nextGroup, nextIds) {
       roots = [];
@@ -490,7 +491,7 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
       const target = instanceGroupByUuid(world, nextGroup);
       if (!target || nextIds.length === 0) {
         clearInstances();
-        world.render.needsRender = true;
+        world.render.needsPicture = true;
         return;
       }
       groupId = nextGroup;
@@ -498,7 +499,7 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
       group = target;
       seenVersion = -1;
       fitProxies(target, ids.length);
-      world.render.needsRender = true;
+      world.render.needsPicture = true;
     },
     clear() {
       api.showObjects([]);

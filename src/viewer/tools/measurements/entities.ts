@@ -60,7 +60,8 @@ export function followMeasurement(world: ViewerWorld, entry: MeasurementEntry): 
   entry.value = drawMeasurement(entry.drawing, entry.kind, points, entry.plane, entry.display);
   Measurement.value[entry.eid] = entry.value;
   Measurement.changed[entry.eid] = 0;
-  world.render.needsRender = true;
+  // A measurement's lines and labels cast no shadow: a picture that keeps the shadow maps.
+  world.render.needsPicture = true;
 }
 
 export function despawnMeasurement(ctx: ToolContext, entry: MeasurementEntry): void {
@@ -68,7 +69,7 @@ export function despawnMeasurement(ctx: ToolContext, entry: MeasurementEntry): v
   unbindObject(ctx.world, entry.eid);
   deleteMeasurementPoints(ctx.world, entry.eid);
   removeEntity(ctx.world, entry.eid);
-  ctx.world.render.needsRender = true;
+  ctx.world.render.needsPicture = true;
 }
 
 export function measurementEvent(entry: MeasurementEntry, action: MeasurementEventData['action']): MeasurementEventData {
