@@ -1,12 +1,11 @@
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { WAREHOUSE_SCENE_ID } from '../src/server/demo-scenes';
 import { startServer } from './server';
-import { PROBE_ATTRIBUTES } from '../src/viewer/quality';
 import type { BenchResult } from './types';
 
 /**
@@ -20,7 +19,8 @@ import type { BenchResult } from './types';
  *   the post-processing adds to the scene's own;
  * - the time the tier detection takes (goal: at most 50 ms): in the viewer as a page loads (here a
  *   software rasteriser, which skips the micro-benchmark), and the path with the micro-benchmark
- *   (src/viewer/quality.ts compiled on its own into a page). Every page here runs in a browser
+ *   (src/viewer/quality.ts compiled on its own into a page); both on the probe context that
+ *   index.html's script opened while the page loaded, whose opening is reported apart. Every page here runs in a browser
  *   whose GPU process is already up; the very first WebGL context of a browser also starts it
  *   (about 300 ms with SwiftShader), which the renderer would pay anyway.
  */
@@ -149,27 +149,31 @@ async function qualityModule(): Promise<string> {
   return result.outputFiles[0].text;
 }
 
-/** Milliseconds of detectQuality's work when the benchmark runs: probe context, facts, benchmark. */
+/** index.html's script that opens the early probe context (the viewer's page runs it as it loads). */
+function earlyProbeScript(): string {
+  const html = readFileSync(join(ROOT, 'index.html'), 'utf8');
+  const script = /\(function \(\) \{\s*if \(!\/\^\\\/\(embed\|edit\)[\s\S]*?__earlyProbe[\s\S]*?\}\)\(\);/.exec(html);
+  if (!script) throw new Error("rendering bench: index.html's early probe script was not found");
+  return script[0];
+}
+
+/** detectQuality's work when the benchmark runs: facts and benchmark on the early probe context. */
 async function benchmarkPath(browser: Browser, base: string): Promise<number> {
   const source = await qualityModule();
   const page = await browser.newPage({ viewport: VIEWPORT });
-  // The page opens its probe context early, as index.html does for the viewer (while the app's
-  // code downloads); the detection takes it.
-  const earlyProbe = `setTimeout(function () { var c = document.createElement('canvas'); c.width = c.height = 128; var gl = c.getContext('webgl2', ${JSON.stringify(PROBE_ATTRIBUTES)}); if (gl) window.__earlyProbe = { canvas: c, gl: gl }; }, 0);`;
-  await page.route(`${base}/bench-quality.html`, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><html><head><script>${earlyProbe}</script></head><body></body></html>` }));
+  // A viewer's path, so that index.html's own script opens the probe as it does for the viewer.
+  const url = `${base}/embed/bench-quality`;
+  await page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><html><head><script>${earlyProbeScript()}</script></head><body></body></html>` }));
   await page.route(`${base}/bench-quality.js`, (route) => route.fulfill({ contentType: 'text/javascript', body: source }));
-  await page.goto(`${base}/bench-quality.html`);
-  const ms = await page.evaluate(async (url) => {
-    const q = await import(url);
-    // Let the early probe's task run first, as it does while the viewer's code downloads.
+  await page.goto(url);
+  const ms = await page.evaluate(async (moduleUrl) => {
+    const q = await import(moduleUrl);
+    // The early probe's task has run, as it has while the viewer's code downloads.
     await new Promise((resolve) => setTimeout(resolve, 50));
     const t0 = performance.now();
-    let gl = q.takeEarlyProbe() as WebGL2RenderingContext | null;
-    if (!gl) {
-      const canvas = document.createElement('canvas');
-      canvas.width = canvas.height = 128;
-      gl = canvas.getContext('webgl2', q.PROBE_ATTRIBUTES) as WebGL2RenderingContext;
-    }
+    const early = q.takeEarlyProbe() as { gl: WebGL2RenderingContext } | null;
+    if (!early) throw new Error('the early probe context was not opened');
+    const gl = early.gl;
     const facts = {
       cores: navigator.hardwareConcurrency,
       memoryGb: (navigator as any).deviceMemory,
@@ -246,24 +250,32 @@ export default async function run(): Promise<BenchResult[]> {
     }
 
     // ---- tier detection --------------------------------------------------------------------
-    // In the viewer, as it loads (auto tier): the first thing the page does with WebGL.
+    // In the viewer, as it loads (auto tier): detectQuality's own time (`ms`: facts, on index.html's
+    // early probe context when it was open, else on one it opened itself, whose time is then in
+    // `ms`), and the early context's opening, apart: it happens while the app's code downloads.
     const inViewer: number[] = [];
+    const earlyOpen: number[] = [];
     let facts = '';
     for (let i = 0; i < DETECTION_RUNS; i++) {
       const page = await openDemo(browser, server.base, '');
       const q = await page.evaluate(() => (window as any).__viewer.viewer.quality);
       inViewer.push(q.ms);
+      if (typeof q.earlyProbeMs === 'number') earlyOpen.push(q.earlyProbeMs);
       facts = `${q.settings.tier}: cpu ${q.score.cpu} + memory ${q.score.memory} + gpu ${q.score.gpu} + benchmark ${q.score.benchmark}${q.score.benchmarkRan ? ' (ran)' : ' (not run)'} = ${q.score.total}`;
       await page.close();
     }
     const detectMs = median(inViewer);
-    results.push({ name: `rendering: tier detection in the viewer on page load (probe context, facts); here ${facts}`, value: detectMs, unit: 'ms', goal: '<= 50 ms', pass: detectMs <= 50 });
+    results.push({ name: `rendering: tier detection in the viewer on page load (facts; on index.html's early probe context in ${earlyOpen.length} of ${DETECTION_RUNS} runs, on its own otherwise); here ${facts}`, value: detectMs, unit: 'ms', goal: '<= 50 ms', pass: detectMs <= 50 });
+    if (earlyOpen.length) {
+      results.push({ name: "rendering: index.html's early probe context (the page's first WebGL context) opened while the app's code downloads, before the detection", value: median(earlyOpen), unit: 'ms' });
+    }
     // The benchmark path (a GPU, partial score 30..59), which a software rasteriser skips: the same
-    // module on a page of its own, timing a probe context with the micro-benchmark.
+    // module on a page of its own that runs index.html's early probe script, timing the facts and
+    // the micro-benchmark on that context.
     const withBenchmark: number[] = [];
     for (let i = 0; i < DETECTION_RUNS; i++) withBenchmark.push(await benchmarkPath(browser, server.base));
     const benchMs = median(withBenchmark);
-    results.push({ name: 'rendering: tier detection with the GPU micro-benchmark (probe context, facts, benchmark)', value: benchMs, unit: 'ms', goal: '<= 50 ms', pass: benchMs <= 50 });
+    results.push({ name: 'rendering: tier detection with the GPU micro-benchmark (facts and benchmark on the early probe context)', value: benchMs, unit: 'ms', goal: '<= 50 ms', pass: benchMs <= 50 });
     return results;
   } finally {
     await browser.close();

@@ -125,8 +125,9 @@ export interface ViewerContext {
     needsRender: boolean;
     /**
      * Set by what changes the picture but no shadow caster and no light's shadow (water's waves, the
-     * adaptive tone mapping, the shadows' fade in, a gizmo's highlight, the magnifier, comment pins):
-     * the next picture keeps the shadow maps unless `needsRender` asks too. Both wait out a hold.
+     * adaptive tone mapping, the shadows' fade in, a gizmo's highlight, the magnifier, comment pins,
+     * the selection outline, the editor's helpers, measurements' lines): the next picture keeps the
+     * shadow maps unless `needsRender` asks too. Both wait out a hold.
      */
     needsPicture: boolean;
     /** Optional replacement for renderer.render (the post-processing composer of a later issue). */

@@ -135,8 +135,11 @@ export interface QualityDetection {
   ms: number;
   /** The GPU's name, when the browser tells it. */
   gpuName: string | null;
-  /** The probe was index.html's early context (takeEarlyProbe), not one opened by the detection. */
-  earlyProbe: boolean;
+  /**
+   * How long index.html's early probe context took to open (off the way to the first picture), when
+   * the detection used it (takeEarlyProbe); null when the detection opened its own (its time is in `ms`).
+   */
+  earlyProbeMs: number | null;
 }
 
 // ---- the score table (pure) ---------------------------------------------------------------
@@ -282,7 +285,8 @@ export function isSoftwareRenderer(name: string | null): boolean {
 export const BENCHMARK_BUDGET_MS = 25;
 /** A round this long is a measurement worth keeping. */
 const BENCHMARK_ROUND_MS = 2;
-const BENCHMARK_SIZE = 128;
+/** The probe canvas (and the benchmark's viewport), in pixels a side. */
+export const BENCHMARK_SIZE = 128;
 const BENCHMARK_LOOP = 32;
 
 const BENCH_VERTEX = `#version 300 es
@@ -380,17 +384,24 @@ export const PROBE_ATTRIBUTES: WebGLContextAttributes = {
   powerPreference: 'high-performance',
 };
 
+export interface EarlyProbe {
+  gl: WebGL2RenderingContext;
+  /** How long its getContext took. */
+  ms: number;
+}
+
 /**
  * The probe context index.html opened while the app's code downloaded (the page's first WebGL
  * context, which also opens the channel to the GPU process), taken once; null if there is none
- * (another entry page, a test) or it was lost meanwhile.
+ * (another entry page, a cover, a test) or it was lost meanwhile. Leaves null behind, which tells
+ * index.html's script not to open one any more (the app's code may run before it did).
  */
-export function takeEarlyProbe(): WebGL2RenderingContext | null {
-  const holder = globalThis as { __earlyProbe?: { gl?: WebGL2RenderingContext } };
+export function takeEarlyProbe(): EarlyProbe | null {
+  const holder = globalThis as { __earlyProbe?: { gl?: WebGL2RenderingContext; ms?: number } | null };
   const early = holder.__earlyProbe;
-  holder.__earlyProbe = undefined;
+  holder.__earlyProbe = null;
   if (!early?.gl || typeof early.gl.isContextLost !== 'function' || early.gl.isContextLost()) return null;
-  return early.gl;
+  return { gl: early.gl, ms: typeof early.ms === 'number' ? early.ms : 0 };
 }
 
 /**
@@ -399,18 +410,18 @@ export function takeEarlyProbe(): WebGL2RenderingContext | null {
  * there; lost again at the end) and, when the partial score asks for it, the benchmark. Takes a few
  * milliseconds plus the benchmark, and at most about 50 ms. The page's first WebGL context also
  * opens the channel to the browser's GPU process (and the browser's first starts that process),
- * which the renderer would otherwise pay for: index.html opens it early.
+ * which the renderer would otherwise pay for: index.html opens it early (`earlyProbeMs`).
  */
 export function detectQuality(options: DetectQualityOptions = {}): QualityDetection {
   const start = performance.now();
   const dpr = options.devicePixelRatio ?? globalThis.devicePixelRatio ?? 1;
   const early = takeEarlyProbe();
   if (options.forced) {
-    early?.getExtension('WEBGL_lose_context')?.loseContext();
-    return { settings: settingsForTier(options.forced, dpr), score: null, facts: null, forced: true, ms: performance.now() - start, gpuName: null, earlyProbe: false };
+    early?.gl.getExtension('WEBGL_lose_context')?.loseContext();
+    return { settings: settingsForTier(options.forced, dpr), score: null, facts: null, forced: true, ms: performance.now() - start, gpuName: null, earlyProbeMs: null };
   }
   const nav = (globalThis.navigator ?? { userAgent: '' }) as NavigatorFacts;
-  let gl = early;
+  let gl = early?.gl ?? null;
   if (!gl && typeof document !== 'undefined') {
     const canvas = document.createElement('canvas');
     canvas.width = canvas.height = BENCHMARK_SIZE;
@@ -431,7 +442,7 @@ export function detectQuality(options: DetectQualityOptions = {}): QualityDetect
       device: detectDeviceKind(nav.userAgent ?? '', nav.platform ?? '', nav.maxTouchPoints ?? 0),
     };
     const score = scoreQuality(facts, () => (gl ? runGpuBenchmark(gl) : null));
-    return { settings: settingsForTier(score.tier, dpr), score, facts, forced: false, ms: performance.now() - start, gpuName, earlyProbe: early !== null };
+    return { settings: settingsForTier(score.tier, dpr), score, facts, forced: false, ms: performance.now() - start, gpuName, earlyProbeMs: early?.ms ?? null };
   } finally {
     gl?.getExtension('WEBGL_lose_context')?.loseContext();
   }

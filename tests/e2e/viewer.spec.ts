@@ -193,10 +193,14 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(modelRequests).toEqual([]);
     expect((await messages(page)).map((m) => m.type)).not.toContain('viewerinit');
     expect(await page.evaluate(() => (window as any).__viewer.phase)).toBe('not-started');
+    // No WebGL context either: the cover may stay a cover (a host page of many covers).
+    expect(await page.evaluate(() => (window as any).__earlyProbe)).toBeUndefined();
 
     await play.click();
     expect(await settled(page)).toBe('ready');
     expect(modelRequests).toHaveLength(1);
+    // The detection opened its own probe.
+    expect(await page.evaluate(() => (window as any).__viewer.viewer.quality.earlyProbeMs)).toBeNull();
     await expect(page.getByTestId('cover')).toHaveCount(0);
     const types = (await messages(page)).map((m) => m.type);
     expect(types).toEqual(expect.arrayContaining(['viewerinit', 'viewerready']));
@@ -326,7 +330,7 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   // index.html also opened the page's first WebGL context while the code downloaded: the tier
   // detection took it as its probe.
   const quality = await page.evaluate(() => (window as any).__viewer.viewer.quality);
-  expect({ forced: quality.forced, earlyProbe: quality.earlyProbe, gpu: typeof quality.gpuName }).toEqual({ forced: false, earlyProbe: true, gpu: 'string' });
+  expect({ forced: quality.forced, earlyProbe: typeof quality.earlyProbeMs, gpu: typeof quality.gpuName }).toEqual({ forced: false, earlyProbe: 'number', gpu: 'string' });
   const summary = await page.evaluate(() => (window as any).__viewer.summary());
   expect(summary).toHaveLength(1);
   expect(summary[0].animations.length).toBeGreaterThanOrEqual(1);

@@ -94,7 +94,7 @@ describe('shadowRevealSystem', () => {
     expect(draws[4]).toEqual({ shadowPass: true, intensity: 1 });
   });
 
-  it('a change of the scene during the fade draws the maps again; a hold does not carry the fade\'s keep over', () => {
+  it('a change of the scene during the fade draws the maps again; a held fade step keeps them unless what held asks for them', () => {
     const { world, draws, frame } = setup();
     deferShadows(world);
     world.render.needsRender = true;
@@ -105,16 +105,23 @@ describe('shadowRevealSystem', () => {
     world.render.needsRender = true; // an edit, in the same frame as a fade step
     frame(SHADOW_FADE_MS / 4);
     expect(draws[2].shadowPass).toBe(true);
-    // A fade step asked to keep the maps, but a load held the picture: the next picture draws them.
     frame(SHADOW_FADE_MS / 4);
     expect(draws[3].shadowPass).toBe(false);
+    // A fade step while a picture is held: its request waits, and still keeps the maps after it.
     world.render.hold = 1;
-    frame(SHADOW_FADE_MS / 4);
+    frame(SHADOW_FADE_MS / 8);
     expect(draws).toHaveLength(4);
+    expect(world.render.needsPicture).toBe(true);
+    world.render.hold = 0;
+    renderSystem(world);
+    expect(draws[4].shadowPass).toBe(false);
+    // What held it and changed the scene (a load releasing its hold sets needsRender): drawn again.
+    world.render.hold = 1;
+    frame(SHADOW_FADE_MS / 8);
     world.render.hold = 0;
     world.render.needsRender = true;
     renderSystem(world);
-    expect(draws[4].shadowPass).toBe(true);
+    expect(draws[5].shadowPass).toBe(true);
   });
 
   it('resolves shadowMapsDrawn once the maps are drawn, not before', async () => {

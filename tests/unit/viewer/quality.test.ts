@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { STUDIO_PREFILTERED_SIZE } from '../../../src/protocol/environment';
 import {
   applyDeviceOverride,
+  BENCHMARK_SIZE,
   benchmarkNeeded,
   benchmarkPoints,
   benchmarkScore,
@@ -13,6 +15,7 @@ import {
   isSoftwareRenderer,
   memoryScore,
   parseQualityTier,
+  PROBE_ATTRIBUTES,
   scoreQuality,
   settingsForTier,
   takeEarlyProbe,
@@ -300,7 +303,7 @@ function fakeProbe(options: { lost?: boolean; maxTextureSize?: number } = {}) {
       return null;
     },
   };
-  (globalThis as { __earlyProbe?: unknown }).__earlyProbe = { canvas: {}, gl };
+  (globalThis as { __earlyProbe?: unknown }).__earlyProbe = { canvas: {}, gl, ms: 12.5 };
   return calls;
 }
 
@@ -308,11 +311,13 @@ describe("index.html's early probe context", () => {
   it('the detection takes it once, asks it for the facts and loses it at the end', () => {
     const calls = fakeProbe({ maxTextureSize: 8192 });
     const d = detectQuality({ devicePixelRatio: 1 });
-    expect(d.earlyProbe).toBe(true);
+    expect(d.earlyProbeMs).toBe(12.5);
     expect(d.gpuName).toBe('Google SwiftShader');
     expect(d.facts).toMatchObject({ maxTextureSize: 8192, floatRenderTarget: true, softwareRenderer: true });
     expect(calls.lose).toBe(1);
     expect(takeEarlyProbe()).toBeNull();
+    // Taken: null stays behind, so index.html's script opens no probe after the app detected.
+    expect((globalThis as { __earlyProbe?: unknown }).__earlyProbe).toBeNull();
     // No second take: without a document there is no context at all.
     expect(detectQuality({ devicePixelRatio: 1 }).facts).toMatchObject({ maxTextureSize: 0, floatRenderTarget: false });
   });
@@ -320,6 +325,13 @@ describe("index.html's early probe context", () => {
     const calls = fakeProbe({ lost: true });
     expect(takeEarlyProbe()).toBeNull();
     expect(calls.parameters).toBe(0);
+  });
+  it("index.html's probe asks for the detection's canvas size and attributes", () => {
+    const html = readFileSync(new URL('../../../index.html', import.meta.url), 'utf8');
+    const script = /canvas\.width = canvas\.height = (\d+);[\s\S]*?getContext\('webgl2', (\{[^}]*\})\)/.exec(html);
+    expect(script, "index.html's early probe").not.toBeNull();
+    expect(Number(script![1])).toBe(BENCHMARK_SIZE);
+    expect(Function(`return (${script![2]});`)()).toEqual(PROBE_ATTRIBUTES);
   });
   it('a forced tier loses the probe it does not need', () => {
     const calls = fakeProbe();
