@@ -1,6 +1,6 @@
 import { runFrameSteps } from '../src/engine/frame-steps';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
-import type { ViewerWorld } from '../src/engine/world';
+import { pictureDue, type ViewerWorld } from '../src/engine/world';
 
 /**
  * Draws the frame if anything asked for it (a moved camera, a synced transform or flag, a playing
@@ -16,8 +16,8 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   if (!r.scene) throw new Error(ERR_SCENE);
   if (!r.camera) throw new Error(ERR_CAMERA);
 
+  if (!pictureDue(world)) return world;
   const sceneChanged = r.needsRender;
-  if ((!sceneChanged && !r.needsPicture && !world.camera.moved) || r.hold > 0) return world;
   r.needsRender = false;
   r.needsPicture = false;
 

@@ -1,5 +1,5 @@
 import { SHADOW_FADE_MS, SHADOW_MAPS_DELAY_MS, SHADOW_REVEAL, setShadowIntensity, settleShadowMapWaiters } from '../src/engine/shadow-reveal';
-import type { ViewerWorld } from '../src/engine/world';
+import { pictureDue, type ViewerWorld } from '../src/engine/world';
 
 /**
  * Runs the shadows' arrival after a scene's first picture (src/engine/shadow-reveal.ts), right
@@ -27,7 +27,7 @@ export function shadowRevealSystem(world: ViewerWorld): ViewerWorld {
       setShadowIntensity(world, 0);
       shadowMap.autoUpdate = false;
       shadowMap.needsUpdate = false;
-      if ((render.needsRender || render.needsPicture || world.camera.moved) && render.hold === 0) {
+      if (pictureDue(world)) {
         reveal.phase = SHADOW_REVEAL.held;
         reveal.frame = drawn;
       }

@@ -208,6 +208,16 @@ export function createViewerWorld(): ViewerWorld {
   });
 }
 
+/**
+ * Whether this frame's render system draws a picture: something asked (`needsRender`,
+ * `needsPicture`) or the camera moved, and no load holds the picture. The shadow reveal asks it too,
+ * to know which frame carries the first picture.
+ */
+export function pictureDue(world: ViewerWorld): boolean {
+  const r = world.render;
+  return r.hold === 0 && (r.needsRender || r.needsPicture || world.camera.moved);
+}
+
 /** Allocates an entity, refusing to go past the component arrays' capacity. */
 export function addViewerEntity(world: ViewerWorld): number {
   const eid = addEntity(world);

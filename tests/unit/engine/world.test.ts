@@ -1,7 +1,7 @@
 import { entityExists, getEntityComponents } from 'bitecs';
 import { describe, expect, it } from 'vitest';
 import { MAX_ENTITIES } from '../../../components';
-import { addViewerEntity, advanceTime, createViewerWorld } from '../../../src/engine/world';
+import { addViewerEntity, advanceTime, createViewerWorld, pictureDue } from '../../../src/engine/world';
 
 describe('createViewerWorld', () => {
   it('starts with empty registries and a first frame to draw', () => {
@@ -118,5 +118,22 @@ describe('entities of a fresh world', () => {
     const world = createViewerWorld();
     const eid = addViewerEntity(world);
     expect(getEntityComponents(world, eid)).toEqual([]);
+  });
+});
+
+describe('pictureDue', () => {
+  it('is true when a scene change, a picture or a moved camera asks, and never while held', () => {
+    const world = createViewerWorld();
+    world.render.needsRender = false;
+    expect(pictureDue(world)).toBe(false);
+    for (const ask of ['needsRender', 'needsPicture', 'moved'] as const) {
+      if (ask === 'moved') world.camera.moved = true;
+      else world.render[ask] = true;
+      expect(pictureDue(world), ask).toBe(true);
+      world.render.hold = 1;
+      expect(pictureDue(world), `${ask} while held`).toBe(false);
+      world.render.hold = 0;
+      world.render.needsRender = world.render.needsPicture = world.camera.moved = false;
+    }
   });
 });
