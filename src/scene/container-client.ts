@@ -33,7 +33,8 @@ let nextId = 1;
 const pending = new Map<number, Pending>();
 
 /**
- * The loader worker index.html starts in a built embed, with the instance-set requests it sent
+ * The loader worker index.html starts first thing in a built embed (autoPlay on, something to
+ * decode), with the instance-set requests it sent
  * (absolute URL -> request id, ids from EARLY_REQUEST_IDS up) and the replies it has received.
  * The first request of the app adopts the worker: its sets are then taken by URL, once.
  */

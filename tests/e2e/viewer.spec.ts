@@ -193,8 +193,10 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(modelRequests).toEqual([]);
     expect((await messages(page)).map((m) => m.type)).not.toContain('viewerinit');
     expect(await page.evaluate(() => (window as any).__viewer.phase)).toBe('not-started');
-    // No WebGL context either: the cover may stay a cover (a host page of many covers).
+    // No WebGL context and no loader worker either: the cover may stay a cover (a host page of
+    // many covers).
     expect(await page.evaluate(() => (window as any).__earlyProbe)).toBeUndefined();
+    expect(await page.evaluate(() => (window as any).__earlyLoader)).toBeUndefined();
 
     await play.click();
     expect(await settled(page)).toBe('ready');
@@ -315,6 +317,14 @@ test('a person can orbit and zoom, and the picture follows', async ({ page }) =>
   await expect.poll(distanceToTarget, { timeout: 10_000 }).toBeLessThan(beforeZoom * 0.95);
 });
 
+test('a scene with nothing to decode stops the loader worker index.html started', async ({ page }) => {
+  const s = await store();
+  await s.putScene({ _id: 'nothing-to-decode', name: 'Nothing to decode', thumbnailUrl: null, viewerConfig: {}, models: [] });
+  await page.goto('/embed/nothing-to-decode');
+  expect(await settled(page)).toBe('ready');
+  expect(await page.evaluate(() => (window as any).__earlyLoader)).toBeUndefined();
+});
+
 test('the demo scene of a fresh server loads with its animation', async ({ page }) => {
   const requests: string[] = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname));
@@ -331,6 +341,8 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   // detection took it as its probe.
   const quality = await page.evaluate(() => (window as any).__viewer.viewer.quality);
   expect({ forced: quality.forced, earlyProbe: typeof quality.earlyProbeMs, gpu: typeof quality.gpuName }).toEqual({ forced: false, earlyProbe: 'number', gpu: 'string' });
+  // And it started the loader worker first of all: the app decoded the model in it.
+  expect(await page.evaluate(() => ({ adopted: (window as any).__earlyLoader?.adopted, failed: (window as any).__earlyLoader?.failed }))).toEqual({ adopted: true, failed: false });
   const summary = await page.evaluate(() => (window as any).__viewer.summary());
   expect(summary).toHaveLength(1);
   expect(summary[0].animations.length).toBeGreaterThanOrEqual(1);
