@@ -1,3 +1,5 @@
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { ApplyInstanceChangesRequest, INSTANCE_SET_MIME, type ApplyInstanceChangesResponse } from '../../protocol/instances.ts';
 import { assertCanReadScene, assertCanWriteScene, requireUser } from '../auth/permissions.ts';
@@ -10,12 +12,50 @@ import { HttpError, checkId, parseBody } from './http.ts';
  * The instances of instanced asset groups (src/protocol/instances.ts, src/server/instances.ts):
  *
  *   GET  /v1/scenes/{id}/groups/{groupId}/instances  -> the binary instance set; ETag by revision,
- *        304 on If-None-Match; whoever may read the scene.
+ *        304 on If-None-Match; whoever may read the scene. Gzipped for a client that accepts it
+ *        (sets of SET_GZIP_MIN_BYTES or more): a set of floats halves (52 -> 25.5 MB for the demo
+ *        city of 1,000,000), compressed once per revision off the event loop.
  *   POST /v1/scenes/{id}/instance-changes { changes } -> { sceneId, applied, skipped, groups }
  *        Owner or editor. Validated whole (400 naming the field), checked against the current
  *        sets in order (404 'No instance found with id N', 409 for an id that exists), applied per
  *        group in one transaction each; idempotent by change uuid.
  */
+
+/** Sets smaller than this are sent as they are: compressing them saves nothing worth a round of zlib. */
+export const SET_GZIP_MIN_BYTES = 16 * 1024;
+
+const gzip = promisify(gzipCallback);
+/**
+ * The gzipped bytes of an encoded set, computed once: the service hands out the same encoded array
+ * until the group's next change, so the entry lives exactly as long as that revision is current.
+ * Level 1: the demo city's 52 MB compress in under a second (level 6 takes 3.5x as long for a
+ * bigger result), in zlib's thread pool.
+ */
+const gzipped = new WeakMap<Uint8Array, Promise<Buffer>>();
+function gzippedSet(bytes: Uint8Array): Promise<Buffer> {
+  let done = gzipped.get(bytes);
+  if (!done) {
+    done = gzip(bytes, { level: 1 });
+    gzipped.set(bytes, done);
+    // A failure is not remembered: the next request tries again.
+    done.catch(() => gzipped.delete(bytes));
+  }
+  return done;
+}
+
+/** Whether an Accept-Encoding header accepts gzip (by name or '*', with a q-value above 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  let star: boolean | null = null;
+  for (const part of header.split(',')) {
+    const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    const accepted = !q || Number(q.slice(2)) > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') return accepted;
+    if (coding === '*') star = accepted;
+  }
+  return star === true;
+}
 
 /** Room for MAX_INSTANCES_PER_REQUEST moved instances written out as JSON numbers. */
 export const INSTANCE_CHANGES_BODY_LIMIT = 24 * 1024 * 1024;
@@ -33,11 +73,22 @@ export default async function instanceRoutes(app: FastifyInstance, opts: { confi
     if (!(scene.viewerConfig.objects ?? []).some((o) => o.uuid === groupId && o.type === 'InstancedAssetGroup')) throw new HttpError(404, `Instanced group '${groupId}' not found in scene '${id}'`);
     const set = await instances.read(id, groupId);
     if (!set) throw new HttpError(404, `Instanced group '${groupId}' not found in scene '${id}'`);
-    const etag = `"${groupId}-r${set.revision}"`;
+    const compress = set.bytes.byteLength >= SET_GZIP_MIN_BYTES && acceptsGzip(request.headers['accept-encoding']);
+    // One tag per representation (the gzipped bytes are not the set's bytes).
+    const etag = `"${groupId}-r${set.revision}${compress ? '-gzip' : ''}"`;
     // Private: a scene that is not public must not land in a shared cache; revalidated each time.
-    reply.header('cache-control', 'private, no-cache').header('etag', etag);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.type(INSTANCE_SET_MIME).send(Buffer.from(set.bytes.buffer, set.bytes.byteOffset, set.bytes.byteLength));
+    reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'accept-encoding');
+    if (
+      request.headers['if-none-match']
+        ?.split(',')
+        .map((tag) => tag.trim())
+        .includes(etag)
+    ) {
+      return reply.code(304).send();
+    }
+    reply.type(INSTANCE_SET_MIME);
+    if (compress) return reply.header('content-encoding', 'gzip').send(await gzippedSet(set.bytes));
+    return reply.send(Buffer.from(set.bytes.buffer, set.bytes.byteOffset, set.bytes.byteLength));
   });
 
   app.post<{ Params: { id: string } }>('/v1/scenes/:id/instance-changes', { bodyLimit: INSTANCE_CHANGES_BODY_LIMIT }, async (request, reply) => {

@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTestToken } from '../../../src/server/auth/tokens.ts';
 import { FLOATS_PER_INSTANCE, INSTANCE_SET_MIME } from '../../../src/protocol/instances.ts';
@@ -53,6 +55,43 @@ describe('instanced asset group routes', () => {
     expect(set.matrices[2 * FLOATS_PER_INSTANCE + 9]).toBe(2);
     // Unchanged: 304 on the ETag.
     expect((await get(ada, 'trees', { 'if-none-match': response.headers.get('etag')! })).status).toBe(304);
+  });
+
+  it('gzips a set of 16 KB or more for a client that accepts it, with a tag of its own', async () => {
+    const many = Array.from({ length: 400 }, (_, i) => at(i * 0.25));
+    expect((await json(ada, `/v1/scenes/${sceneId}/object-changes`, { changes: [putGroup('g1', 'big', many)] })).status).toBe(200);
+    // The bytes on the wire (node:http does not decode them), as each client asks.
+    const raw = (encoding: string, ifNoneMatch?: string) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((done, fail) => {
+        const headers: Record<string, string> = { authorization: `Bearer ${ada}`, 'accept-encoding': encoding, ...(ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {}) };
+        httpGet(`${server.url}/v1/scenes/${sceneId}/groups/big/instances`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => done({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        }).on('error', fail);
+      });
+    const zipped = await raw('gzip, deflate, br');
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toMatch(/accept-encoding/i);
+    const plain = await raw('identity');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBe(24 + 400 * 52);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 2);
+    // The same set either way.
+    expect(Buffer.compare(gunzipSync(zipped.body), plain.body)).toBe(0);
+    expect(decodeInstanceSet(new Uint8Array(plain.body)).matrices[399 * FLOATS_PER_INSTANCE + 9]).toBe(99.75);
+    // A tag per representation, each revalidated on its own.
+    expect(zipped.headers.etag).not.toBe(plain.headers.etag);
+    expect((await raw('gzip', zipped.headers.etag)).status).toBe(304);
+    expect((await raw('identity', plain.headers.etag)).status).toBe(304);
+    expect((await raw('identity', zipped.headers.etag)).status).toBe(200);
+    // gzip refused (q=0) or not offered: the set as it is.
+    expect((await raw('gzip;q=0, br')).headers['content-encoding']).toBeUndefined();
+    expect((await raw('*')).headers['content-encoding']).toBe('gzip');
+    // A small set is not worth compressing.
+    const small = await get(ada, 'trees', { 'accept-encoding': 'gzip' });
+    expect(small.headers.get('content-encoding')).toBeNull();
   });
 
   it('moves one instance with a request of a few hundred bytes, and a rename of the group keeps its instances', async () => {
