@@ -17,7 +17,10 @@ import type { InstanceLogRow, Store } from './db/common.ts';
 
 /** Logged changes after which the current set is written as the group's new base. */
 export const FOLD_AFTER = 500;
-/** Instances kept in memory over all cached groups (52 bytes each, plus the id index). */
+/**
+ * Instances kept in memory over all cached groups (52 bytes each, plus the id index, plus the
+ * gzipped copy the route keeps of a served set: about 26 more for the demo's layouts).
+ */
 export const CACHE_INSTANCES = 4_000_000;
 const MAX_ATTEMPTS = 8;
 
