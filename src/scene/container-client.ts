@@ -7,8 +7,8 @@ import type { InstanceSet } from '../protocol/instance-set.ts';
 import { INSTANCE_SET_MIME } from '../protocol/instances.ts';
 
 /**
- * Main-thread side of the container decoder: one shared module worker, started on first use,
- * requests matched to replies by id. The input buffer is transferred (the caller's ArrayBuffer is
+ * Main-thread side of the container decoder: one shared module worker (the one index.html started,
+ * adopted on first use, else one started then), requests matched to replies by id. The input buffer is transferred (the caller's ArrayBuffer is
  * detached afterwards). Where workers are unavailable (no Worker, or construction refused by the
  * page's policy) decoding falls back to the main thread with the same results and errors.
  */
@@ -33,8 +33,8 @@ let nextId = 1;
 const pending = new Map<number, Pending>();
 
 /**
- * The loader worker index.html starts first thing in a built embed (autoPlay on, something to
- * decode), with the instance-set requests it sent
+ * The loader worker index.html starts first thing in a built embed with autoPlay on (and stops
+ * again once the scene document shows nothing to decode), with the instance-set requests it sent
  * (absolute URL -> request id, ids from EARLY_REQUEST_IDS up) and the replies it has received.
  * The first request of the app adopts the worker: its sets are then taken by URL, once.
  */
@@ -156,8 +156,10 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
 export function fetchInstanceSetInWorker(url: string, signal?: AbortSignal, priority?: RequestPriority): Promise<InstanceSet> {
   signal?.throwIfAborted();
   // The app can read the scene document before index.html's own copy is parsed: until that chain
-  // has started (or not) its loader worker with the sets, a worker made here would download them twice.
-  const started = worker ? null : earlyDownloadsStarted(signal);
+  // has sent (or not) its loader worker the sets' requests, a request made here would download a
+  // set twice. Waited for even once the worker is adopted: index.html starts the worker before it
+  // has the scene document. Settled, the wait costs nothing.
+  const started = earlyDownloadsStarted(signal);
   return started ? started.then(() => fetchSetNow(url, signal, priority)) : fetchSetNow(url, signal, priority);
 }
 

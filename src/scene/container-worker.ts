@@ -3,8 +3,9 @@ import type { InstanceSet } from '../protocol/instance-set.ts';
 import { fetchInstanceSet } from './instance-set-fetch.ts';
 
 /**
- * Module Web Worker of the loader (container-client.ts starts it): decodes model containers, and
- * downloads and decodes instance sets, off the main thread. One request, one reply, always: a
+ * Module Web Worker of the loader (index.html starts it in a built embed, else
+ * container-client.ts): decodes model containers, and downloads and decodes instance sets, off the
+ * main thread. One request, one reply, always: a
  * failure of any kind is answered with an error reply. A download here is read by this thread,
  * so it goes on at full speed while the main thread is busy (a response read by the main thread
  * waits for each of its tasks: tens of megabytes of sets would take as long as the main thread's

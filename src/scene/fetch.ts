@@ -49,7 +49,7 @@ export async function earlyOrFetch(url: string, init: RequestInit, signal?: Abor
 }
 
 /**
- * Resolves once index.html's chain has started every early download (its loader worker too), or
+ * Resolves once index.html's chain has started every early download (and sent its loader worker the sets' requests), or
  * has failed; null on a page without the chain. An abort rejects it at once.
  */
 export function earlyDownloadsStarted(signal?: AbortSignal): Promise<void> | null {

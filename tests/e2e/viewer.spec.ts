@@ -320,8 +320,25 @@ test('a person can orbit and zoom, and the picture follows', async ({ page }) =>
 test('a scene with nothing to decode stops the loader worker index.html started', async ({ page }) => {
   const s = await store();
   await s.putScene({ _id: 'nothing-to-decode', name: 'Nothing to decode', thumbnailUrl: null, viewerConfig: {}, models: [] });
+  // The worker is started before the page knows the scene, then stopped once it does. Recorded
+  // from the page (a worker stopped this soon may never be reported to Playwright).
+  await page.addInitScript(() => {
+    const log: string[] = ((window as any).__workerLog = []);
+    const Native = window.Worker;
+    window.Worker = class extends Native {
+      constructor(url: string | URL, options?: WorkerOptions) {
+        super(url, options);
+        log.push(`start ${new URL(url, location.href).pathname}`);
+      }
+      override terminate(): void {
+        log.push('terminate');
+        super.terminate();
+      }
+    };
+  });
   await page.goto('/embed/nothing-to-decode');
   expect(await settled(page)).toBe('ready');
+  await expect.poll(() => page.evaluate(() => (window as any).__workerLog)).toEqual([expect.stringMatching(/^start \/assets\/container-worker-[\w-]+\.js$/), 'terminate']);
   expect(await page.evaluate(() => (window as any).__earlyLoader)).toBeUndefined();
 });
 

@@ -14,7 +14,8 @@ import { HttpError, checkId, parseBody } from './http.ts';
  *   GET  /v1/scenes/{id}/groups/{groupId}/instances  -> the binary instance set; ETag by revision,
  *        304 on If-None-Match; whoever may read the scene. Gzipped for a client that accepts it
  *        (sets of SET_GZIP_MIN_BYTES or more): a set of floats halves (52 -> 25.5 MB for the demo
- *        city of 1,000,000), compressed once per revision off the event loop.
+ *        city of 1,000,000), compressed off the event loop once per revision the service keeps in
+ *        memory (a set its cache let go is compressed again when next read).
  *   POST /v1/scenes/{id}/instance-changes { changes } -> { sceneId, applied, skipped, groups }
  *        Owner or editor. Validated whole (400 naming the field), checked against the current
  *        sets in order (404 'No instance found with id N', 409 for an id that exists), applied per
@@ -87,7 +88,11 @@ export default async function instanceRoutes(app: FastifyInstance, opts: { confi
       return reply.code(304).send();
     }
     reply.type(INSTANCE_SET_MIME);
-    if (compress) return reply.header('content-encoding', 'gzip').send(await gzippedSet(set.bytes));
+    if (compress) {
+      // Compressed before the header is set: a failure answers a plain 500, not one marked gzip.
+      const body = await gzippedSet(set.bytes);
+      return reply.header('content-encoding', 'gzip').send(body);
+    }
     return reply.send(Buffer.from(set.bytes.buffer, set.bytes.byteOffset, set.bytes.byteLength));
   });
 
