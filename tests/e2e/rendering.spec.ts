@@ -493,13 +493,33 @@ test('a still scene costs no frames with post-processing on', async ({ page }) =
   });
   await open(page, 'quality=high');
   await drawn(page);
+  // Whoever asks for a picture from now on is named in the failure: the flags record their writers.
+  await page.evaluate(() => {
+    const w = window as any;
+    const writers: string[] = (w.__pictureWriters = []);
+    const watch = (target: any, key: string, name: string) => {
+      let value = target[key];
+      Object.defineProperty(target, key, {
+        configurable: true,
+        get: () => value,
+        set: (next) => {
+          if (next && !value) writers.push(`${name} <- ${(new Error().stack ?? '').split('\n').slice(2, 6).map((l) => l.trim()).join(' < ')}`);
+          value = next;
+        },
+      });
+    };
+    const world = w.__viewer.viewer.world;
+    watch(world.render, 'needsRender', 'needsRender');
+    watch(world.render, 'needsPicture', 'needsPicture');
+    watch(world.camera, 'moved', 'camera.moved');
+  });
   const before = await page.evaluate(() => (window as any).__viewer.stats.renderedFrames);
   const commentsRead = page.waitForResponse((response) => /\/v1\/scenes\/[^/]+\/comments/.test(response.url()));
   releaseComments();
   await commentsRead;
   await page.waitForTimeout(1500);
   const after = await page.evaluate(() => (window as any).__viewer.stats.renderedFrames);
-  expect(after).toBe(before);
+  expect(after, `frames asked for by: ${JSON.stringify(await page.evaluate(() => (window as any).__pictureWriters), null, 1)}`).toBe(before);
 });
 
 test('corpus models draw with the full stack (each shown alone, in one scene)', async ({ page }) => {
