@@ -188,20 +188,28 @@ async function open(page: Page, query: string, sceneId = SCENE): Promise<void> {
 
 /** Draws until the picture is complete (shaders compiled, SMAA's lookup images loaded, nothing pending). */
 async function drawn(page: Page): Promise<void> {
-  await page.waitForFunction(async () => {
-    const v = (window as any).__viewer.viewer;
-    await v.nextFrame();
-    await v.nextFrame();
-    let smaaReady = true;
-    try {
-      smaaReady = v.postprocessing.effects.smaa.weightsMaterial.searchTexture !== null;
-    } catch {
-      /* no post-processing */
-    }
-    // Settled: nothing asked for a picture, and the shadows' arrival after the first picture is over
-    // (its 200 ms wait asks for none).
-    return smaaReady && !v.world.render.needsRender && !v.world.render.needsPicture && v.world.shadows.reveal.phase === 0;
-  }, undefined, { timeout: 60_000, polling: 100 });
+  // Polled with page.evaluate, which awaits the check: page.waitForFunction takes the promise an
+  // async check returns for a truthy answer and returned at once (it did here until 2026-11-27).
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          const v = (window as any).__viewer.viewer;
+          await v.nextFrame();
+          await v.nextFrame();
+          let smaaReady = true;
+          try {
+            smaaReady = v.postprocessing.effects.smaa.weightsMaterial.searchTexture !== null;
+          } catch {
+            /* no post-processing */
+          }
+          // Settled: nothing asked for a picture, and the shadows' arrival after the first picture
+          // is over (its 200 ms wait asks for none).
+          return smaaReady && !v.world.render.needsRender && !v.world.render.needsPicture && v.world.shadows.reveal.phase === 0;
+        }),
+      { timeout: 60_000, intervals: [100] },
+    )
+    .toBe(true);
 }
 
 async function picture(page: Page): Promise<Picture> {
