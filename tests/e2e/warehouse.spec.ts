@@ -13,9 +13,9 @@ const PALLET_ID = ((1 * 14 + 6) * 4 + 1) * 2;
 
 test.describe('warehouse demo', () => {
   test('reaches ready, draws its groups in a handful of draw calls, plays the forklift, and a click picks a pallet', async ({ page }) => {
-    // About 50 s alone on SwiftShader; in CI it can share the two cores with the three-person
-    // video call of meetings-sfu.spec.ts, which once made it 2.2 min (the pick's first selection
-    // outline and the close-up's shadow maps drawn on a starved CPU). Slower, not stuck.
+    // About 50 s alone on SwiftShader; twice in CI, beside the three-person video call of
+    // meetings-sfu.spec.ts on the same two cores, it ran past 2 min (its last screenshot, below,
+    // waiting for frames). Slower, not stuck.
     test.setTimeout(300_000);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -125,7 +125,7 @@ test.describe('warehouse demo', () => {
     expect(hit).toEqual({ groupId: 'warehouse-pallet', instanceId: PALLET_ID });
     // Element screenshots wait for two animation frames with the canvas in place; twice in CI, with
     // the three-person Janus call on the same two cores, the close-up's frames did not come within
-    // the 30 s action limit (its shadow maps, drawn again for the new view, on a starved CPU).
+    // the 30 s action limit (what held them there is not known).
     await canvas.screenshot({ path: test.info().outputPath('warehouse-pallet.png'), timeout: 150_000 });
 
     expect(errors).toEqual([]);
