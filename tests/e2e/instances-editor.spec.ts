@@ -88,6 +88,9 @@ async function signIn(page: Page, returnTo: string) {
 async function ready(page: Page) {
   await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 120_000 });
   await page.waitForFunction(() => (window as any).__viewer.viewer.world.instanceGroups.size > 0, undefined, { timeout: 60_000 });
+  // The editor starts after the viewer is ready (the access check, the browser's unsaved edits):
+  // a click before it exists selects nothing.
+  await page.waitForFunction(() => !!(window as any).__editor, undefined, { timeout: 60_000 });
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
 }
 
