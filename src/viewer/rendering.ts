@@ -57,24 +57,28 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
   // by a tier that draws effects: the low tier never downloads it.
   let wanted = false;
   let pending: Promise<void> = Promise.resolve();
+  // Once fetched, the module is kept: rebuilding the stack (a new camera, a tier switched back) is
+  // then synchronous, so no frame is drawn without the effects and `post` is never briefly null.
+  let composerModule: typeof import('./postprocessing/composer') | null = null;
+  const build = (module: typeof import('./postprocessing/composer')) => {
+    composerModule = module;
+    if (!wanted || post || disposed) return;
+    post = module.createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
+    if (size.width > 0) post.setSize(size.width, size.height);
+    if (sceneRadius > 0) post.setSceneRadius(sceneRadius);
+    world.render.draw = post.draw;
+    world.render.needsRender = true;
+  };
   const setPostProcessing = (on: boolean) => {
     wanted = on;
-    if (on && !post) {
-      pending = import('./postprocessing/composer').then(
-        ({ createPostProcessing }) => {
-          if (!wanted || post || disposed) return;
-          post = createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
-          if (size.width > 0) post.setSize(size.width, size.height);
-          if (sceneRadius > 0) post.setSceneRadius(sceneRadius);
-          world.render.draw = post.draw;
-          world.render.needsRender = true;
-        },
-        (error: unknown) => {
-          // The picture stays without effects; the person is told through the console and the
-          // viewer keeps working.
-          console.error('The post-processing effects could not be loaded; the picture is drawn without them:', error);
-        },
-      );
+    if (on && !post && composerModule) {
+      build(composerModule);
+    } else if (on && !post) {
+      pending = import('./postprocessing/composer').then(build, (error: unknown) => {
+        // The picture stays without effects; the person is told through the console and the
+        // viewer keeps working.
+        console.error('The post-processing effects could not be loaded; the picture is drawn without them:', error);
+      });
     } else if (!on && post) {
       renderConfig = post.getConfig();
       post.dispose();
