@@ -21,8 +21,11 @@ import type { BenchResult } from './types';
  *    GLB (DamagedHelmet.glb itself; for the warehouse the generator's GLB, before our import
  *    optimises it). Both are framed at 800 x 600 by a host page of another site and timed from
  *    the host's navigation start until it receives `viewerready` (ours) or the plain page's
- *    message after its first frame. Every run is a fresh Chromium with a new user-data-dir; ours
- *    and plain alternate; median of BENCH_LOAD_RUNS (5). Goal: ours <= 1.2x plain.
+ *    message after its first frame. Every run is a fresh Chromium with a new user-data-dir, whose
+ *    page is opened once the browser has finished starting (bench/load-run.ts untilBrowserIdle;
+ *    until 2026-11-28 the page was opened at once and shared the CPU with the browser's own
+ *    start-up, 1 to 2 s of CPU); ours and plain alternate; median of BENCH_LOAD_RUNS (5). Goal:
+ *    ours <= 1.2x plain.
  *    For ours, the median run's marks and longest main-thread tasks (inside the iframe) are rows
  *    too, so a regression shows where it happened. Also the CPU time all the browser's processes
  *    spent until the message (ours against plain): SwiftShader draws on the CPU, so this is the

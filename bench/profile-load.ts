@@ -8,6 +8,7 @@ import { glProbe, type GlProbe } from './gl-probe';
 import { startPagesServer } from './load-pages';
 import { seedScenes } from './load-scenes';
 import { startServer } from './server';
+import { untilBrowserIdle } from './load-run';
 import { readSourceMap, type SourceMap } from './sourcemap';
 
 /**
@@ -182,6 +183,8 @@ async function record(base: string): Promise<{ rec: Recording; events: TraceEven
       console.log('(no /proc view of the browser: no CPU samples)');
     }
     const src = `${server.base}/embed/${scene.sceneId}${argv.quality ? `?quality=${argv.quality}` : ''}`;
+    // As the benchmark does: the page is opened once the browser has finished starting.
+    if (profileDir) await untilBrowserIdle(profileDir);
     await page.goto(pages.hostUrl(src), { waitUntil: 'commit' });
     await page.waitForFunction(`window.__bench.messages.some((m) => m.type === 'viewerready')`, undefined, { timeout: 300_000, polling: 200 });
     // A little after, so the trace and the samples hold the end of the last task.
