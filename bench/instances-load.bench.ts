@@ -11,7 +11,7 @@ import { openFileStore } from '../src/server/store';
 import { INSTANCE_SET_MIME } from '../src/protocol/instances';
 import { startPagesServer } from './load-pages';
 import { instancesRenderFiles, instancesRenderPage, measureRenderMode, type RenderMode, type RenderRun, type RenderView } from './instances-render';
-import { measureLoad, type LoadRun } from './load-run';
+import { measureLoad, startupText, untilBrowserIdle, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 
@@ -199,6 +199,7 @@ async function profileOnce(url: string): Promise<string[]> {
   const context = await chromium.launchPersistentContext(userDataDir, { executablePath: findChromium(), args: CHROMIUM_ARGS, headless: true, viewport: { width: 800, height: 600 } });
   try {
     const page = context.pages()[0] ?? (await context.newPage());
+    await untilBrowserIdle(userDataDir);
     const cdp = await context.newCDPSession(page);
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
@@ -282,7 +283,7 @@ export default async function run(): Promise<BenchResult[]> {
                   : await measureLoad({ hostUrl: pages.hostUrl(pages.url(`/instances-${scene.sceneId}.html`)), frameOrigin: pages.url(''), message: PLAIN_INSTANCES_READY, timeoutMs: TIMEOUT_MS });
               into.push(r);
               const marks = side === 'ours' ? `; ${r.marks.filter(([name]) => MARKS.includes(name) || name === 'quality').map(([name, t]) => `${name} ${round(t)}`).join(', ')}` : '';
-              console.log(`[instances-load] ${label} #${i + 1} ${side}: ${round(r.ms)} ms${r.cpu ? `; CPU ${round(r.cpu.total)} ms` : ''}; load average ${loadavg()[0].toFixed(1)}${marks}`);
+              console.log(`[instances-load] ${label} #${i + 1} ${side}: ${round(r.ms)} ms${r.cpu ? `; CPU ${round(r.cpu.total)} ms` : ''}; load average ${loadavg()[0].toFixed(1)}; ${startupText(r.startup)}${marks}`);
             } catch (error) {
               failures.push(`${side} #${i + 1}: ${(error as Error).message}`);
               console.log(`[instances-load] ${label} #${i + 1} ${side}: FAILED ${(error as Error).message}`);

@@ -71,6 +71,18 @@ const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
  * Wall time on a shared machine includes waiting for the CPU; CPU time much less so.
  */
 export function browserCpu(userDataDir: string): BrowserCpu | null {
+  const processes = browserProcesses(userDataDir);
+  if (!processes) return null;
+  const out: BrowserCpu = { total: 0, byType: {} };
+  for (const { type, ms } of processes.values()) {
+    out.byType[type] = (out.byType[type] ?? 0) + ms;
+    out.total += ms;
+  }
+  return out.total > 0 ? out : null;
+}
+
+/** Each process of that browser by pid: its type and CPU time so far (ms); null without /proc. */
+function browserProcesses(userDataDir: string): Map<string, { type: string; ms: number }> | null {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
@@ -78,7 +90,7 @@ export function browserCpu(userDataDir: string): BrowserCpu | null {
     return null;
   }
   const flag = `--user-data-dir=${userDataDir}`;
-  const out: BrowserCpu = { total: 0, byType: {} };
+  const out = new Map<string, { type: string; ms: number }>();
   for (const pid of pids) {
     try {
       // Chromium's child processes rewrite their argv into one space-separated string.
@@ -88,14 +100,12 @@ export function browserCpu(userDataDir: string): BrowserCpu | null {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // Fields 14 and 15 of the whole line (utime, stime) are 12 and 13 after the command name.
       const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
-      const type = /(?:^| )--type=(\S+)/.exec(cmdline)?.[1] ?? 'browser';
-      out.byType[type] = (out.byType[type] ?? 0) + ms;
-      out.total += ms;
+      out.set(pid, { type: /(?:^| )--type=(\S+)/.exec(cmdline)?.[1] ?? 'browser', ms });
     } catch {
       // gone meanwhile
     }
   }
-  return out.total > 0 ? out : null;
+  return out;
 }
 
 /**
@@ -105,17 +115,31 @@ export function browserCpu(userDataDir: string): BrowserCpu | null {
  * before they open a page, so each run opens its page once the browser's processes have been
  * quiet for a while (at most `maxMs`; the time waited is returned). Both pages are timed this way.
  */
-export async function untilBrowserIdle(userDataDir: string, maxMs = 10_000): Promise<number> {
+export async function untilBrowserIdle(userDataDir: string, maxMs = 10_000): Promise<{ waitedMs: number; quiet: boolean }> {
   const start = Date.now();
   const windowMs = 300;
   const quietCpuMs = 30;
-  let before = browserCpu(userDataDir)?.total ?? 0;
+  const quietWindows = 2;
+  let before = browserProcesses(userDataDir);
+  if (!before || before.size === 0) throw new Error(`cannot see the browser's processes in /proc (user-data-dir ${userDataDir}): the wait for its start-up needs them`);
+  let quiet = 0;
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, windowMs));
-    const now = browserCpu(userDataDir)?.total ?? 0;
-    if (now - before < quietCpuMs || Date.now() - start >= maxMs) return Date.now() - start;
+    const now = browserProcesses(userDataDir) ?? new Map<string, { type: string; ms: number }>();
+    // What each process used in the window (a process started meanwhile: all of its time; one that
+    // ended: nothing, never a negative share).
+    let used = 0;
+    for (const [pid, { ms }] of now) used += Math.max(0, ms - (before.get(pid)?.ms ?? 0));
     before = now;
+    quiet = used < quietCpuMs ? quiet + 1 : 0;
+    if (quiet >= quietWindows) return { waitedMs: Date.now() - start, quiet: true };
+    if (Date.now() - start >= maxMs) return { waitedMs: Date.now() - start, quiet: false };
   }
+}
+
+/** The wait for the browser's start-up, for a run's log line. */
+export function startupText(startup: LoadRun['startup']): string {
+  return `browser start-up ${startup.waitedMs} ms${startup.quiet ? '' : ' (never quiet: page opened at the cap)'}`;
 }
 
 export interface LoadRun {
@@ -134,6 +158,8 @@ export interface LoadRun {
   tier: string | null;
   /** CPU time of all the browser's processes from just before the host navigation until the message was seen (polled every 200 ms). */
   cpu: BrowserCpu | null;
+  /** How long the run waited for the fresh browser to finish starting; quiet false: it never did (the cap). */
+  startup: { waitedMs: number; quiet: boolean };
 }
 
 export interface LoadRunOptions {
@@ -191,7 +217,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       if (m.type() === 'error') errors.push(m.text());
     });
     page.on('pageerror', (e) => errors.push(e.message));
-    await untilBrowserIdle(userDataDir);
+    const startup = await untilBrowserIdle(userDataDir);
     const cpuBefore = browserCpu(userDataDir);
     await page.goto(options.hostUrl, { waitUntil: 'commit', timeout: options.timeoutMs });
     let cpuAfter: BrowserCpu | null = null;
@@ -226,6 +252,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       scripts: facts.resources.filter((r) => /\.m?js(\?|$)/.test(r.url)).map((r) => ({ url: r.url, end: r.end + offset, bytes: r.bytes })),
       tier: facts.tier,
       cpu: cpuBefore && cpuAfter ? cpuDifference(cpuAfter, cpuBefore) : null,
+      startup,
     };
   } finally {
     if (context) await withTimeout(context.close(), 20_000, 'closing Chromium').catch(() => undefined);

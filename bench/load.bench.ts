@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { analyseChunks, chunkComposition, type ChunkReport } from './chunks';
 import { PLAIN_READY, startPagesServer } from './load-pages';
 import { seedScenes, type LoadScene } from './load-scenes';
-import { measureLoad, type LoadRun } from './load-run';
+import { measureLoad, startupText, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 
@@ -202,7 +202,7 @@ export default async function run(): Promise<BenchResult[]> {
               const r = await go();
               into.push(r);
               const cpu = r.cpu ? `; CPU ${Object.entries(r.cpu.byType).map(([t, ms]) => `${t} ${Math.round(ms)}`).join(', ')} ms` : '';
-              console.log(`[load] ${combo.label} #${i + 1} ${side}: ${Math.round(r.ms)} ms${side === 'ours' ? ` (tier ${r.tier ?? '?'})` : ''}${cpu}; load average ${loadavg()[0].toFixed(1)}`);
+              console.log(`[load] ${combo.label} #${i + 1} ${side}: ${Math.round(r.ms)} ms${side === 'ours' ? ` (tier ${r.tier ?? '?'})` : ''}${cpu}; load average ${loadavg()[0].toFixed(1)}; ${startupText(r.startup)}`);
             } catch (error) {
               combo.failures.push(`${side} #${i + 1}: ${(error as Error).message}`);
               console.log(`[load] ${combo.label} #${i + 1} ${side}: FAILED ${(error as Error).message}`);

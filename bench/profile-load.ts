@@ -174,6 +174,9 @@ async function record(base: string): Promise<{ rec: Recording; events: TraceEven
       await context.addInitScript(`if (location.pathname.startsWith('/embed/')) document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style'); s.textContent = ${css}; document.head.append(s); })`);
     }
     const page = await context.newPage();
+    // As the benchmark does: the page is opened once the browser has finished starting (and the
+    // tracing starts after that wait, so that its own work does not keep the browser busy).
+    if (profileDir) await untilBrowserIdle(profileDir);
     await browser.startTracing(undefined, { categories: CATEGORIES });
     if (profileDir) {
       const sample = () => cpu.push({ t: Date.now(), threads: sampleThreads(profileDir) });
@@ -183,8 +186,6 @@ async function record(base: string): Promise<{ rec: Recording; events: TraceEven
       console.log('(no /proc view of the browser: no CPU samples)');
     }
     const src = `${server.base}/embed/${scene.sceneId}${argv.quality ? `?quality=${argv.quality}` : ''}`;
-    // As the benchmark does: the page is opened once the browser has finished starting.
-    if (profileDir) await untilBrowserIdle(profileDir);
     await page.goto(pages.hostUrl(src), { waitUntil: 'commit' });
     await page.waitForFunction(`window.__bench.messages.some((m) => m.type === 'viewerready')`, undefined, { timeout: 300_000, polling: 200 });
     // A little after, so the trace and the samples hold the end of the last task.

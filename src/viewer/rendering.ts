@@ -60,10 +60,19 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
   // Once fetched, the module is kept: rebuilding the stack (a new camera, a tier switched back) is
   // then synchronous, so no frame is drawn without the effects and `post` is never briefly null.
   let composerModule: typeof import('./postprocessing/composer') | null = null;
+  // A stack that cannot be fetched or built leaves the picture without effects; the person is told
+  // through the console and the viewer keeps working (the host API's render-config calls then
+  // answer 'Custom effects not initialized!').
+  const report = (error: unknown) => console.error('The post-processing effects could not be loaded; the picture is drawn without them:', error);
   const build = (module: typeof import('./postprocessing/composer')) => {
     composerModule = module;
     if (!wanted || post || disposed) return;
-    post = module.createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
+    try {
+      post = module.createPostProcessing(world, { aoHalfRes: settings.tier === 'medium', config: renderConfig });
+    } catch (error) {
+      report(error);
+      return;
+    }
     if (size.width > 0) post.setSize(size.width, size.height);
     if (sceneRadius > 0) post.setSceneRadius(sceneRadius);
     world.render.draw = post.draw;
@@ -74,11 +83,7 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
     if (on && !post && composerModule) {
       build(composerModule);
     } else if (on && !post) {
-      pending = import('./postprocessing/composer').then(build, (error: unknown) => {
-        // The picture stays without effects; the person is told through the console and the
-        // viewer keeps working.
-        console.error('The post-processing effects could not be loaded; the picture is drawn without them:', error);
-      });
+      pending = import('./postprocessing/composer').then(build, report);
     } else if (!on && post) {
       renderConfig = post.getConfig();
       post.dispose();

@@ -398,6 +398,8 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
 });
 
 test('with post-processing on, helpers draw over the model and the cap fills the cut', async ({ page }) => {
+  // Its waits for pictures (below) may take a minute each when CI's other worker shares the CPU.
+  test.setTimeout(240_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await importIntoScene(await writeToolsBox(join(ROOT, 'tests/.tmp/tools-box.glb')), SCENE);
