@@ -238,9 +238,10 @@ export interface CompiledGroupPrograms {
  * for the GPU process to finish the link) out of the first frame: one program per task, while the
  * instance sets still download. Without KHR_parallel_shader_compile (SwiftShader) compileAsync
  * resolves before any link is done, and the first draw would wait for the links, and in the main
- * pass behind the shadow pass's draws as well.
+ * pass behind the shadow pass's draws as well. The load does the same for the models' programs
+ * (src/viewer/load.ts compilePrograms).
  */
-async function awaitLinks(renderer: WebGLRenderer, materials: Material[]): Promise<void> {
+export async function awaitLinks(renderer: WebGLRenderer, materials: Material[]): Promise<void> {
   const seen = new Set<unknown>();
   for (const material of materials) {
     const program = (renderer.properties.get(material) as { currentProgram?: { getUniforms(): unknown } }).currentProgram;

@@ -14,7 +14,7 @@ import { attachAnimationEvents } from './animation';
 import { applySceneSettings, type SceneSettingsHost } from './scene-settings';
 import { areaLightTables, sceneObjectsOf } from './scene-objects';
 import type { AssetCache } from '../scene/instance-assets';
-import { compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms, type InstanceGroupDownloads } from './instance-groups';
+import { awaitLinks, compileGroupPrograms, groupRoots, loadInstanceGroups, startInstanceGroupDownloads, type CompiledGroupPrograms, type InstanceGroupDownloads } from './instance-groups';
 import type { SceneObject } from '../protocol/scene-objects';
 import { FIRST_PICTURE_INSTANCES, type LoadedAsset, type LoadedInstances } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
@@ -402,7 +402,11 @@ async function uploadTextures(context: RenderContext, record: ModelRecord): Prom
 
 /**
  * Compiles the loaded materials before the first frame, one per task, for the lights and target
- * they will be drawn with (without KHR_parallel_shader_compile a program link is synchronous).
+ * they will be drawn with (without KHR_parallel_shader_compile a program link is synchronous),
+ * then waits for each link in a task of its own. Left to the first frame, the demo warehouse's
+ * floor and walls took 4 to 6 s to link in about half the loads on SwiftShader (the GPU process
+ * busy on two threads; bench/LOAD-PROFILE.md, 2026-11-28); checked here, never: A/B of 6 pairs,
+ * `?quality=low`, viewerready 4573 -> 2009 ms median, GPU process 6.2 -> 1.6 s of CPU.
  */
 async function compilePrograms(context: RenderContext, records: ModelRecord[], sceneTarget: WebGLRenderTarget | null): Promise<void> {
   const byMaterial = new Map<Material, Object3D>();
@@ -421,6 +425,12 @@ async function compilePrograms(context: RenderContext, records: ModelRecord[], s
       console.warn('Shader precompilation failed:', error);
     }
     await yieldToMain();
+  }
+  try {
+    await awaitLinks(context.renderer, [...byMaterial.keys()]);
+  } catch (error) {
+    // As above: a program that fails to link reports its error when drawn.
+    console.warn('Shader link check failed:', error);
   }
 }
 
