@@ -9,8 +9,9 @@ import { INSTANCE_SET_MIME } from '../protocol/instances.ts';
 /**
  * Main-thread side of the container decoder: one shared module worker (the one index.html started,
  * adopted on first use, else one started then), requests matched to replies by id. The input
- * buffer is transferred (the caller's ArrayBuffer is detached afterwards). Where workers are unavailable (no Worker, or construction refused by the
- * page's policy) decoding falls back to the main thread with the same results and errors.
+ * buffer is transferred (the caller's ArrayBuffer is detached afterwards). Where workers are
+ * unavailable (no Worker, or construction refused by the page's policy) decoding falls back to the
+ * main thread with the same results and errors.
  */
 
 export interface WorkerDecodeOptions {

@@ -80,10 +80,9 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
   };
   const setPostProcessing = (on: boolean) => {
     wanted = on;
-    if (on && !post && composerModule) {
-      build(composerModule);
-    } else if (on && !post) {
-      pending = import('./postprocessing/composer').then(build, report);
+    if (on && !post) {
+      if (composerModule) build(composerModule);
+      else pending = import('./postprocessing/composer').then(build, report);
     } else if (!on && post) {
       renderConfig = post.getConfig();
       post.dispose();
