@@ -187,23 +187,11 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
 
   // Connected to the canvas, not the container: TransformControls captures the pointer of every
   // press on its element while enabled, which on the container would swallow the clicks on the
-  // panels drawn over the view.
-  const gizmo = new TransformControls(ctx.camera(), ctx.renderer.domElement);
-  gizmo.setSpace('local');
-  gizmo.setSize(0.9);
-  gizmo.setRotationSnap(MathUtils.degToRad(TILT_SNAP_DEGREES));
-  gizmo.enabled = false;
-  const gizmoHelper = gizmo.getHelper();
-  gizmoHelper.name = 'Section plane gizmo';
-  onHelperLayer(gizmoHelper);
-  gizmoHelper.traverse((o) => {
-    const material = (o as Mesh).material as Material | Material[] | undefined;
-    if (material) for (const m of Array.isArray(material) ? material : [material]) exemptFromClipping(m);
-  });
-  gizmo.getRaycaster().layers.set(HELPER_LAYER);
-  ctx.helpers.add(gizmoHelper);
-
+  // panels drawn over the view. Made when a plane is first selected: building its handles takes
+  // tens of milliseconds, which a viewer that never cuts should not pay before its first picture.
+  let gizmo: TransformControls | null = null;
   const applyMode = () => {
+    if (!gizmo) return;
     gizmo.setMode(mode);
     // Moving only along the normal; tilting only about the square's own axes (a turn about the
     // normal changes nothing).
@@ -211,7 +199,47 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     gizmo.showY = mode === 'rotate';
     gizmo.showZ = mode === 'translate';
   };
-  applyMode();
+  const makeGizmo = (): TransformControls => {
+    if (gizmo) return gizmo;
+    const made = new TransformControls(ctx.camera(), ctx.renderer.domElement);
+    gizmo = made;
+    made.setSpace('local');
+    made.setSize(0.9);
+    made.setRotationSnap(freeRotation ? null : MathUtils.degToRad(TILT_SNAP_DEGREES));
+    made.enabled = false;
+    const helper = made.getHelper();
+    helper.name = 'Section plane gizmo';
+    onHelperLayer(helper);
+    helper.traverse((o) => {
+      const material = (o as Mesh).material as Material | Material[] | undefined;
+      if (material) for (const m of Array.isArray(material) ? material : [material]) exemptFromClipping(m);
+    });
+    made.getRaycaster().layers.set(HELPER_LAYER);
+    ctx.helpers.add(helper);
+    applyMode();
+    made.addEventListener('change', () => ctx.redraw());
+    made.addEventListener('objectChange', () => {
+      const entry = entries.get(selected);
+      if (!entry) return;
+      writeTransform(entry);
+      if (dragging && mode === 'rotate') {
+        tiltLabel.point.copy(entry.pivot.position);
+        tiltLabel.setText(`Tilt ${formatTilt((made as unknown as { rotationAngle: number }).rotationAngle, freeRotation)}`);
+        tiltLabel.element.style.display = '';
+      }
+    });
+    made.addEventListener('dragging-changed', (event) => {
+      dragging = event.value === true;
+      if (!dragging) tiltLabel.element.style.display = 'none';
+      const entry = entries.get(selected);
+      if (!entry || event.value) return;
+      placing = 0;
+      capsDue.set(entry.eid, 'now');
+      updatedDue.add(entry.eid);
+      ctx.redraw();
+    });
+    return made;
+  };
 
   const syncClipping = () => {
     clippingPlanes.length = 0;
@@ -390,7 +418,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const removeCameraStep = addFrameStep(ctx.world, 'helpers', {
     name: 'section gizmo camera',
     run() {
-      if (gizmo.object) gizmo.camera = ctx.camera();
+      if (gizmo?.object) gizmo.camera = ctx.camera();
     },
   });
 
@@ -402,38 +430,17 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     }
     const target = active ? entries.get(selected) : undefined;
     if (target) {
-      gizmo.camera = ctx.camera();
-      gizmo.attach(target.pivot);
-      gizmo.enabled = true;
-    } else {
+      const shown = makeGizmo();
+      shown.camera = ctx.camera();
+      shown.attach(target.pivot);
+      shown.enabled = true;
+    } else if (gizmo) {
       gizmo.detach();
       gizmo.enabled = false;
     }
     ctx.redraw();
     ctx.changed();
   };
-
-  gizmo.addEventListener('change', () => ctx.redraw());
-  gizmo.addEventListener('objectChange', () => {
-    const entry = entries.get(selected);
-    if (!entry) return;
-    writeTransform(entry);
-    if (dragging && mode === 'rotate') {
-      tiltLabel.point.copy(entry.pivot.position);
-      tiltLabel.setText(`Tilt ${formatTilt((gizmo as unknown as { rotationAngle: number }).rotationAngle, freeRotation)}`);
-      tiltLabel.element.style.display = '';
-    }
-  });
-  gizmo.addEventListener('dragging-changed', (event) => {
-    dragging = event.value === true;
-    if (!dragging) tiltLabel.element.style.display = 'none';
-    const entry = entries.get(selected);
-    if (!entry || event.value) return;
-    placing = 0;
-    capsDue.set(entry.eid, 'now');
-    updatedDue.add(entry.eid);
-    ctx.redraw();
-  });
 
   const select = (eid: number) => {
     if (eid !== 0 && !entries.has(eid)) throw new Error(`There is no section plane ${eid}.`);
@@ -539,7 +546,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     updatedDue.delete(eid);
     posed.delete(eid);
     lastCap.delete(eid);
-    if (gizmo.object === entry.pivot) gizmo.detach();
+    if (gizmo?.object === entry.pivot) gizmo.detach();
     entries.delete(eid);
     if (selected === eid) selected = 0;
     if (placing === eid) placing = 0;
@@ -592,7 +599,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     },
     setPose,
     grab(clientX, clientY) {
-      if (!active || !gizmo.object || !gizmo.enabled) return false;
+      if (!active || !gizmo?.object || !gizmo.enabled) return false;
       gizmo.camera = ctx.camera();
       const p = pointerNdc(clientX, clientY);
       gizmo.pointerHover({ x: p.x, y: p.y, button: 0 } as unknown as PointerEvent);
@@ -647,7 +654,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       if (on && !useful) return false;
       if (freeRotation === on) return useful;
       freeRotation = on;
-      gizmo.setRotationSnap(on ? null : MathUtils.degToRad(TILT_SNAP_DEGREES));
+      gizmo?.setRotationSnap(on ? null : MathUtils.degToRad(TILT_SNAP_DEGREES));
       return true;
     },
     list() {
@@ -671,9 +678,12 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       removeStep();
       removeCameraStep();
       for (const eid of [...entries.keys()]) remove(eid);
-      gizmo.detach();
-      gizmo.dispose();
-      gizmoHelper.removeFromParent();
+      if (gizmo) {
+        gizmo.detach();
+        gizmo.getHelper().removeFromParent();
+        gizmo.dispose();
+        gizmo = null;
+      }
       squareGeometry.dispose();
       outlineGeometry.dispose();
       squareMaterial.dispose();
