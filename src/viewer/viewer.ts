@@ -140,10 +140,18 @@ export function createViewer(options: ViewerOptions): Viewer {
   // The tier decides antialiasing, which is fixed when the WebGL context is created: detect first.
   const detection = detectQuality({ forced: options.quality ?? null });
   mark('quality');
+  const pixelRatio = options.pixelRatio ?? detection.settings.pixelRatio;
+  // The drawing buffer is made at its size with the context: resized afterwards, it would be made
+  // again (a synchronous wait for the GPU process, tens of milliseconds on a software GPU).
+  const initial = options.container.getBoundingClientRect();
+  if (initial.width > 0 && initial.height > 0) {
+    options.canvas.width = Math.floor(Math.round(initial.width) * pixelRatio);
+    options.canvas.height = Math.floor(Math.round(initial.height) * pixelRatio);
+  }
   const context = createRenderContext(world, {
     canvas: options.canvas,
     antialias: options.antialias ?? detection.settings.antialias,
-    pixelRatio: options.pixelRatio ?? detection.settings.pixelRatio,
+    pixelRatio,
   });
   // Detect compressed texture formats before the GPU gets busy: the queries are synchronous.
   const loader: ModelLoader = createModelLoader(context.renderer, '', { textureLimit: detection.settings.textureLimit });
