@@ -49,6 +49,8 @@ export interface HostApiOptions {
   instanceId?: string | null;
   /** Errors of the API itself (a reply that could not be posted): console.error by default. */
   report?: (message: string, error?: unknown) => void;
+  /** A page began to listen (its api.init was answered): the viewer may tell it the state so far. */
+  onListen?: (origin: string) => void;
 }
 
 export type Execute = (func: HostFunctionName, args: unknown) => Promise<unknown>;
@@ -126,6 +128,7 @@ export function createHostApi(options: HostApiOptions): HostApi {
 
   const init = (data: unknown, origin: string, source: MessageTarget | null) => {
     const parsed = ApiInitMessage.safeParse(data);
+    let listens = false;
     const result: ApiInitResult = { type: 'api.init.result', instanceId: '', version: HOST_API_VERSION, functions: [], readOnly: [], mayChange: false, ready: false };
     const level = access(origin);
     if (level === 'none') {
@@ -144,9 +147,13 @@ export function createHostApi(options: HostApiOptions): HostApi {
       result.mayChange = level === 'all';
       result.ready = execute !== null;
       result.instanceId = id();
-      if (source) subscribers.set(origin, source);
+      if (source) {
+        listens = !subscribers.has(origin);
+        subscribers.set(origin, source);
+      }
     }
     if (source) post(source, result, origin);
+    if (listens) options.onListen?.(origin);
   };
 
   const request = (data: unknown, origin: string, source: MessageTarget | null) => {

@@ -602,7 +602,7 @@ export const HOST_EVENTS = {
   camerastart: { summary: 'The camera started moving.', data: CameraState },
   camerastop: { summary: 'The camera came to rest.', data: CameraState },
   hotspots: { summary: 'Screen positions of the registered hotspots, sent in the frame the camera moved (and when they are registered).', data: z.object({ points: z.array(ScreenPoint.extend({ id: z.string() })) }) },
-  loadprogress: { summary: 'Loading progress (bytes and models).', data: z.object({ loaded: z.number(), total: z.number(), modelsDone: z.number(), modelsTotal: z.number() }) },
+  loadprogress: { summary: 'Loading progress (bytes and models). A page whose api.init is answered during the load is sent the progress so far at once.', data: z.object({ loaded: z.number(), total: z.number(), modelsDone: z.number(), modelsTotal: z.number() }) },
   measurement: { summary: 'A measurement was created, changed or deleted.', data: MeasurementInfo.extend({ action: z.enum(['created', 'updated', 'deleted']) }) },
   section: { summary: 'A section plane was created, moved or deleted.', data: SectionInfo.extend({ action: z.enum(['created', 'updated', 'deleted']) }) },
   tool: { summary: 'The active tool changed.', data: z.object({ tool: z.enum(TOOL_NAMES).nullable(), previous: z.enum(TOOL_NAMES).nullable() }) },

@@ -70,6 +70,8 @@ export function createEmbedController(
   // chunk of its own, fetched now, in parallel with the scene; messages wait for it in order.
   const hostPage = import('../api/host-page');
   hostPage.catch(() => undefined);
+  /** The load's progress while the scene loads (null before and after). */
+  let progressSoFar: { loaded: number; total: number; modelsDone: number; modelsTotal: number } | null = null;
   const hostApi: HostApi = createDeferredHostApi({
     self: window,
     // At top level window.parent is the window itself: the lifecycle messages still go out (tests read them).
@@ -77,6 +79,11 @@ export function createEmbedController(
     selfOrigin: window.location.origin,
     sceneId,
     instanceId: new URLSearchParams(window.location.search).get('instanceId'),
+    // A page that begins to listen during the load hears the progress so far at once: the load
+    // may have passed its last byte before the page's api.init arrived.
+    onListen: () => {
+      if (progressSoFar) hostApi.emit('loadprogress', progressSoFar);
+    },
   }, hostPage.then((m) => m.createHostApi), (message, error) => {
     console.error(message, error);
     addNotice(state, `${message}${error instanceof Error ? ` (${error.message})` : ''}`);
@@ -151,7 +158,8 @@ export function createEmbedController(
         signal: abort.signal,
         onProgress: (p) => {
           state.progress = p;
-          if (hostApi.listening) hostApi.emit('loadprogress', { loaded: p.loaded, total: p.total, modelsDone: p.modelsDone, modelsTotal: p.modelsTotal });
+          progressSoFar = { loaded: p.loaded, total: p.total, modelsDone: p.modelsDone, modelsTotal: p.modelsTotal };
+          if (hostApi.listening) hostApi.emit('loadprogress', progressSoFar);
         },
         onModelError: ({ model, error }) => {
           console.error(`Model ${model._id} (${model.sourceFileName}) failed to load:`, error);
@@ -173,6 +181,7 @@ export function createEmbedController(
       mark('first-frame');
       if (abort.signal.aborted) return;
       state.phase = 'ready';
+      progressSoFar = null;
       const shownViewer = viewer;
       const sceneAccess = memberAccess();
       // The comments are a chunk of their own: the scene shows without waiting for them; the host

@@ -15,12 +15,12 @@ function fakeWindow() {
   return { target, posted };
 }
 
-function setup(origins: string[] | null, execute?: Execute) {
+function setup(origins: string[] | null, execute?: Execute, onListen?: (origin: string) => void) {
   const listeners = new Set<(event: MessageEvent) => void>();
   const self = { addEventListener: (_t: 'message', l: (e: MessageEvent) => void) => void listeners.add(l), removeEventListener: (_t: 'message', l: (e: MessageEvent) => void) => void listeners.delete(l) };
   const parent = fakeWindow();
   const report = vi.fn();
-  const api = createHostApi({ self, parent: parent.target, selfOrigin: SELF, sceneId: 'scene-1', instanceId: 'viewer-1', report });
+  const api = createHostApi({ self, parent: parent.target, selfOrigin: SELF, sceneId: 'scene-1', instanceId: 'viewer-1', report, onListen });
   api.setOrigins(origins ?? undefined);
   if (execute) api.ready(execute);
   const send = (data: unknown, origin = HOST) => {
@@ -191,6 +191,26 @@ describe('host API origins', () => {
     api.setOrigins([]);
     api.emit('camerastop', {});
     expect(host.at(-1)!.message.event).toBe('camerastart');
+  });
+
+  it('says when a page begins to listen, after its api.init is answered (so that it can be told the state so far)', () => {
+    const heard: string[] = [];
+    // The viewer tells a new listener its load progress so far.
+    let api!: ReturnType<typeof createHostApi>;
+    const onListen = (origin: string) => {
+      heard.push(origin);
+      api.emit('loadprogress', { loaded: 4, total: 4, modelsDone: 1, modelsTotal: 1 });
+    };
+    const made = setup([HOST], undefined, onListen);
+    api = made.api;
+    const host = made.send({ type: 'api.init' }, HOST);
+    expect(heard).toEqual([HOST]);
+    expect(host.map((p) => p.message.type)).toEqual(['api.init.result', 'api.event']);
+    // Refused pages do not listen; a page already listening is not new.
+    made.send({ type: 'api.init' }, OTHER);
+    made.send({ type: 'api.init', instanceId: 'someone-else' }, HOST);
+    made.send({ type: 'api.init' }, HOST);
+    expect(heard).toEqual([HOST]);
   });
 
   it('posts viewerinit/viewerready to the listed origins only (to "*" when open)', () => {
