@@ -1,8 +1,8 @@
 import type { AssetFormat, ContainerHeader } from '../protocol/container-codec.ts';
 import { CONTAINER_ERROR_CODES, ContainerError, type ContainerErrorCode } from '../protocol/container-errors.ts';
 import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
-import { earlyDownloadsStarted } from './fetch.ts';
-import type { AbortRequest, DecodeReply, DecodeRequest, InstanceSetRequest } from './container-worker.ts';
+import { earlyDownloadsStarted, fetchBinary, HttpError, type ProgressListener } from './fetch.ts';
+import type { AbortRequest, DecodeReply, DecodeRequest, InstanceSetRequest, ModelRequest, TextureLimitMessage } from './container-worker.ts';
 import type { InstanceSet } from '../protocol/instance-set.ts';
 import { INSTANCE_SET_MIME } from '../protocol/instances.ts';
 
@@ -25,8 +25,14 @@ export interface WorkerDecodeResult {
   format: AssetFormat;
 }
 
+/** A model downloaded and decoded, with its GLB's images decoded by glTF image index (null: left to GLTFLoader). */
+export interface ModelFileResult extends WorkerDecodeResult {
+  images: (ImageBitmap | null)[];
+}
+
 type Pending =
   | { kind: 'decode'; resolve(result: WorkerDecodeResult): void; reject(error: Error): void }
+  | { kind: 'model'; url: string; progress?: ProgressListener; resolve(result: ModelFileResult): void; reject(error: Error): void }
   | { kind: 'instance-set'; resolve(result: InstanceSet): void; reject(error: Error): void };
 
 let worker: Worker | null = null;
@@ -76,8 +82,12 @@ function settle(reply: DecodeReply): void {
     return;
   }
   const request = pending.get(reply.id);
+  if ('progress' in reply) {
+    if (request?.kind === 'model') request.progress?.(reply.progress.loaded, reply.progress.total);
+    return;
+  }
   if (!request) {
-    // An early request's set, before the app asks for it (a reply to one taken and aborted is dropped).
+    // An early request's reply, before the app asks for it (a reply to one taken and aborted is dropped).
     if (earlyIds && Object.values(earlyIds).includes(reply.id)) earlyReplies.set(reply.id, reply);
     return;
   }
@@ -86,10 +96,15 @@ function settle(reply: DecodeReply): void {
     // A reply of the other kind is the worker's fault, not a result.
     if ('set' in reply && request.kind === 'instance-set') request.resolve(reply.set);
     else if ('asset' in reply && request.kind === 'decode') request.resolve({ asset: reply.asset, header: reply.header, format: reply.format });
+    else if ('asset' in reply && request.kind === 'model') request.resolve({ asset: reply.asset, header: reply.header, format: reply.format, images: reply.images ?? [] });
     else request.reject(new Error(`The loader worker answered a ${request.kind} request with the wrong kind of reply.`));
     return;
   }
-  const { message, code } = reply.error;
+  const { message, code, status } = reply.error;
+  if (code === 'http' && request.kind === 'model') {
+    request.reject(new HttpError(status ?? 0, request.url, message));
+    return;
+  }
   request.reject(
     (CONTAINER_ERROR_CODES as readonly string[]).includes(code)
       ? new ContainerError(code as ContainerErrorCode, message)
@@ -147,6 +162,100 @@ export function decodeContainerInWorker(buffer: ArrayBuffer, options: WorkerDeco
       reject(error instanceof Error ? error : new Error(String(error)));
     }
   });
+}
+
+export interface ModelFileOptions {
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+  maxAssetBytes?: number;
+  /** The tier's texture limit: the GLB's images are decoded ahead, scaled to it (null: full size). */
+  textureLimit?: number | null;
+}
+
+/**
+ * Downloads a model container and decodes it with its GLB's images (model-images.ts), all in the
+ * shared worker: index.html's request for the URL when it made one (taken once; it may be done
+ * before the app asks), else a new one. With byte progress. Errors as the main thread's own download
+ * and decode give them (HttpError, ContainerError). Where workers are unavailable, or the page
+ * already downloaded the file on this thread, it is downloaded here and its images are left to
+ * GLTFLoader.
+ */
+export function loadModelFile(url: string, options: ModelFileOptions = {}): Promise<ModelFileResult> {
+  options.signal?.throwIfAborted();
+  // As for the sets: index.html's chain may not have sent its requests yet.
+  const started = earlyDownloadsStarted(options.signal);
+  return started ? started.then(() => loadModelNow(url, options)) : loadModelNow(url, options);
+}
+
+function loadModelNow(url: string, options: ModelFileOptions): Promise<ModelFileResult> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const absolute = new URL(url, globalThis.location?.href).href;
+  // The page fetched it on this thread (it had no loader worker): no second download.
+  const target = earlyIds?.[absolute] !== undefined || !(globalThis as { __earlyFetches?: Record<string, unknown> }).__earlyFetches?.[url] ? sharedWorker() : null;
+  if (!target) return loadModelHere(url, options);
+  const early = earlyIds?.[absolute];
+  if (early !== undefined) delete earlyIds![absolute];
+  const id = early ?? nextId++;
+  const inWorker = new Promise<ModelFileResult>((resolve, reject) => {
+    const onAbort = () => {
+      pending.delete(id);
+      target.postMessage({ kind: 'abort', id } satisfies AbortRequest);
+      reject(signal!.reason instanceof Error ? signal!.reason : new DOMException('The download was aborted.', 'AbortError'));
+    };
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    pending.set(id, {
+      kind: 'model',
+      url,
+      progress: options.onProgress,
+      resolve: (value) => {
+        done();
+        resolve(value);
+      },
+      reject: (error) => {
+        done();
+        reject(error);
+      },
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (early === undefined) {
+      const request: ModelRequest = { id, kind: 'model', url: absolute, maxAssetBytes: options.maxAssetBytes, images: true, textureLimit: options.textureLimit ?? null };
+      target.postMessage(request);
+      return;
+    }
+    const arrived = earlyReplies.get(id);
+    if (arrived) {
+      earlyReplies.delete(id);
+      settle(arrived);
+    }
+  });
+  // A worker that failed (its script, a crash) does not lose the model: it is loaded here instead.
+  return inWorker.catch((error: unknown) => {
+    if (error instanceof ContainerError && error.code === 'worker-failed' && !(error instanceof WorkerStoppedError) && !signal?.aborted) {
+      console.warn(`The loader worker failed, so ${url} is downloaded and decoded on the main thread:`, error.message);
+      return loadModelHere(url, options);
+    }
+    throw error;
+  });
+}
+
+/** The model downloaded on this thread (the page's early download when it made one) and decoded in the worker if there is one. */
+async function loadModelHere(url: string, options: ModelFileOptions): Promise<ModelFileResult> {
+  const file = await fetchBinary(url, options.onProgress, options.signal);
+  const decoded = await decodeContainerInWorker(file, { maxAssetBytes: options.maxAssetBytes });
+  return { ...decoded, images: [] };
+}
+
+/**
+ * Tells the loader worker index.html started the viewer's texture limit once its tier is known:
+ * the models it was asked for before the app ran scale their images to it. Nothing to do on a page
+ * without that worker (the app's own requests carry the limit).
+ */
+export function setEarlyTextureLimit(limit: number | null): void {
+  const early = (globalThis as { __earlyLoader?: EarlyLoader }).__earlyLoader;
+  if (!early || early.failed) return;
+  const target = sharedWorker();
+  target?.postMessage({ kind: 'texture-limit', limit } satisfies TextureLimitMessage);
 }
 
 /**

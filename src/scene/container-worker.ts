@@ -1,11 +1,13 @@
 import { ContainerError, decodeContainer, toExactArrayBuffer, type AssetFormat, type ContainerErrorCode, type ContainerHeader } from '../protocol/container-codec.ts';
 import type { InstanceSet } from '../protocol/instance-set.ts';
+import { fetchBinary, HttpError } from './fetch.ts';
 import { fetchInstanceSet } from './instance-set-fetch.ts';
+import { decodeGlbImages } from './model-images.ts';
 
 /**
  * Module Web Worker of the loader (index.html starts it in a built embed, else
- * container-client.ts): decodes model containers, and downloads and decodes instance sets, off the
- * main thread. One request, one reply, always: a
+ * container-client.ts): downloads and decodes model containers and their GLBs' images, and
+ * downloads and decodes instance sets, off the main thread. One request, one reply, always: a
  * failure of any kind is answered with an error reply. A download here is read by this thread,
  * so it goes on at full speed while the main thread is busy (a response read by the main thread
  * waits for each of its tasks: tens of megabytes of sets would take as long as the main thread's
@@ -17,6 +19,27 @@ export interface DecodeRequest {
   /** The container file, transferred by the caller. */
   buffer: ArrayBuffer;
   maxAssetBytes?: number;
+  /**
+   * Decode a GLB's images too (model-images.ts), scaled to this texture limit (null: none);
+   * undefined: wait for the page's TextureLimitMessage. Absent: no images.
+   */
+  textureLimit?: number | null;
+  images?: boolean;
+}
+
+/** Downloads a model container (url absolute) with progress replies, then decodes it as a DecodeRequest. */
+export interface ModelRequest extends Omit<DecodeRequest, 'buffer'> {
+  kind: 'model';
+  url: string;
+}
+
+/**
+ * The viewer's texture limit, once its tier is known: the requests index.html sent before the app
+ * ran (textureLimit undefined) scale their images to it.
+ */
+export interface TextureLimitMessage {
+  kind: 'texture-limit';
+  limit: number | null;
 }
 
 /** Downloads a group's instance set (url absolute) and decodes it. */
@@ -34,21 +57,30 @@ export interface AbortRequest {
   id: number;
 }
 
-type ErrorReply = { id: number; error: { message: string; code: ContainerErrorCode | 'internal' | 'instance-set' } };
-/** The reply to a container decode. */
-export type ContainerReply = { id: number; asset: ArrayBuffer; header: ContainerHeader; format: AssetFormat } | ErrorReply;
+/** `status`: the HTTP status of a model download that was answered with an error ('http'). */
+type ErrorReply = { id: number; error: { message: string; code: ContainerErrorCode | 'internal' | 'instance-set' | 'http'; status?: number } };
+/** The reply to a container decode or a model download; `images` by glTF image index, when asked for. */
+export type ContainerReply = { id: number; asset: ArrayBuffer; header: ContainerHeader; format: AssetFormat; images?: (ImageBitmap | null)[] } | ErrorReply;
 /** The reply to an instance set download. */
 export type InstanceSetReply = { id: number; set: InstanceSet } | ErrorReply;
-export type DecodeReply = ContainerReply | InstanceSetReply;
+/** Bytes of a model download so far (any number of these come before its ContainerReply). */
+export type ProgressReply = { id: number; progress: { loaded: number; total: number } };
+export type DecodeReply = ContainerReply | InstanceSetReply | ProgressReply;
 
 export interface AnsweredRequest<Reply extends DecodeReply = DecodeReply> {
   reply: Reply;
-  /** Buffers to transfer with the reply. */
-  transfer: ArrayBuffer[];
+  /** Buffers and bitmaps to transfer with the reply. */
+  transfer: Transferable[];
 }
 
 export { UNREADABLE_REQUEST_ID } from './container-messages.ts';
 import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
+
+/** The page's texture limit (TextureLimitMessage), awaited by the requests that did not carry one. */
+let pageLimit: (limit: number | null) => void = () => undefined;
+const pageLimitKnown = new Promise<number | null>((resolve) => {
+  pageLimit = resolve;
+});
 
 /** Decodes one request into its reply; never throws. */
 export async function answerDecodeRequest(data: unknown): Promise<AnsweredRequest<ContainerReply>> {
@@ -58,19 +90,53 @@ export async function answerDecodeRequest(data: unknown): Promise<AnsweredReques
     if (!(request.buffer instanceof ArrayBuffer)) {
       throw new TypeError('The decode request has no ArrayBuffer to decode.');
     }
-    const { asset, header, format } = await decodeContainer(new Uint8Array(request.buffer), {
-      maxAssetBytes: request.maxAssetBytes,
-    });
-    // Transfer exactly the asset: a view into a larger buffer is copied out first.
-    const exact = toExactArrayBuffer(asset);
-    return { reply: { id, asset: exact, header, format }, transfer: [exact] };
+    return await decoded(id, request.buffer, request);
   } catch (error) {
-    const reply: ContainerReply =
-      error instanceof ContainerError
-        ? { id, error: { message: error.message, code: error.code } }
-        : { id, error: { message: error instanceof Error ? error.message : String(error), code: 'internal' } };
-    return { reply, transfer: [] };
+    return { reply: errorReply(id, error), transfer: [] };
   }
+}
+
+/**
+ * Downloads a model container (posting ProgressReplies through `progress`), then decodes it as
+ * answerDecodeRequest does; never throws. An HTTP error is answered with its status.
+ */
+export async function answerModelRequest(request: ModelRequest, progress: (reply: ProgressReply) => void, signal?: AbortSignal): Promise<AnsweredRequest<ContainerReply>> {
+  try {
+    let posted = 0;
+    const buffer = await fetchBinary(
+      request.url,
+      (loaded, total) => {
+        // At most one message per PROGRESS_INTERVAL_MS: each is a task of the page's main thread.
+        const now = performance.now();
+        if (now - posted < PROGRESS_INTERVAL_MS && loaded !== total) return;
+        posted = now;
+        progress({ id: request.id, progress: { loaded, total } });
+      },
+      signal,
+    );
+    return await decoded(request.id, buffer, request);
+  } catch (error) {
+    return { reply: errorReply(request.id, error), transfer: [] };
+  }
+}
+
+/** The shortest time between two progress replies of one download. */
+export const PROGRESS_INTERVAL_MS = 100;
+
+async function decoded(id: number, buffer: ArrayBuffer, request: Partial<DecodeRequest>): Promise<AnsweredRequest<ContainerReply>> {
+  const { asset, header, format } = await decodeContainer(new Uint8Array(buffer), { maxAssetBytes: request.maxAssetBytes });
+  // Transfer exactly the asset: a view into a larger buffer is copied out first.
+  const exact = toExactArrayBuffer(asset);
+  if (!request.images || format !== 'glb') return { reply: { id, asset: exact, header, format }, transfer: [exact] };
+  const images = await decodeGlbImages(new Uint8Array(exact), request.textureLimit === undefined ? pageLimitKnown : request.textureLimit);
+  const bitmaps = images.filter((image): image is ImageBitmap => image !== null);
+  return { reply: { id, asset: exact, header, format, images }, transfer: [exact, ...bitmaps] };
+}
+
+function errorReply(id: number, error: unknown): ContainerReply {
+  if (error instanceof ContainerError) return { id, error: { message: error.message, code: error.code } };
+  if (error instanceof HttpError) return { id, error: { message: error.message, code: 'http', status: error.status } };
+  return { id, error: { message: error instanceof Error ? error.message : String(error), code: 'internal' } };
 }
 
 /** Downloads and decodes one instance set into its reply (the set's arrays transferred); never throws. */
@@ -101,9 +167,22 @@ export function installWorkerHandlers(scope: WorkerScope): void {
   };
   const downloads = new Map<number, AbortController>();
   scope.onmessage = (event) => {
-    const data = event.data as Partial<InstanceSetRequest | AbortRequest> | null;
+    const data = event.data as Partial<InstanceSetRequest | ModelRequest | AbortRequest | TextureLimitMessage> | null;
     if (data?.kind === 'abort') {
       downloads.get(data.id!)?.abort();
+      return;
+    }
+    if (data?.kind === 'texture-limit') {
+      pageLimit(typeof data.limit === 'number' && data.limit > 0 ? data.limit : null);
+      return;
+    }
+    if (data?.kind === 'model' && typeof data.id === 'number' && typeof data.url === 'string') {
+      const abort = new AbortController();
+      downloads.set(data.id, abort);
+      void answerModelRequest(data as ModelRequest, (reply) => scope.postMessage(reply, []), abort.signal).then((answer) => {
+        downloads.delete(data.id!);
+        post(answer);
+      });
       return;
     }
     if (data?.kind === 'instance-set' && typeof data.id === 'number' && typeof data.url === 'string') {

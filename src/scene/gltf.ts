@@ -1,6 +1,6 @@
-import type { WebGLRenderer } from 'three';
+import { Texture, type WebGLRenderer } from 'three';
 import type { DRACOLoader } from 'three/examples/jsm/loaders/DRACOLoader.js';
-import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { GLTFLoader, type GLTF, type GLTFParser } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { KTX2Loader } from 'three/examples/jsm/loaders/KTX2Loader.js';
 import { checkGlb, checkGltfJson, type GltfJson } from '../protocol/glb';
 
@@ -9,7 +9,13 @@ export const DRACO_PATH = '/libs/draco/';
 export const BASIS_PATH = '/libs/basis/';
 
 export interface ModelLoader {
-  parse(asset: ArrayBuffer, format: 'glb' | 'gltf'): Promise<GLTF>;
+  /**
+   * `images`: the asset's images decoded ahead (by glTF image index, model-images.ts), taken
+   * instead of decoding them; a null or missing entry is decoded as usual. Those not used are closed.
+   */
+  parse(asset: ArrayBuffer, format: 'glb' | 'gltf', images?: readonly (ImageBitmap | null)[]): Promise<GLTF>;
+  /** The largest texture side its images are scaled to (the low tier's); null or absent: none. */
+  readonly textureLimit?: number | null;
   dispose(): void;
 }
 
@@ -37,6 +43,13 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = '', opt
       (error: Error) => console.warn(`The texture limit could not be loaded (${error.message}): textures keep their size.`),
     );
   }
+  // The images decoded ahead for the parse under way: GLTFLoader makes its parser, and calls its
+  // plugins, synchronously inside parse().
+  let ahead: { images: readonly (ImageBitmap | null)[]; taken: Set<number> } | null = null;
+  loader.register((parser) => {
+    if (ahead) useDecodedImages(parser, ahead.images, ahead.taken);
+    return { name: 'decoded-images' };
+  });
   const meshopt = import('three/examples/jsm/libs/meshopt_decoder.module.js').then(({ MeshoptDecoder }) => MeshoptDecoder);
   meshopt.catch(() => undefined);
   let meshoptSet = false;
@@ -66,25 +79,70 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = '', opt
   };
 
   return {
-    async parse(asset, format) {
-      const bytes = new Uint8Array(asset);
-      const { json } = format === 'glb' ? checkGlb(bytes) : checkGltfJson(bytes);
-      await decodersFor(json);
-      await limited;
-      if (disposed) throw new Error('The model loader was disposed.');
-      return await new Promise<GLTF>((resolve, reject) => {
-        try {
-          loader.parse(asset, '', resolve, (error) => reject(asError(error)));
-        } catch (error) {
-          reject(asError(error));
-        }
-      });
+    textureLimit: limit ?? null,
+    async parse(asset, format, images) {
+      const taken = new Set<number>();
+      try {
+        const bytes = new Uint8Array(asset);
+        const { json } = format === 'glb' ? checkGlb(bytes) : checkGltfJson(bytes);
+        await decodersFor(json);
+        await limited;
+        if (disposed) throw new Error('The model loader was disposed.');
+        return await new Promise<GLTF>((resolve, reject) => {
+          ahead = images ? { images, taken } : null;
+          try {
+            loader.parse(asset, '', resolve, (error) => reject(asError(error)));
+          } catch (error) {
+            reject(asError(error));
+          } finally {
+            ahead = null;
+          }
+        });
+      } finally {
+        // The bitmaps no texture took (the parse failed, or nothing used them) free their memory now.
+        images?.forEach((bitmap, index) => {
+          if (bitmap && !taken.has(index)) bitmap.close();
+        });
+      }
     },
     dispose() {
       disposed = true;
       void draco?.then((d) => d.dispose(), () => undefined);
       void ktx2?.then((k) => k.dispose(), () => undefined);
     },
+  };
+}
+
+type ImageSourceLoader = { isKTX2Loader?: boolean };
+type ParserInternals = {
+  json: { images?: { mimeType?: string; extras?: unknown }[] };
+  sourceCache: Record<number, Promise<Texture> | undefined>;
+  loadImageSource(sourceIndex: number, loader: ImageSourceLoader): Promise<Texture>;
+};
+
+/**
+ * Makes `parser` take the decoded bitmaps for its image sources: what three's loadImageSource does
+ * once its ImageBitmapLoader has decoded one (a Texture of the bitmap, the source's extras and
+ * mimeType in userData, one promise per source whose later users get clones), without the decode.
+ * Sources without a bitmap, and those a KTX2 loader reads, go through three's own code.
+ */
+function useDecodedImages(parser: GLTFParser, images: readonly (ImageBitmap | null)[], taken: Set<number>): void {
+  const internals = parser as unknown as ParserInternals;
+  const own = internals.loadImageSource.bind(parser);
+  internals.loadImageSource = (sourceIndex, imageLoader) => {
+    const bitmap = images[sourceIndex];
+    if (!bitmap || imageLoader.isKTX2Loader === true) return own(sourceIndex, imageLoader);
+    const cached = internals.sourceCache[sourceIndex];
+    if (cached !== undefined) return cached.then((texture) => texture.clone());
+    taken.add(sourceIndex);
+    const texture = new Texture(bitmap);
+    texture.needsUpdate = true;
+    const sourceDef = internals.json.images?.[sourceIndex] ?? {};
+    if (sourceDef.extras !== null && typeof sourceDef.extras === 'object') Object.assign(texture.userData, sourceDef.extras);
+    texture.userData.mimeType = sourceDef.mimeType;
+    const promise = Promise.resolve(texture);
+    internals.sourceCache[sourceIndex] = promise;
+    return promise;
   };
 }
 

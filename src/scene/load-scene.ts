@@ -1,8 +1,8 @@
 import { ClientConfig } from '../protocol/config';
 import { ModelDoc, SceneDoc } from '../protocol/scene';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
-import { decodeContainerInWorker } from './container-client';
-import { fetchBinary, fetchJson } from './fetch';
+import { loadModelFile } from './container-client';
+import { fetchJson } from './fetch';
 import type { ModelLoader } from './gltf';
 import { spawnModel } from './model-entities';
 
@@ -79,8 +79,8 @@ export interface LoadSceneOptions {
 }
 
 /**
- * Loads every 'glb' model of a scene: download with byte progress -> container decode in the
- * worker -> GLTFLoader -> entities. A model that fails is reported and skipped; the others load.
+ * Loads every 'glb' model of a scene: download with byte progress, container and image decode in
+ * the loader worker -> GLTFLoader -> entities. A model that fails is reported and skipped; the others load.
  */
 export async function loadSceneModels(world: ViewerWorld, config: ClientConfig, scene: SceneDoc, options: LoadSceneOptions): Promise<LoadSceneResult> {
   const toLoad = scene.models.filter((m) => m.outputFormat === LOADABLE_FORMAT);
@@ -100,20 +100,20 @@ export async function loadSceneModels(world: ViewerWorld, config: ClientConfig, 
 
   const loadOne = async (model: ModelDoc): Promise<void> => {
     try {
-      const file = await fetchBinary(
-        modelFileUrl(config, model),
-        (loaded, total) => {
+      // Downloaded and decoded in the loader worker, the GLB's images with it.
+      const decoded = await loadModelFile(modelFileUrl(config, model), {
+        onProgress: (loaded, total) => {
           loadedBytes.set(model._id, loaded);
           totalBytes.set(model._id, total);
           report();
         },
-        options.signal,
-      );
-      mark(`model:${model._id}:downloaded`);
-      const decoded = await decodeContainerInWorker(file, { maxAssetBytes: options.maxAssetBytes });
+        signal: options.signal,
+        maxAssetBytes: options.maxAssetBytes,
+        textureLimit: options.loader.textureLimit,
+      });
       mark(`model:${model._id}:decoded`);
       options.signal?.throwIfAborted();
-      const gltf = await options.loader.parse(decoded.asset, decoded.format);
+      const gltf = await options.loader.parse(decoded.asset, decoded.format, decoded.images);
       mark(`model:${model._id}:parsed`);
       options.signal?.throwIfAborted();
       const record = spawnModel(world, gltf, { modelId: model._id, name: model.sourceFileName });

@@ -1,5 +1,6 @@
 import { Cache, ImageBitmapLoader } from 'three';
 import type { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { limitedSize } from './texture-size.ts';
 
 /**
  * A texture size limit for a GLTFLoader (the low tier's QualitySettings.textureLimit): every
@@ -20,17 +21,6 @@ export function limitTextures(loader: GLTFLoader, limit: number): void {
     }
     return { name: 'texture-limit' };
   });
-}
-
-/** The side a texture of `width` x `height` is decoded at under a limit: halved until it fits. */
-export function limitedSize(width: number, height: number, limit: number): { width: number; height: number } {
-  let w = width;
-  let h = height;
-  while (Math.max(w, h) > limit && Math.max(w, h) > 1) {
-    w = Math.max(1, Math.round(w / 2));
-    h = Math.max(1, Math.round(h / 2));
-  }
-  return { width: w, height: h };
 }
 
 /**

@@ -11,6 +11,7 @@ import { STUDIO_FETCH_TIMEOUT_MS, STUDIO_PREFILTERED_SIZE } from '../protocol/en
 import type { PostProcessing } from './postprocessing/composer';
 import type { RenderConfig, RenderConfigPatch } from '../protocol/render-config';
 import type { SceneDoc } from '../protocol/scene';
+import { setEarlyTextureLimit } from '../scene/container-client';
 import { fetchPrefilteredStudio } from '../scene/environments';
 import { createModelLoader, type ModelLoader } from '../scene/gltf';
 import { mark, type LoadSceneResult } from '../scene/load-scene';
@@ -140,6 +141,8 @@ export function createViewer(options: ViewerOptions): Viewer {
   // The tier decides antialiasing, which is fixed when the WebGL context is created: detect first.
   const detection = detectQuality({ forced: options.quality ?? null });
   mark('quality');
+  // The models index.html asked the loader worker for decode their images at this tier's size.
+  setEarlyTextureLimit(detection.settings.textureLimit);
   const pixelRatio = options.pixelRatio ?? detection.settings.pixelRatio;
   // The drawing buffer is made at its size with the context: resized afterwards, it would be made
   // again (a synchronous wait for the GPU process, tens of milliseconds on a software GPU).

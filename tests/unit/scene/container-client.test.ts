@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { INSTANCE_SET_MIME } from '../../../src/protocol/instances';
 import { FIRST_PICTURE_INSTANCES, instanceSetUrl } from '../../../src/scene/instance-assets';
-import { EARLY_REQUEST_IDS, fetchInstanceSetInWorker, terminateContainerWorker, type EarlyLoader } from '../../../src/scene/container-client';
+import { EARLY_REQUEST_IDS, fetchInstanceSetInWorker, loadModelFile, setEarlyTextureLimit, terminateContainerWorker, type EarlyLoader } from '../../../src/scene/container-client';
 
 /** A stand-in for the loader worker: records what it is sent; the test answers as the worker would. */
 class FakeWorker {
   static made = 0;
   static last: FakeWorker | null = null;
-  sent: { id: number; kind: string; url?: string }[] = [];
+  sent: { id?: number; kind: string; url?: string; limit?: number | null }[] = [];
   onmessage: ((event: MessageEvent) => void) | null = null;
   onerror: ((event: ErrorEvent) => void) | null = null;
   onmessageerror: (() => void) | null = null;
@@ -18,7 +18,7 @@ class FakeWorker {
     FakeWorker.made++;
     FakeWorker.last = this;
   }
-  postMessage(message: { id: number; kind: string; url?: string }): void {
+  postMessage(message: { id?: number; kind: string; url?: string }): void {
     this.sent.push(message);
   }
   terminate(): void {
@@ -26,6 +26,9 @@ class FakeWorker {
   }
   reply(id: number, ids: number[]): void {
     this.onmessage?.({ data: { id, set: { ids: new Uint32Array(ids), matrices: new Float32Array(ids.length * 12), nextId: 100, revision: 1 } } } as MessageEvent);
+  }
+  send(data: unknown): void {
+    this.onmessage?.({ data } as MessageEvent);
   }
 }
 
@@ -53,7 +56,8 @@ afterEach(() => {
 describe('the loader worker index.html started', () => {
   it('is asked by index.html with the app\'s ids, media type, priority rule and set URLs (its inline script cannot import them)', () => {
     const page = readFileSync(join(__dirname, '../../../index.html'), 'utf8');
-    expect(page).toContain(`var id = ${EARLY_REQUEST_IDS} + i;`);
+    expect(page).toContain(`var nextId = ${EARLY_REQUEST_IDS};`);
+    expect(page).toContain("loader.worker.postMessage({ id: nextId++, kind: 'model', url: url, images: true });");
     expect(page).toContain(`accept: '${INSTANCE_SET_MIME}'`);
     expect(page).toContain(`object.instanceCount <= ${FIRST_PICTURE_INSTANCES}`);
     const config = { endpoints: { modelService: 'SERVICE' } } as Parameters<typeof instanceSetUrl>[0];
@@ -81,7 +85,7 @@ describe('the loader worker index.html started', () => {
     // Taken: asked again, the set is a new request in the same worker.
     const again = fetchInstanceSetInWorker(URL_A);
     expect(loader.worker.sent).toEqual([expect.objectContaining({ kind: 'instance-set', url: URL_A })]);
-    loader.worker.reply(loader.worker.sent[0]!.id, [9]);
+    loader.worker.reply(loader.worker.sent[0]!.id!, [9]);
     expect([...(await again).ids]).toEqual([9]);
     expect(loader.worker.sent[0]!.id).toBeLessThan(EARLY_REQUEST_IDS);
   });
@@ -153,3 +157,82 @@ describe('the loader worker index.html started', () => {
     }
   });
 });
+
+describe('models index.html asked the loader worker for', () => {
+  const MODEL = 'http://cdn.test/v1/model_file.binz';
+  const modelLoader = () => {
+    const worker = new FakeWorker();
+    const loader = { worker, ids: { [MODEL]: EARLY_REQUEST_IDS + 2 }, replies: {}, failed: false } as unknown as EarlyLoader & { worker: FakeWorker };
+    worker.onmessage = (event) => {
+      if (!event.data.progress) loader.replies[event.data.id] = event.data;
+    };
+    (globalThis as { __earlyLoader?: unknown }).__earlyLoader = loader;
+    return loader;
+  };
+  const reply = (id: number) => ({ id, asset: new ArrayBuffer(4), header: {}, format: 'glb', images: [{ width: 1 }, null] });
+
+  it('are told the texture limit once the app knows its tier (which adopts the worker)', () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const loader = modelLoader();
+    setEarlyTextureLimit(1024);
+    expect(loader.adopted).toBe(true);
+    expect(loader.worker.sent).toEqual([{ kind: 'texture-limit', limit: 1024 }]);
+    expect(FakeWorker.made).toBe(1);
+  });
+
+  it('are taken by URL with their images, whether done before the app asked or after (then with progress)', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const loader = modelLoader();
+    loader.worker.send({ id: EARLY_REQUEST_IDS + 2, progress: { loaded: 1, total: 4 } });
+    loader.worker.send(reply(EARLY_REQUEST_IDS + 2));
+    const done = await loadModelFile(MODEL);
+    expect(done.images).toEqual([{ width: 1 }, null]);
+    expect(loader.worker.sent).toEqual([]);
+
+    // A second page load of the same kind: the reply comes after the app asked.
+    terminateContainerWorker();
+    const later = modelLoader();
+    const seen: number[] = [];
+    const waiting = loadModelFile(MODEL, { onProgress: (loaded) => seen.push(loaded) });
+    await Promise.resolve();
+    later.worker.send({ id: EARLY_REQUEST_IDS + 2, progress: { loaded: 3, total: 4 } });
+    later.worker.send(reply(EARLY_REQUEST_IDS + 2));
+    expect((await waiting).format).toBe('glb');
+    expect(seen).toEqual([3]);
+    expect(later.worker.sent).toEqual([]);
+  });
+
+  it('a model the page did not ask for is asked of the worker by the app, with its limit', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const loader = modelLoader();
+    const other = 'http://cdn.test/v2/model_file.binz';
+    const waiting = loadModelFile(other, { textureLimit: 512 });
+    await Promise.resolve();
+    expect(loader.worker.sent).toEqual([{ id: expect.any(Number), kind: 'model', url: other, images: true, textureLimit: 512, maxAssetBytes: undefined }]);
+    expect(loader.worker.sent[0]!.id).toBeLessThan(EARLY_REQUEST_IDS);
+    loader.worker.send(reply(loader.worker.sent[0]!.id!));
+    expect((await waiting).images).toHaveLength(2);
+  });
+
+  it('a model the page downloaded itself (it had no loader worker) is taken from that download, not fetched again', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const bytes = new Uint8Array([1, 2, 3, 4]);
+    const fetchMock = vi.fn();
+    vi.stubGlobal('fetch', fetchMock);
+    (globalThis as { __earlyFetches?: Record<string, Promise<Response>> }).__earlyFetches = { [MODEL]: Promise.resolve(new Response(bytes, { status: 200 })) };
+    try {
+      const waiting = loadModelFile(MODEL);
+      // The page's download is decoded in the app's worker, asked as a decode of its bytes.
+      await vi.waitFor(() => expect(FakeWorker.last?.sent).toHaveLength(1));
+      const request = FakeWorker.last!.sent[0] as unknown as { id: number; buffer: ArrayBuffer; kind?: string };
+      expect(request.kind).toBeUndefined();
+      expect(new Uint8Array(request.buffer)).toEqual(bytes);
+      FakeWorker.last!.send({ id: request.id, asset: new ArrayBuffer(2), header: {}, format: 'glb' });
+      expect((await waiting).images).toEqual([]);
+      expect(fetchMock).not.toHaveBeenCalled();
+    } finally {
+      delete (globalThis as { __earlyFetches?: unknown }).__earlyFetches;
+    }
+  });
+});
+

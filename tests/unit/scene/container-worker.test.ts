@@ -1,13 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { encodeContainer } from '../../../src/protocol/container-codec';
 import { encodeInstanceSet, INSTANCE_SET_MIME } from '../../../src/protocol/instance-set';
-import { fetchInstanceSetInWorker, terminateContainerWorker } from '../../../src/scene/container-client';
-import { answerInstanceSetRequest, installWorkerHandlers, type DecodeReply, type WorkerScope } from '../../../src/scene/container-worker';
+import { fetchInstanceSetInWorker, loadModelFile, terminateContainerWorker } from '../../../src/scene/container-client';
+import { answerModelRequest, installWorkerHandlers, answerInstanceSetRequest, PROGRESS_INTERVAL_MS, type DecodeReply, type ProgressReply, type WorkerScope } from '../../../src/scene/container-worker';
+import { HttpError } from '../../../src/scene/fetch';
 
 /**
  * The loader worker's instance set downloads (container-worker.ts answers, container-client.ts
  * asks): the set decoded and its arrays transferred, the HTTP status and decode errors as messages,
- * an abort that stops the download. The container decodes are tested with the codec
- * (tests/unit/protocol/container-codec.test.ts).
+ * an abort that stops the download; and its model downloads, decoded with their images. The
+ * container decodes are tested with the codec (tests/unit/protocol/container-codec.test.ts).
  */
 
 const SET = encodeInstanceSet({ ids: new Uint32Array([2, 5, 7]), matrices: new Float32Array(36).map((_, i) => i), nextId: 8, revision: 4 });
@@ -16,6 +19,25 @@ afterEach(() => {
   vi.unstubAllGlobals();
   terminateContainerWorker();
 });
+
+/** A worker whose scope runs the real handlers on this thread. */
+class LoopbackWorker {
+  onmessage: ((event: { data: DecodeReply }) => void) | null = null;
+  onerror = null;
+  onmessageerror = null;
+  scope: WorkerScope = {
+    onmessage: null,
+    onmessageerror: null,
+    postMessage: (message) => setTimeout(() => this.onmessage?.({ data: message as DecodeReply }), 0),
+  };
+  constructor() {
+    installWorkerHandlers(this.scope);
+  }
+  postMessage(message: unknown): void {
+    setTimeout(() => this.scope.onmessage?.({ data: message } as MessageEvent), 0);
+  }
+  terminate(): void {}
+}
 
 describe('loader worker: instance sets', () => {
   it('downloads with the set MIME type, decodes, and transfers the arrays', async () => {
@@ -42,25 +64,7 @@ describe('loader worker: instance sets', () => {
   });
 
   it('round trip through the client: a set in the worker, an error as an Error, an abort stops the download', async () => {
-    // A worker whose scope runs the real handlers on this thread.
     const aborted: string[] = [];
-    class LoopbackWorker {
-      onmessage: ((event: { data: DecodeReply }) => void) | null = null;
-      onerror = null;
-      onmessageerror = null;
-      scope: WorkerScope = {
-        onmessage: null,
-        onmessageerror: null,
-        postMessage: (message) => setTimeout(() => this.onmessage?.({ data: message as DecodeReply }), 0),
-      };
-      constructor() {
-        installWorkerHandlers(this.scope);
-      }
-      postMessage(message: unknown): void {
-        setTimeout(() => this.scope.onmessage?.({ data: message } as MessageEvent), 0);
-      }
-      terminate(): void {}
-    }
     vi.stubGlobal('Worker', LoopbackWorker);
     vi.stubGlobal(
       'fetch',
@@ -132,3 +136,126 @@ describe('loader worker: instance sets', () => {
   });
 });
 
+const HELMET = new Uint8Array(readFileSync(new URL('../../../../shared/models/DamagedHelmet.glb', import.meta.url)));
+let helmetContainer: Promise<Uint8Array> | null = null;
+/** DamagedHelmet in a model container, encoded once for the file. */
+const encodedHelmet = () => (helmetContainer ??= encodeContainer(HELMET));
+
+/** A response that streams `bytes` in `parts` chunks, a task apart. */
+function streamed(bytes: Uint8Array, parts: number, delayMs = 0): Response {
+  const size = Math.ceil(bytes.length / parts);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent >= bytes.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      controller.enqueue(bytes.slice(sent, sent + size));
+      sent += size;
+    },
+  });
+  return new Response(body, { status: 200, headers: { 'Content-Length': String(bytes.length) } });
+}
+
+/** The browser's decoder stand-in: a 'bitmap' of a given size per image. */
+function stubDecoder(width: number): void {
+  vi.stubGlobal('createImageBitmap', async (source: Blob | { width: number; height: number }, options?: ImageBitmapOptions) => {
+    const w = source instanceof Blob ? width : options!.resizeWidth!;
+    return { width: w, height: w, close: () => undefined };
+  });
+}
+
+describe('loader worker: models', () => {
+  it('downloads with progress (at most one reply per interval, and the last), decodes the container and its GLB images, and transfers them all', async () => {
+    const container = await encodedHelmet();
+    vi.stubGlobal('fetch', vi.fn(async () => streamed(container, 40)));
+    stubDecoder(2048);
+    const progress: ProgressReply[] = [];
+    const start = performance.now();
+    const { reply, transfer } = await answerModelRequest({ id: 9, kind: 'model', url: 'http://cdn.test/m/model_file.binz', images: true, textureLimit: 1024 }, (p) => progress.push(p));
+    const took = performance.now() - start;
+    if (!('asset' in reply)) throw new Error(JSON.stringify(reply));
+    expect(new Uint8Array(reply.asset)).toEqual(HELMET);
+    expect(reply.format).toBe('glb');
+    expect(reply.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
+    expect(transfer).toEqual([reply.asset, ...reply.images!]);
+    expect(progress.at(-1)).toEqual({ id: 9, progress: { loaded: container.length, total: container.length } });
+    expect(progress.length).toBeLessThanOrEqual(Math.ceil(took / PROGRESS_INTERVAL_MS) + 2);
+    for (const p of progress) expect(p.progress.total).toBe(container.length);
+  });
+
+  it('asked without images, or for a container of glTF JSON, it answers the asset alone', async () => {
+    const container = await encodedHelmet();
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(container.slice(), { status: 200 })));
+    stubDecoder(64);
+    const { reply } = await answerModelRequest({ id: 1, kind: 'model', url: 'http://cdn.test/m' }, () => undefined);
+    expect('asset' in reply && reply.images).toBeUndefined();
+    const gltf = await encodeContainer(new TextEncoder().encode(JSON.stringify({ asset: { version: '2.0' } })));
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(gltf.slice(), { status: 200 })));
+    const json = await answerModelRequest({ id: 2, kind: 'model', url: 'http://cdn.test/m', images: true, textureLimit: null }, () => undefined);
+    expect(json.reply).toMatchObject({ id: 2, format: 'gltf' });
+    expect('asset' in json.reply && json.reply.images).toBeUndefined();
+  });
+
+  it('answers an HTTP failure with its status and the main thread’s message, and a file that does not decode with its code', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('no', { status: 404, statusText: 'Not Found' })));
+    expect((await answerModelRequest({ id: 3, kind: 'model', url: 'http://cdn.test/m' }, () => undefined)).reply).toEqual({
+      id: 3,
+      error: { message: 'The model file request failed: 404 Not Found.', code: 'http', status: 404 },
+    });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(new Uint8Array(40), { status: 200 })));
+    expect((await answerModelRequest({ id: 4, kind: 'model', url: 'http://cdn.test/m' }, () => undefined)).reply).toMatchObject({ id: 4, error: { code: 'unknown-format' } });
+  });
+
+  it('round trip through the client: progress, the images at the limit, an HttpError, an abort that stops the download', async () => {
+    const container = await encodedHelmet();
+    const aborted: string[] = [];
+    vi.stubGlobal('Worker', LoopbackWorker);
+    stubDecoder(2048);
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((url: string, init?: RequestInit) => {
+        if (url.endsWith('/slow')) {
+          return new Promise<Response>((_resolve, reject) =>
+            init!.signal!.addEventListener('abort', () => {
+              aborted.push(url);
+              reject(new DOMException('aborted', 'AbortError'));
+            }),
+          );
+        }
+        if (url.endsWith('/gone')) return Promise.resolve(new Response('', { status: 404, statusText: 'Not Found' }));
+        return Promise.resolve(streamed(container, 4, PROGRESS_INTERVAL_MS / 2));
+      }),
+    );
+    const seen: number[] = [];
+    const model = await loadModelFile('http://cdn.test/ok', { textureLimit: 512, onProgress: (loaded) => seen.push(loaded) });
+    expect(new Uint8Array(model.asset)).toEqual(HELMET);
+    expect(model.images.map((b) => b && b.width)).toEqual([512, 512, 512, 512, 512]);
+    expect(seen.at(-1)).toBe(container.length);
+    const gone = await loadModelFile('http://cdn.test/gone').catch((error: unknown) => error);
+    expect(gone).toBeInstanceOf(HttpError);
+    expect(gone).toMatchObject({ status: 404, url: 'http://cdn.test/gone', message: 'The model file request failed: 404 Not Found.' });
+    const abort = new AbortController();
+    const slow = loadModelFile('http://cdn.test/slow', { signal: abort.signal });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    abort.abort(new Error('closed'));
+    await expect(slow).rejects.toThrow('closed');
+    await vi.waitFor(() => expect(aborted).toEqual(['http://cdn.test/slow']));
+  });
+
+  it('a request sent before the page knew its tier scales its images once the page says its texture limit', async () => {
+    const container = await encodedHelmet();
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(container.slice(), { status: 200 })));
+    stubDecoder(2048);
+    const worker = new LoopbackWorker();
+    const replies: DecodeReply[] = [];
+    worker.onmessage = ({ data }) => replies.push(data);
+    // As index.html asks: no textureLimit.
+    worker.postMessage({ id: 1_000_000_000, kind: 'model', url: 'http://cdn.test/early', images: true });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(replies.filter((r) => !('progress' in r))).toEqual([]);
+    worker.postMessage({ kind: 'texture-limit', limit: 1024 });
+    await vi.waitFor(() => expect(replies.some((r) => 'asset' in r)).toBe(true));
+    const reply = replies.find((r) => 'asset' in r) as Extract<DecodeReply, { images?: unknown }>;
+    expect(reply.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
+  });
+});

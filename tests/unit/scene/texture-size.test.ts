@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitedSize } from '../../../src/scene/texture-limit';
+import { limitedSize } from '../../../src/scene/texture-size';
 
 describe('limitedSize', () => {
   it('halves a texture until its larger side fits the limit, keeping its proportions', () => {

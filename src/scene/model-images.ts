@@ -1,0 +1,101 @@
+import { checkGlb } from '../protocol/glb.ts';
+import { limitedSize } from './texture-size.ts';
+
+/**
+ * The images of a GLB decoded ahead of its parse, in the loader worker (container-worker.ts): the
+ * worker has the model long before the main thread is free to parse it, and the decoding is most
+ * of the parse (five 2048 px textures: about 400 ms on a weak device). GLTFLoader then takes the
+ * bitmaps instead of decoding (gltf.ts). An image that cannot be decoded here is left to
+ * GLTFLoader, which reports it as it reports any image.
+ */
+
+/** The image types the browser decodes (KTX2 and others go through their own loaders). */
+const DECODED_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/avif']);
+
+/** GLTFLoader's ImageBitmapLoader options: no premultiplied alpha, no colour space conversion. */
+const DECODE_OPTIONS: ImageBitmapOptions = { premultiplyAlpha: 'none', colorSpaceConversion: 'none' };
+
+export interface GlbImageSource {
+  /** Index in the glTF's `images`. */
+  index: number;
+  mimeType: string;
+  /** The image's bytes, a view into the GLB. */
+  bytes: Uint8Array;
+}
+
+/**
+ * The images of a GLB that its textures use and the browser decodes: each stored in a bufferView
+ * of the BIN chunk, uncompressed. Throws the structural check's error for a broken GLB (its parse
+ * reports the same error).
+ */
+export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
+  const { json, binLength } = checkGlb(glb);
+  if (binLength < 0) return [];
+  // checkGlb holds the BIN chunk right after the JSON chunk.
+  const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
+  const binStart = 12 + 8 + view.getUint32(12, true) + 8;
+  const images = Array.isArray(json.images) ? (json.images as { bufferView?: unknown; mimeType?: unknown }[]) : [];
+  const views = Array.isArray(json.bufferViews) ? (json.bufferViews as { buffer?: unknown; byteOffset?: unknown; byteLength?: unknown; extensions?: unknown }[]) : [];
+  const used = new Set<number>();
+  for (const texture of Array.isArray(json.textures) ? (json.textures as { source?: unknown; extensions?: Record<string, { source?: unknown }> }[]) : []) {
+    if (typeof texture?.source === 'number') used.add(texture.source);
+    for (const extension of Object.values(texture?.extensions ?? {})) if (typeof extension?.source === 'number') used.add(extension.source);
+  }
+  const sources: GlbImageSource[] = [];
+  for (const index of [...used].sort((a, b) => a - b)) {
+    const image = images[index];
+    if (!image || typeof image.bufferView !== 'number' || typeof image.mimeType !== 'string' || !DECODED_TYPES.has(image.mimeType)) continue;
+    const bufferView = views[image.bufferView];
+    // A view of another buffer, or a compressed one (EXT_meshopt_compression), is left to GLTFLoader.
+    if (!bufferView || (bufferView.buffer ?? 0) !== 0 || bufferView.extensions !== undefined) continue;
+    const offset = typeof bufferView.byteOffset === 'number' ? bufferView.byteOffset : 0;
+    const length = typeof bufferView.byteLength === 'number' ? bufferView.byteLength : -1;
+    if (offset < 0 || length <= 0 || offset + length > binLength) continue;
+    sources.push({ index, mimeType: image.mimeType, bytes: glb.subarray(binStart + offset, binStart + offset + length) });
+  }
+  return sources;
+}
+
+/**
+ * Decodes a GLB's images (glbImageSources) in parallel: one entry per glTF image, null for an image
+ * not decoded here. Once `limit` resolves (the tier's texture limit, null for none), images larger
+ * than it are scaled down as the low tier's LimitedImageBitmapLoader scales them. Never rejects:
+ * an image that fails is null, and a GLB whose structure is broken gives no images.
+ */
+export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Promise<number | null>): Promise<(ImageBitmap | null)[]> {
+  if (typeof createImageBitmap !== 'function' || typeof Blob !== 'function') return [];
+  let sources: GlbImageSource[];
+  try {
+    sources = glbImageSources(glb);
+  } catch {
+    return [];
+  }
+  if (sources.length === 0) return [];
+  const decoded = sources.map((source) =>
+    createImageBitmap(new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType }), DECODE_OPTIONS).catch(() => null),
+  );
+  const cap = await limit;
+  const out: (ImageBitmap | null)[] = [];
+  await Promise.all(
+    sources.map(async (source, i) => {
+      const bitmap = await decoded[i];
+      out[source.index] = bitmap && cap ? await scaled(bitmap, cap) : bitmap;
+    }),
+  );
+  for (let i = 0; i < out.length; i++) out[i] ??= null;
+  return out;
+}
+
+async function scaled(bitmap: ImageBitmap, limit: number): Promise<ImageBitmap | null> {
+  const size = limitedSize(bitmap.width, bitmap.height, limit);
+  if (size.width === bitmap.width && size.height === bitmap.height) return bitmap;
+  try {
+    const smaller = await createImageBitmap(bitmap, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: 'high', premultiplyAlpha: 'none' });
+    bitmap.close();
+    return smaller;
+  } catch {
+    // GLTFLoader decodes and scales it again on the main thread, and says so if that fails too.
+    bitmap.close();
+    return null;
+  }
+}

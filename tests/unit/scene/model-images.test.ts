@@ -1,0 +1,174 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { decodeGlbImages, glbImageSources } from '../../../src/scene/model-images';
+
+const MODELS = new URL('../../../../shared/models/', import.meta.url);
+const helmet = () => new Uint8Array(readFileSync(new URL('DamagedHelmet.glb', MODELS)));
+
+/** A GLB from JSON and a BIN chunk (padded to 4 bytes, as the format requires). */
+function packGlb(json: object, bin: Uint8Array): Uint8Array {
+  let text = new TextEncoder().encode(JSON.stringify(json));
+  if (text.length % 4) text = new Uint8Array([...text, ...new Array(4 - (text.length % 4)).fill(0x20)]);
+  const binPadded = new Uint8Array(Math.ceil(bin.length / 4) * 4);
+  binPadded.set(bin);
+  const out = new Uint8Array(28 + text.length + binPadded.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, out.length, true);
+  view.setUint32(12, text.length, true);
+  view.setUint32(16, 0x4e4f534a, true);
+  out.set(text, 20);
+  view.setUint32(20 + text.length, binPadded.length, true);
+  view.setUint32(24 + text.length, 0x004e4942, true);
+  out.set(binPadded, 28 + text.length);
+  return out;
+}
+
+/** A stand-in for the browser's decoder: a 'bitmap' records its size and the bytes it came from. */
+class FakeBitmap {
+  closed = false;
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly from: string,
+  ) {}
+  close(): void {
+    this.closed = true;
+  }
+}
+
+function stubDecoder(sizes: Record<string, [number, number]>) {
+  const calls: { source: unknown; options: ImageBitmapOptions | undefined }[] = [];
+  vi.stubGlobal('createImageBitmap', async (source: Blob | FakeBitmap, options?: ImageBitmapOptions) => {
+    calls.push({ source, options });
+    if (source instanceof FakeBitmap) {
+      if (options?.resizeWidth === 13) throw new Error('cannot scale');
+      return new FakeBitmap(options!.resizeWidth!, options!.resizeHeight!, `${source.from} scaled`);
+    }
+    const text = new TextDecoder().decode(new Uint8Array(await source.arrayBuffer()));
+    if (!sizes[text]) throw new Error(`cannot decode ${text}`);
+    return new FakeBitmap(sizes[text][0], sizes[text][1], `${text} (${source.type})`);
+  });
+  return calls;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('glbImageSources', () => {
+  it("finds DamagedHelmet's five images in its BIN chunk, with their types", () => {
+    const glb = helmet();
+    const sources = glbImageSources(glb);
+    expect(sources.map((s) => s.index)).toEqual([0, 1, 2, 3, 4]);
+    for (const source of sources) {
+      expect(source.mimeType).toBe('image/jpeg');
+      // A JPEG starts with its SOI marker.
+      expect([...source.bytes.subarray(0, 2)]).toEqual([0xff, 0xd8]);
+    }
+  });
+
+  it('takes only the images textures use, stored uncompressed in the BIN chunk, of a type the browser decodes', () => {
+    const bin = new TextEncoder().encode('AAAABBBBCCCCDDDDEEEE');
+    const glb = packGlb(
+      {
+        asset: { version: '2.0' },
+        buffers: [{ byteLength: bin.length }],
+        bufferViews: [
+          { buffer: 0, byteOffset: 0, byteLength: 4 },
+          { buffer: 0, byteOffset: 4, byteLength: 4 },
+          { buffer: 0, byteOffset: 8, byteLength: 4, extensions: { EXT_meshopt_compression: {} } },
+          { buffer: 0, byteOffset: 12, byteLength: 4 },
+          { buffer: 0, byteOffset: 16, byteLength: 4 },
+        ],
+        images: [
+          { bufferView: 0, mimeType: 'image/png' },
+          { bufferView: 1, mimeType: 'image/ktx2' },
+          { bufferView: 2, mimeType: 'image/png' },
+          { bufferView: 3, mimeType: 'image/webp' },
+          { bufferView: 4, mimeType: 'image/jpeg' },
+          { uri: 'data:image/png;base64,AAAA' },
+        ],
+        textures: [{ source: 0 }, { source: 0 }, { extensions: { KHR_texture_basisu: { source: 1 } } }, { source: 2 }, { extensions: { EXT_texture_webp: { source: 3 } } }, { source: 5 }],
+      },
+      bin,
+    );
+    const sources = glbImageSources(glb);
+    // 1 is KTX2, 2 compressed, 4 unused by any texture, 5 not in the BIN chunk.
+    expect(sources.map((s) => [s.index, s.mimeType, new TextDecoder().decode(s.bytes)])).toEqual([
+      [0, 'image/png', 'AAAA'],
+      [3, 'image/webp', 'DDDD'],
+    ]);
+  });
+
+  it('throws the structural check of a broken GLB', () => {
+    expect(() => glbImageSources(new Uint8Array(8))).toThrow(/shorter than its 12-byte header/);
+  });
+});
+
+describe('decodeGlbImages', () => {
+  const glb = () =>
+    packGlb(
+      {
+        asset: { version: '2.0' },
+        buffers: [{ byteLength: 12 }],
+        bufferViews: [
+          { buffer: 0, byteOffset: 0, byteLength: 4 },
+          { buffer: 0, byteOffset: 4, byteLength: 4 },
+          { buffer: 0, byteOffset: 8, byteLength: 4 },
+        ],
+        images: [
+          { bufferView: 0, mimeType: 'image/png' },
+          { bufferView: 1, mimeType: 'image/jpeg' },
+          { bufferView: 2, mimeType: 'image/png' },
+        ],
+        textures: [{ source: 0 }, { source: 1 }, { source: 2 }],
+      },
+      new TextEncoder().encode('big smalbad!'),
+    );
+
+  it('decodes each image as GLTFLoader does, by glTF image index, and scales the ones above the limit', async () => {
+    const calls = stubDecoder({ 'big ': [4096, 2048], smal: [512, 512] });
+    const images = (await decodeGlbImages(glb(), 1024)) as unknown as (FakeBitmap | null)[];
+    expect(images.map((b) => b && [b.from, b.width, b.height])).toEqual([
+      ['big  (image/png) scaled', 1024, 512],
+      ['smal (image/jpeg)', 512, 512],
+      // 'bad!' does not decode: GLTFLoader decodes it again and reports it.
+      null,
+    ]);
+    expect(calls[0].options).toEqual({ premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+    const scaling = calls.find((c) => c.source instanceof FakeBitmap)!;
+    expect(scaling.options).toEqual({ resizeWidth: 1024, resizeHeight: 512, resizeQuality: 'high', premultiplyAlpha: 'none' });
+    // The full-size bitmap is closed once the smaller one exists.
+    expect((scaling.source as FakeBitmap).closed).toBe(true);
+  });
+
+  it('decodes at once but scales only once the limit is known (index.html asks before the tier is); null keeps the size', async () => {
+    const calls = stubDecoder({ 'big ': [4096, 2048], smal: [512, 512] });
+    let tell!: (limit: number | null) => void;
+    const limit = new Promise<number | null>((resolve) => (tell = resolve));
+    let done = false;
+    const decoding = decodeGlbImages(glb(), limit).then((images) => {
+      done = true;
+      return images as unknown as (FakeBitmap | null)[];
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(calls).toHaveLength(3);
+    expect(done).toBe(false);
+    tell(null);
+    const images = await decoding;
+    expect(images.map((b) => b && b.width)).toEqual([4096, 512, null]);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('an image that cannot be scaled is left to GLTFLoader', async () => {
+    stubDecoder({ 'big ': [26, 26], smal: [8, 8] });
+    const images = (await decodeGlbImages(glb(), 16)) as unknown as (FakeBitmap | null)[];
+    expect(images.map((b) => b && b.width)).toEqual([null, 8, null]);
+  });
+
+  it('gives nothing, and never throws, without a decoder or for a broken GLB', async () => {
+    await expect(decodeGlbImages(glb(), null)).resolves.toEqual([]);
+    stubDecoder({});
+    await expect(decodeGlbImages(new Uint8Array(20), null)).resolves.toEqual([]);
+  });
+});
