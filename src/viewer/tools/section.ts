@@ -17,7 +17,7 @@ import {
   Vector3,
   type Material,
 } from 'three';
-import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
+import type { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
 import { SectionPlane, Transform } from '../../../components';
 import { addFrameStep } from '../../engine/frame-steps';
 import { addTransform, markTransformDirty, removeTransformEntity } from '../../engine/hierarchy';
@@ -187,9 +187,29 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
 
   // Connected to the canvas, not the container: TransformControls captures the pointer of every
   // press on its element while enabled, which on the container would swallow the clicks on the
-  // panels drawn over the view. Made when a plane is first selected: building its handles takes
+  // panels drawn over the view. Its code is a chunk of its own, fetched when the tool is first
+  // turned on, and the gizmo is made when a plane is first selected: building its handles takes
   // tens of milliseconds, which a viewer that never cuts should not pay before its first picture.
   let gizmo: TransformControls | null = null;
+  let Gizmo: typeof TransformControls | null = null;
+  let gizmoCode: Promise<void> | null = null;
+  let disposed = false;
+  const loadGizmo = () => {
+    gizmoCode ??= import('three/examples/jsm/controls/TransformControls.js').then(
+      (module) => {
+        Gizmo = module.TransformControls;
+        if (!disposed) showState();
+      },
+      (error: Error) => {
+        // Tried again the next time the tool is turned on or a plane is selected.
+        gizmoCode = null;
+        if (disposed) return;
+        console.error('The section plane handles could not be loaded:', error);
+        feedback = `The handles that move and tilt a section plane could not be loaded (${error.message}); planes can still be made, flipped and removed.`;
+        ctx.changed();
+      },
+    );
+  };
   const applyMode = () => {
     if (!gizmo) return;
     gizmo.setMode(mode);
@@ -199,9 +219,14 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     gizmo.showY = mode === 'rotate';
     gizmo.showZ = mode === 'translate';
   };
-  const makeGizmo = (): TransformControls => {
+  /** The gizmo, made on first use; null while its code is still on its way. */
+  const makeGizmo = (): TransformControls | null => {
     if (gizmo) return gizmo;
-    const made = new TransformControls(ctx.camera(), ctx.renderer.domElement);
+    if (!Gizmo) {
+      loadGizmo();
+      return null;
+    }
+    const made = new Gizmo(ctx.camera(), ctx.renderer.domElement);
     gizmo = made;
     made.setSpace('local');
     made.setSize(0.9);
@@ -429,8 +454,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       entry.outline.material = entry.eid === selected ? selectedOutlineMaterial : outlineMaterial;
     }
     const target = active ? entries.get(selected) : undefined;
-    if (target) {
-      const shown = makeGizmo();
+    const shown = target ? makeGizmo() : null;
+    if (target && shown) {
       shown.camera = ctx.camera();
       shown.attach(target.pivot);
       shown.enabled = true;
@@ -571,6 +596,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   return {
     setActive(on) {
       active = on;
+      if (on) loadGizmo();
       if (!on) placing = 0;
       feedback = null;
       showState();
@@ -675,6 +701,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       ctx.changed();
     },
     dispose() {
+      disposed = true;
       removeStep();
       removeCameraStep();
       for (const eid of [...entries.keys()]) remove(eid);

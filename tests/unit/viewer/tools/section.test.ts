@@ -1,5 +1,5 @@
 import { Group, MathUtils, PerspectiveCamera, Quaternion, Scene, Vector3 } from 'three';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sectionPlaneSystem } from '../../../../systems/sectionPlaneSystem';
 import { transformSystem } from '../../../../systems/transformSystem';
 import { runFrameSteps } from '../../../../src/engine/frame-steps';
@@ -97,5 +97,43 @@ describe("section planes placed and posed from outside (a meeting's shared plane
     expect(() => sections.setPose(id, new Vector3(Number.NaN, 0, 0), new Quaternion())).toThrow('A section plane needs a point with finite coordinates.');
     expect(() => sections.setPose(id + 1000, new Vector3(), new Quaternion())).toThrow(`There is no section plane ${id + 1000}.`);
     expect(() => sections.place(new Vector3(), new Quaternion(1, 1, 0, 0))).toThrow('A section plane needs a unit rotation.');
+  });
+});
+
+describe('the section gizmo', () => {
+  const gizmoOf = (ctx: ToolContext) => ctx.helpers.children.find((o) => o.name === 'Section plane gizmo') as (Group & { visible: boolean }) | undefined;
+
+  it('is not made with the tool: its code is fetched when the tool turns on, and it is attached to the selected plane once that code is in', async () => {
+    const { sections, ctx } = sectionsOnStandIn();
+    expect(gizmoOf(ctx)).toBeUndefined();
+    const id = sections.place(new Vector3(0, 1, 0), new Quaternion());
+    sections.select(id);
+    sections.setActive(true);
+    // Nothing to grab before the gizmo exists.
+    expect(sections.grab(10, 10)).toBe(false);
+    await vi.waitFor(() => expect(gizmoOf(ctx)).toBeDefined());
+    const controls = (gizmoOf(ctx) as unknown as { controls: { object?: { isObject3D: boolean }; enabled: boolean; rotationSnap: number | null; mode: string } }).controls;
+    // Attached to the plane's pivot, and enabled.
+    expect(controls.object?.isObject3D).toBe(true);
+    expect(controls.enabled).toBe(true);
+    // Free rotation set meanwhile is kept; mode changes reach it.
+    sections.setGizmoMode('rotate');
+    expect(controls.mode).toBe('rotate');
+    expect(sections.setFreeRotation(true)).toBe(true);
+    expect(controls.rotationSnap).toBeNull();
+    sections.setActive(false);
+    expect(controls.object).toBeUndefined();
+    expect(controls.enabled).toBe(false);
+    sections.dispose();
+    expect(gizmoOf(ctx)).toBeUndefined();
+  });
+
+  it('a tool disposed before the code arrives makes none', async () => {
+    const { sections, ctx } = sectionsOnStandIn();
+    sections.select(sections.place(new Vector3(0, 1, 0), new Quaternion()));
+    sections.setActive(true);
+    sections.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(gizmoOf(ctx)).toBeUndefined();
   });
 });
