@@ -144,12 +144,14 @@ export function createViewer(options: ViewerOptions): Viewer {
   // The models index.html asked the loader worker for decode their images at this tier's size.
   setEarlyTextureLimit(detection.settings.textureLimit);
   const pixelRatio = options.pixelRatio ?? detection.settings.pixelRatio;
-  // The drawing buffer is made at its size with the context: resized afterwards, it would be made
-  // again (a synchronous wait for the GPU process, tens of milliseconds on a software GPU).
+  // The context's drawing buffer is made at the container's size: resized afterwards, it is made
+  // again (a synchronous wait for the GPU process, tens of milliseconds on a software GPU). The
+  // canvas gets the CSS size, which three's renderer takes as its size and scales by the pixel
+  // ratio (a no-op at ratio 1, the low tier's).
   const initial = options.container.getBoundingClientRect();
   if (initial.width > 0 && initial.height > 0) {
-    options.canvas.width = Math.floor(Math.round(initial.width) * pixelRatio);
-    options.canvas.height = Math.floor(Math.round(initial.height) * pixelRatio);
+    options.canvas.width = Math.round(initial.width);
+    options.canvas.height = Math.round(initial.height);
   }
   const context = createRenderContext(world, {
     canvas: options.canvas,
