@@ -49,8 +49,8 @@ export interface HostApiOptions {
   instanceId?: string | null;
   /** Errors of the API itself (a reply that could not be posted): console.error by default. */
   report?: (message: string, error?: unknown) => void;
-  /** A page began to listen (its api.init was answered): the viewer may tell it the state so far. */
-  onListen?: (origin: string) => void;
+  /** A page began to listen (its api.init was answered): `tell` sends an event to that page alone. */
+  onListen?: (origin: string, tell: (event: HostEventName, data: unknown) => void) => void;
 }
 
 export type Execute = (func: HostFunctionName, args: unknown) => Promise<unknown>;
@@ -148,12 +148,16 @@ export function createHostApi(options: HostApiOptions): HostApi {
       result.ready = execute !== null;
       result.instanceId = id();
       if (source) {
-        listens = !subscribers.has(origin);
+        listens = subscribers.get(origin) !== source;
         subscribers.set(origin, source);
       }
     }
     if (source) post(source, result, origin);
-    if (listens) options.onListen?.(origin);
+    if (listens && source) {
+      options.onListen?.(origin, (event, data) => {
+        if (!disposed && subscribers.get(origin) === source) post(source, { type: 'api.event' as const, instanceId: id(), event, data }, origin);
+      });
+    }
   };
 
   const request = (data: unknown, origin: string, source: MessageTarget | null) => {

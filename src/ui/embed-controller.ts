@@ -81,8 +81,8 @@ export function createEmbedController(
     instanceId: new URLSearchParams(window.location.search).get('instanceId'),
     // A page that begins to listen during the load hears the progress so far at once: the load
     // may have passed its last byte before the page's api.init arrived.
-    onListen: () => {
-      if (progressSoFar) hostApi.emit('loadprogress', progressSoFar);
+    onListen: (_origin, tell) => {
+      if (progressSoFar) tell('loadprogress', progressSoFar);
     },
   }, hostPage.then((m) => m.createHostApi), (message, error) => {
     console.error(message, error);
@@ -110,6 +110,7 @@ export function createEmbedController(
   );
 
   const fail = (title: string, error: unknown) => {
+    progressSoFar = null;
     if (abort.signal.aborted) return;
     const detail = error instanceof Error ? error.message : String(error);
     console.error(title, error);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createHostApi, MAX_IN_FLIGHT, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type MessageTarget } from '../../../src/api/host-api';
+import { createHostApi, MAX_IN_FLIGHT, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type HostApiOptions, type MessageTarget } from '../../../src/api/host-api';
 import { HOST_FUNCTION_NAMES } from '../../../src/protocol/host-api';
 import { drainMessages, enqueueMessage, onMessage } from '../../../src/engine/messages';
 import { createViewerWorld } from '../../../src/engine/world';
@@ -15,7 +15,7 @@ function fakeWindow() {
   return { target, posted };
 }
 
-function setup(origins: string[] | null, execute?: Execute, onListen?: (origin: string) => void) {
+function setup(origins: string[] | null, execute?: Execute, onListen?: HostApiOptions['onListen']) {
   const listeners = new Set<(event: MessageEvent) => void>();
   const self = { addEventListener: (_t: 'message', l: (e: MessageEvent) => void) => void listeners.add(l), removeEventListener: (_t: 'message', l: (e: MessageEvent) => void) => void listeners.delete(l) };
   const parent = fakeWindow();
@@ -193,24 +193,39 @@ describe('host API origins', () => {
     expect(host.at(-1)!.message.event).toBe('camerastart');
   });
 
-  it('says when a page begins to listen, after its api.init is answered (so that it can be told the state so far)', () => {
+  it('says when a page begins to listen, after its api.init is answered, with a way to tell that page alone the state so far', () => {
     const heard: string[] = [];
-    // The viewer tells a new listener its load progress so far.
-    let api!: ReturnType<typeof createHostApi>;
-    const onListen = (origin: string) => {
+    const onListen = (origin: string, tell: (event: 'loadprogress', data: unknown) => void) => {
       heard.push(origin);
-      api.emit('loadprogress', { loaded: 4, total: 4, modelsDone: 1, modelsTotal: 1 });
+      tell('loadprogress', { loaded: 4, total: 4, modelsDone: 1, modelsTotal: 1 });
     };
-    const made = setup([HOST], undefined, onListen);
-    api = made.api;
-    const host = made.send({ type: 'api.init' }, HOST);
+    const made = setup(null, undefined, onListen);
+    const first = made.send({ type: 'api.init' }, HOST);
     expect(heard).toEqual([HOST]);
-    expect(host.map((p) => p.message.type)).toEqual(['api.init.result', 'api.event']);
-    // Refused pages do not listen; a page already listening is not new.
-    made.send({ type: 'api.init' }, OTHER);
+    expect(first.map((p) => p.message.type)).toEqual(['api.init.result', 'api.event']);
+    expect(first[1]).toMatchObject({ origin: HOST, message: { event: 'loadprogress', data: { modelsDone: 1 } } });
+    // Another page: told alone; the first hears nothing again.
+    const second = made.send({ type: 'api.init' }, OTHER);
+    expect(heard).toEqual([HOST, OTHER]);
+    expect(second.map((p) => p.message.type)).toEqual(['api.init.result', 'api.event']);
+    expect(first).toHaveLength(2);
+    // Refused pages do not listen.
     made.send({ type: 'api.init', instanceId: 'someone-else' }, HOST);
-    made.send({ type: 'api.init' }, HOST);
+    expect(heard).toEqual([HOST, OTHER]);
+  });
+
+  it('a page that calls api.init again from the same window is not new; a new window of the same origin is', () => {
+    const heard: string[] = [];
+    const { listeners } = setup(null, undefined, (origin) => heard.push(origin));
+    const page = fakeWindow();
+    const send = (source: ReturnType<typeof fakeWindow>) => {
+      for (const l of listeners) l({ data: { type: 'api.init' }, origin: HOST, source: source.target } as unknown as MessageEvent);
+    };
+    send(page);
+    send(page);
     expect(heard).toEqual([HOST]);
+    send(fakeWindow());
+    expect(heard).toEqual([HOST, HOST]);
   });
 
   it('posts viewerinit/viewerready to the listed origins only (to "*" when open)', () => {
