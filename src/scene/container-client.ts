@@ -41,9 +41,11 @@ const pending = new Map<number, Pending>();
 
 /**
  * The loader worker index.html starts first thing in a built embed with autoPlay on (and stops
- * again once the scene document shows nothing to decode), with the instance-set requests it sent
- * (absolute URL -> request id, ids from EARLY_REQUEST_IDS up) and the replies it has received.
- * The first request of the app adopts the worker: its sets are then taken by URL, once.
+ * again once the scene document shows nothing to decode), with the model and instance-set
+ * requests it sent (absolute URL -> request id, ids from EARLY_REQUEST_IDS up) and the final
+ * replies it has received. The first request of the app adopts the worker: its models and sets are
+ * then taken by URL, once. Its model requests carry no texture limit: their images wait for
+ * setEarlyTextureLimit, which createViewer sends as soon as it knows its tier.
  */
 export interface EarlyLoader {
   worker: Worker;
@@ -70,6 +72,7 @@ function failWorker(message: string, stopped = false): void {
   pending.clear();
   // The early requests lived in this worker: a new one knows none of them.
   earlyIds = null;
+  for (const reply of earlyReplies.values()) closeImages(reply);
   earlyReplies.clear();
   worker?.terminate();
   worker = null;
@@ -87,8 +90,10 @@ function settle(reply: DecodeReply): void {
     return;
   }
   if (!request) {
-    // An early request's reply, before the app asks for it (a reply to one taken and aborted is dropped).
+    // An early request's reply, before the app asks for it. A reply to one taken and aborted is
+    // dropped, and its images' memory freed at once.
     if (earlyIds && Object.values(earlyIds).includes(reply.id)) earlyReplies.set(reply.id, reply);
+    else closeImages(reply);
     return;
   }
   pending.delete(reply.id);
@@ -96,7 +101,12 @@ function settle(reply: DecodeReply): void {
     // A reply of the other kind is the worker's fault, not a result.
     if ('set' in reply && request.kind === 'instance-set') request.resolve(reply.set);
     else if ('asset' in reply && request.kind === 'decode') request.resolve({ asset: reply.asset, header: reply.header, format: reply.format });
-    else if ('asset' in reply && request.kind === 'model') request.resolve({ asset: reply.asset, header: reply.header, format: reply.format, images: reply.images ?? [] });
+    else if ('asset' in reply && request.kind === 'model') {
+      // The download's last count: progress messages may have been thinned out, or have gone to the
+      // page before the app asked.
+      if (reply.download) request.progress?.(reply.download.loaded, reply.download.total);
+      request.resolve({ asset: reply.asset, header: reply.header, format: reply.format, images: reply.images ?? [] });
+    }
     else request.reject(new Error(`The loader worker answered a ${request.kind} request with the wrong kind of reply.`));
     return;
   }
@@ -110,6 +120,11 @@ function settle(reply: DecodeReply): void {
       ? new ContainerError(code as ContainerErrorCode, message)
       : new Error(message),
   );
+}
+
+/** Frees the memory of a reply's decoded images now (they are not taken by anyone). */
+function closeImages(reply: DecodeReply): void {
+  if ('images' in reply) for (const image of reply.images ?? []) image?.close();
 }
 
 function sharedWorker(): Worker | null {
@@ -254,8 +269,10 @@ async function loadModelHere(url: string, options: ModelFileOptions): Promise<Mo
 export function setEarlyTextureLimit(limit: number | null): void {
   const early = (globalThis as { __earlyLoader?: EarlyLoader }).__earlyLoader;
   if (!early || early.failed) return;
-  const target = sharedWorker();
-  target?.postMessage({ kind: 'texture-limit', limit } satisfies TextureLimitMessage);
+  // Not adopted for this: index.html stops a worker it finds nothing to decode for, unless adopted.
+  const message: TextureLimitMessage = { kind: 'texture-limit', limit };
+  if (!early.adopted) early.worker.postMessage(message);
+  else if (worker === early.worker) worker.postMessage(message);
 }
 
 /**

@@ -60,7 +60,17 @@ export interface AbortRequest {
 /** `status`: the HTTP status of a model download that was answered with an error ('http'). */
 type ErrorReply = { id: number; error: { message: string; code: ContainerErrorCode | 'internal' | 'instance-set' | 'http'; status?: number } };
 /** The reply to a container decode or a model download; `images` by glTF image index, when asked for. */
-export type ContainerReply = { id: number; asset: ArrayBuffer; header: ContainerHeader; format: AssetFormat; images?: (ImageBitmap | null)[] } | ErrorReply;
+export type ContainerReply =
+  | {
+      id: number;
+      asset: ArrayBuffer;
+      header: ContainerHeader;
+      format: AssetFormat;
+      images?: (ImageBitmap | null)[];
+      /** A model download's bytes, as its last progress would say (a reply may be the only message the app reads). */
+      download?: { loaded: number; total: number };
+    }
+  | ErrorReply;
 /** The reply to an instance set download. */
 export type InstanceSetReply = { id: number; set: InstanceSet } | ErrorReply;
 /** Bytes of a model download so far (any number of these come before its ContainerReply). */
@@ -103,18 +113,27 @@ export async function answerDecodeRequest(data: unknown): Promise<AnsweredReques
 export async function answerModelRequest(request: ModelRequest, progress: (reply: ProgressReply) => void, signal?: AbortSignal): Promise<AnsweredRequest<ContainerReply>> {
   try {
     let posted = 0;
+    const download = { loaded: 0, total: 0 };
     const buffer = await fetchBinary(
       request.url,
       (loaded, total) => {
+        download.loaded = loaded;
+        download.total = total;
         // At most one message per PROGRESS_INTERVAL_MS: each is a task of the page's main thread.
+        // The last count goes with the reply.
         const now = performance.now();
-        if (now - posted < PROGRESS_INTERVAL_MS && loaded !== total) return;
+        if (now - posted < PROGRESS_INTERVAL_MS) return;
         posted = now;
         progress({ id: request.id, progress: { loaded, total } });
       },
       signal,
     );
-    return await decoded(request.id, buffer, request);
+    if (download.loaded === 0) download.loaded = download.total = buffer.byteLength;
+    // Images are not decoded for a download nobody waits for any more.
+    signal?.throwIfAborted();
+    const answer = await decoded(request.id, buffer, request);
+    if ('asset' in answer.reply) answer.reply.download = download;
+    return answer;
   } catch (error) {
     return { reply: errorReply(request.id, error), transfer: [] };
   }
@@ -161,6 +180,7 @@ export function installWorkerHandlers(scope: WorkerScope): void {
     try {
       scope.postMessage(reply, transfer);
     } catch (error) {
+      for (const item of transfer) if (typeof ImageBitmap !== 'undefined' && item instanceof ImageBitmap) item.close();
       const message = `The decoded model could not be sent back: ${error instanceof Error ? error.message : String(error)}`;
       scope.postMessage({ id: reply.id, error: { message, code: 'internal' } } satisfies DecodeReply, []);
     }

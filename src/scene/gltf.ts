@@ -82,13 +82,14 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = '', opt
     textureLimit: limit ?? null,
     async parse(asset, format, images) {
       const taken = new Set<number>();
+      let parsed = false;
       try {
         const bytes = new Uint8Array(asset);
         const { json } = format === 'glb' ? checkGlb(bytes) : checkGltfJson(bytes);
         await decodersFor(json);
         await limited;
         if (disposed) throw new Error('The model loader was disposed.');
-        return await new Promise<GLTF>((resolve, reject) => {
+        const gltf = await new Promise<GLTF>((resolve, reject) => {
           ahead = images ? { images, taken } : null;
           try {
             loader.parse(asset, '', resolve, (error) => reject(asError(error)));
@@ -98,10 +99,13 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = '', opt
             ahead = null;
           }
         });
+        parsed = true;
+        return gltf;
       } finally {
-        // The bitmaps no texture took (the parse failed, or nothing used them) free their memory now.
+        // The bitmaps no texture took, and all of them when the parse failed (its textures are
+        // dropped), free their memory now.
         images?.forEach((bitmap, index) => {
-          if (bitmap && !taken.has(index)) bitmap.close();
+          if (bitmap && (!parsed || !taken.has(index))) bitmap.close();
         });
       }
     },
@@ -113,7 +117,7 @@ export function createModelLoader(renderer: WebGLRenderer | null, base = '', opt
   };
 }
 
-type ImageSourceLoader = { isKTX2Loader?: boolean };
+type ImageSourceLoader = { isImageBitmapLoader?: boolean };
 type ParserInternals = {
   json: { images?: { mimeType?: string; extras?: unknown }[] };
   sourceCache: Record<number, Promise<Texture> | undefined>;
@@ -124,14 +128,16 @@ type ParserInternals = {
  * Makes `parser` take the decoded bitmaps for its image sources: what three's loadImageSource does
  * once its ImageBitmapLoader has decoded one (a Texture of the bitmap, the source's extras and
  * mimeType in userData, one promise per source whose later users get clones), without the decode.
- * Sources without a bitmap, and those a KTX2 loader reads, go through three's own code.
+ * Only where three decodes with an ImageBitmapLoader too: three decodes with <img> where a
+ * browser's bitmaps are unreliable (Safari before 17, Firefox before 98), and KTX2 images have a
+ * loader of their own. Sources without a bitmap go through three's own code.
  */
 function useDecodedImages(parser: GLTFParser, images: readonly (ImageBitmap | null)[], taken: Set<number>): void {
   const internals = parser as unknown as ParserInternals;
   const own = internals.loadImageSource.bind(parser);
   internals.loadImageSource = (sourceIndex, imageLoader) => {
     const bitmap = images[sourceIndex];
-    if (!bitmap || imageLoader.isKTX2Loader === true) return own(sourceIndex, imageLoader);
+    if (!bitmap || imageLoader.isImageBitmapLoader !== true) return own(sourceIndex, imageLoader);
     const cached = internals.sourceCache[sourceIndex];
     if (cached !== undefined) return cached.then((texture) => texture.clone());
     taken.add(sourceIndex);

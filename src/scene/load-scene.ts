@@ -112,7 +112,10 @@ export async function loadSceneModels(world: ViewerWorld, config: ClientConfig, 
         textureLimit: options.loader.textureLimit,
       });
       mark(`model:${model._id}:decoded`);
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted) {
+        for (const image of decoded.images) image?.close();
+        options.signal.throwIfAborted();
+      }
       const gltf = await options.loader.parse(decoded.asset, decoded.format, decoded.images);
       mark(`model:${model._id}:parsed`);
       options.signal?.throwIfAborted();

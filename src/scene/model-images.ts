@@ -30,7 +30,8 @@ export interface GlbImageSource {
  */
 export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
   const { json, binLength } = checkGlb(glb);
-  if (binLength < 0) return [];
+  // Buffer 0 is the BIN chunk only when it has no URI of its own.
+  if (binLength < 0 || !Array.isArray(json.buffers) || json.buffers[0]?.uri !== undefined) return [];
   // checkGlb holds the BIN chunk right after the JSON chunk.
   const view = new DataView(glb.buffer, glb.byteOffset, glb.byteLength);
   const binStart = 12 + 8 + view.getUint32(12, true) + 8;
@@ -38,8 +39,11 @@ export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
   const views = Array.isArray(json.bufferViews) ? (json.bufferViews as { buffer?: unknown; byteOffset?: unknown; byteLength?: unknown; extensions?: unknown }[]) : [];
   const used = new Set<number>();
   for (const texture of Array.isArray(json.textures) ? (json.textures as { source?: unknown; extensions?: Record<string, { source?: unknown }> }[]) : []) {
-    if (typeof texture?.source === 'number') used.add(texture.source);
-    for (const extension of Object.values(texture?.extensions ?? {})) if (typeof extension?.source === 'number') used.add(extension.source);
+    // A texture's extension (EXT_texture_webp, EXT_texture_avif, KHR_texture_basisu) names the
+    // image three loads; its own source is then only a fallback, decoded by three if it is used.
+    const extended = Object.values(texture?.extensions ?? {}).filter((extension) => typeof extension?.source === 'number');
+    if (extended.length) for (const extension of extended) used.add(extension.source as number);
+    else if (typeof texture?.source === 'number') used.add(texture.source);
   }
   const sources: GlbImageSource[] = [];
   for (const index of [...used].sort((a, b) => a - b)) {

@@ -169,15 +169,23 @@ describe('models index.html asked the loader worker for', () => {
     (globalThis as { __earlyLoader?: unknown }).__earlyLoader = loader;
     return loader;
   };
-  const reply = (id: number) => ({ id, asset: new ArrayBuffer(4), header: {}, format: 'glb', images: [{ width: 1 }, null] });
+  const reply = (id: number) => ({ id, asset: new ArrayBuffer(4), header: {}, format: 'glb', images: [{ width: 1, closed: false, close() { this.closed = true; } }, null], download: { loaded: 4, total: 4 } });
 
-  it('are told the texture limit once the app knows its tier (which adopts the worker)', () => {
+  it('are told the texture limit once the app knows its tier, without adopting the worker (the page stops it if it has nothing to decode)', () => {
     vi.stubGlobal('Worker', FakeWorker);
     const loader = modelLoader();
     setEarlyTextureLimit(1024);
-    expect(loader.adopted).toBe(true);
+    expect(loader.adopted).toBeUndefined();
     expect(loader.worker.sent).toEqual([{ kind: 'texture-limit', limit: 1024 }]);
     expect(FakeWorker.made).toBe(1);
+    // Adopted, it is still the one told; a failed one is not.
+    void loadModelFile('http://cdn.test/other').catch(() => undefined);
+    expect(loader.adopted).toBe(true);
+    setEarlyTextureLimit(null);
+    expect(loader.worker.sent.filter((m) => m.kind === 'texture-limit')).toEqual([{ kind: 'texture-limit', limit: 1024 }, { kind: 'texture-limit', limit: null }]);
+    loader.failed = true;
+    setEarlyTextureLimit(512);
+    expect(loader.worker.sent.filter((m) => m.kind === 'texture-limit')).toHaveLength(2);
   });
 
   it('are taken by URL with their images, whether done before the app asked or after (then with progress)', async () => {
@@ -185,8 +193,11 @@ describe('models index.html asked the loader worker for', () => {
     const loader = modelLoader();
     loader.worker.send({ id: EARLY_REQUEST_IDS + 2, progress: { loaded: 1, total: 4 } });
     loader.worker.send(reply(EARLY_REQUEST_IDS + 2));
-    const done = await loadModelFile(MODEL);
-    expect(done.images).toEqual([{ width: 1 }, null]);
+    // The progress before the app asked went to the page; the reply's count reaches the app.
+    const before: [number, number][] = [];
+    const done = await loadModelFile(MODEL, { onProgress: (loaded, total) => before.push([loaded, total]) });
+    expect(done.images.map((image) => image?.width ?? null)).toEqual([1, null]);
+    expect(before).toEqual([[4, 4]]);
     expect(loader.worker.sent).toEqual([]);
 
     // A second page load of the same kind: the reply comes after the app asked.
@@ -198,8 +209,22 @@ describe('models index.html asked the loader worker for', () => {
     later.worker.send({ id: EARLY_REQUEST_IDS + 2, progress: { loaded: 3, total: 4 } });
     later.worker.send(reply(EARLY_REQUEST_IDS + 2));
     expect((await waiting).format).toBe('glb');
-    expect(seen).toEqual([3]);
+    expect(seen).toEqual([3, 4]);
     expect(later.worker.sent).toEqual([]);
+  });
+
+  it('a reply nobody waits for any more (its load was aborted) has its images closed at once', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const loader = modelLoader();
+    const abort = new AbortController();
+    const waiting = loadModelFile(MODEL, { signal: abort.signal });
+    await Promise.resolve();
+    abort.abort(new Error('gone'));
+    await expect(waiting).rejects.toThrow('gone');
+    expect(loader.worker.sent).toEqual([{ kind: 'abort', id: EARLY_REQUEST_IDS + 2 }]);
+    const late = reply(EARLY_REQUEST_IDS + 2);
+    loader.worker.send(late);
+    expect(late.images[0]!.closed).toBe(true);
   });
 
   it('a model the page did not ask for is asked of the worker by the app, with its limit', async () => {

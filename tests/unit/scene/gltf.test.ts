@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Mesh, MeshStandardMaterial, Texture } from 'three';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createModelLoader } from '../../../src/scene/gltf';
 
 const MODELS = new URL('../../../../shared/models/', import.meta.url);
@@ -21,6 +21,11 @@ class FakeBitmap {
 }
 
 describe('createModelLoader with images decoded ahead', () => {
+  // three decodes with an ImageBitmapLoader where createImageBitmap exists (the bitmaps are taken
+  // only then); Node has none.
+  beforeEach(() => vi.stubGlobal('createImageBitmap', () => Promise.reject(new Error('not in this test'))));
+  afterEach(() => vi.unstubAllGlobals());
+
   it('takes the bitmaps instead of decoding (Node cannot decode an image at all), with three’s texture settings', async () => {
     const loader = createModelLoader(null);
     const bitmaps = [0, 1, 2, 3, 4].map((i) => new FakeBitmap(i));
@@ -65,19 +70,26 @@ describe('createModelLoader with images decoded ahead', () => {
     loader.dispose();
   });
 
-  it('closes them too when the parse fails', async () => {
+  it('closes them all when the parse fails, those already in textures too', async () => {
     const loader = createModelLoader(null);
     const bitmap = new FakeBitmap(0);
     await expect(loader.parse(new ArrayBuffer(8), 'glb', [bitmap as unknown as ImageBitmap])).rejects.toThrow(/shorter than its 12-byte header/);
     expect(bitmap.closed).toBe(true);
+    // Image 0 becomes a texture, then three cannot load image 1 (Node has no way to): the parse fails.
+    const some = [new FakeBitmap(0), null, new FakeBitmap(2), new FakeBitmap(3), new FakeBitmap(4)];
+    await expect(loader.parse(read('DamagedHelmet.glb'), 'glb', some as unknown as ImageBitmap[])).rejects.toThrow();
+    expect(some.map((b) => b?.closed ?? null)).toEqual([true, null, true, true, true]);
     loader.dispose();
   });
 
-  it('without them, an image is decoded by three’s own code, as before (which Node cannot run)', async () => {
+  it('are not taken where three decodes with <img> (no ImageBitmapLoader: old Safari and Firefox)', async () => {
+    vi.unstubAllGlobals();
     const loader = createModelLoader(null);
-    await expect(loader.parse(read('DamagedHelmet.glb'), 'glb')).rejects.toThrow(/self is not defined/);
-    // A null entry is the same: that image is three's.
-    await expect(loader.parse(read('DamagedHelmet.glb'), 'glb', [null, new FakeBitmap(1), new FakeBitmap(2), new FakeBitmap(3), new FakeBitmap(4)] as unknown as ImageBitmap[])).rejects.toThrow(/self is not defined/);
+    const bitmaps = [0, 1, 2, 3, 4].map((i) => new FakeBitmap(i));
+    // three's own image code runs, which Node cannot: the parse fails, and the bitmaps are closed.
+    await expect(loader.parse(read('DamagedHelmet.glb'), 'glb', bitmaps as unknown as ImageBitmap[])).rejects.toThrow();
+    expect(bitmaps.every((b) => b.closed)).toBe(true);
     loader.dispose();
   });
+
 });

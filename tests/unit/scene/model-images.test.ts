@@ -88,16 +88,32 @@ describe('glbImageSources', () => {
           { bufferView: 4, mimeType: 'image/jpeg' },
           { uri: 'data:image/png;base64,AAAA' },
         ],
-        textures: [{ source: 0 }, { source: 0 }, { extensions: { KHR_texture_basisu: { source: 1 } } }, { source: 2 }, { extensions: { EXT_texture_webp: { source: 3 } } }, { source: 5 }],
+        textures: [
+          { source: 0 },
+          { source: 0 },
+          { extensions: { KHR_texture_basisu: { source: 1 } } },
+          { source: 2 },
+          // 4 is only the fallback of the WebP image.
+          { source: 4, extensions: { EXT_texture_webp: { source: 3 } } },
+          { source: 5 },
+        ],
       },
       bin,
     );
     const sources = glbImageSources(glb);
-    // 1 is KTX2, 2 compressed, 4 unused by any texture, 5 not in the BIN chunk.
+    // 1 is KTX2, 2 compressed, 4 a fallback, 5 not in the BIN chunk.
     expect(sources.map((s) => [s.index, s.mimeType, new TextDecoder().decode(s.bytes)])).toEqual([
       [0, 'image/png', 'AAAA'],
       [3, 'image/webp', 'DDDD'],
     ]);
+  });
+
+  it('finds none when buffer 0 has a URI of its own (the BIN chunk is then not its data)', () => {
+    const bin = new TextEncoder().encode('AAAA');
+    const json = { asset: { version: '2.0' }, buffers: [{ byteLength: 4, uri: 'data:application/octet-stream;base64,QUFBQQ==' }], bufferViews: [{ buffer: 0, byteLength: 4 }], images: [{ bufferView: 0, mimeType: 'image/png' }], textures: [{ source: 0 }] };
+    expect(glbImageSources(packGlb(json, bin))).toEqual([]);
+    const { uri: _uri, ...inBin } = json.buffers[0];
+    expect(glbImageSources(packGlb({ ...json, buffers: [inBin] }, bin)).map((s) => s.index)).toEqual([0]);
   });
 
   it('throws the structural check of a broken GLB', () => {
