@@ -207,7 +207,8 @@ function loadModelNow(url: string, options: ModelFileOptions): Promise<ModelFile
   signal?.throwIfAborted();
   const absolute = new URL(url, globalThis.location?.href).href;
   // The page fetched it on this thread (it had no loader worker): no second download.
-  const target = earlyIds?.[absolute] !== undefined || !(globalThis as { __earlyFetches?: Record<string, unknown> }).__earlyFetches?.[url] ? sharedWorker() : null;
+  const fetchedByPage = earlyIds?.[absolute] === undefined && (globalThis as { __earlyFetches?: Record<string, unknown> }).__earlyFetches?.[url] !== undefined;
+  const target = fetchedByPage ? null : sharedWorker();
   if (!target) return loadModelHere(url, options);
   const early = earlyIds?.[absolute];
   if (early !== undefined) delete earlyIds![absolute];
