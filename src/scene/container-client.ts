@@ -210,48 +210,11 @@ function loadModelNow(url: string, options: ModelFileOptions): Promise<ModelFile
   const fetchedByPage = earlyIds?.[absolute] === undefined && (globalThis as { __earlyFetches?: Record<string, unknown> }).__earlyFetches?.[url] !== undefined;
   const target = fetchedByPage ? null : sharedWorker();
   if (!target) return loadModelHere(url, options);
-  const early = earlyIds?.[absolute];
-  if (early !== undefined) delete earlyIds![absolute];
-  const id = early ?? nextId++;
-  const inWorker = new Promise<ModelFileResult>((resolve, reject) => {
-    const onAbort = () => {
-      pending.delete(id);
-      target.postMessage({ kind: 'abort', id } satisfies AbortRequest);
-      reject(signal!.reason instanceof Error ? signal!.reason : new DOMException('The download was aborted.', 'AbortError'));
-    };
-    const done = () => signal?.removeEventListener('abort', onAbort);
-    pending.set(id, {
-      kind: 'model',
-      url,
-      progress: options.onProgress,
-      resolve: (value) => {
-        done();
-        resolve(value);
-      },
-      reject: (error) => {
-        done();
-        reject(error);
-      },
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (early === undefined) {
-      const request: ModelRequest = { id, kind: 'model', url: absolute, maxAssetBytes: options.maxAssetBytes, images: true, textureLimit: options.textureLimit ?? null };
-      target.postMessage(request);
-      return;
-    }
-    const arrived = earlyReplies.get(id);
-    if (arrived) {
-      earlyReplies.delete(id);
-      settle(arrived);
-    }
-  });
-  // A worker that failed (its script, a crash) does not lose the model: it is loaded here instead.
-  return inWorker.catch((error: unknown) => {
-    if (error instanceof ContainerError && error.code === 'worker-failed' && !(error instanceof WorkerStoppedError) && !signal?.aborted) {
-      console.warn(`The loader worker failed, so ${url} is downloaded and decoded on the main thread:`, error.message);
-      return loadModelHere(url, options);
-    }
-    throw error;
+  return downloadInWorker<ModelFileResult>(target, url, absolute, signal, {
+    entry: (resolve, reject) => ({ kind: 'model', url, progress: options.onProgress, resolve, reject }),
+    request: (id) => ({ id, kind: 'model', url: absolute, maxAssetBytes: options.maxAssetBytes, images: true, textureLimit: options.textureLimit ?? null }),
+    here: () => loadModelHere(url, options),
+    what: 'downloaded and decoded',
   });
 }
 
@@ -297,31 +260,58 @@ function fetchSetNow(url: string, signal?: AbortSignal, priority?: RequestPriori
   if (!target) return fetchInstanceSetHere(url, signal, priority);
   // Relative to the page, not to the worker's script.
   const absolute = new URL(url, globalThis.location?.href).href;
-  // A set index.html asked the worker for: taken once, with the reply it may already have.
+  return downloadInWorker<InstanceSet>(target, url, absolute, signal, {
+    entry: (resolve, reject) => ({ kind: 'instance-set', resolve, reject }),
+    request: (id) => ({ id, kind: 'instance-set', url: absolute, accept: INSTANCE_SET_MIME, priority }),
+    here: () => fetchInstanceSetHere(url, signal, priority),
+    what: 'downloaded',
+  });
+}
+
+/**
+ * A download by the shared worker, of `absolute`: index.html's request for it when it made one
+ * (taken once, with the reply it may already have), else `request` sent now. An abort stops it in
+ * the worker. A worker that fails (its script, a crash; not one stopped on purpose) does not lose
+ * it: `here` does the work on this thread instead.
+ */
+function downloadInWorker<T>(
+  target: Worker,
+  url: string,
+  absolute: string,
+  signal: AbortSignal | undefined,
+  how: {
+    entry: (resolve: (value: T) => void, reject: (error: Error) => void) => Pending;
+    request: (id: number) => ModelRequest | InstanceSetRequest;
+    here: () => Promise<T>;
+    what: string;
+  },
+): Promise<T> {
   const early = earlyIds?.[absolute];
   if (early !== undefined) delete earlyIds![absolute];
   const id = early ?? nextId++;
-  const inWorker = new Promise<InstanceSet>((resolve, reject) => {
+  const inWorker = new Promise<T>((resolve, reject) => {
     const onAbort = () => {
       pending.delete(id);
       target.postMessage({ kind: 'abort', id } satisfies AbortRequest);
       reject(signal!.reason instanceof Error ? signal!.reason : new DOMException('The download was aborted.', 'AbortError'));
     };
-    pending.set(id, {
-      kind: 'instance-set',
-      resolve: (value) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      reject: (error) => {
-        signal?.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    pending.set(
+      id,
+      how.entry(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error) => {
+          done();
+          reject(error);
+        },
+      ),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
     if (early === undefined) {
-      const request: InstanceSetRequest = { id, kind: 'instance-set', url: absolute, accept: INSTANCE_SET_MIME, priority };
-      target.postMessage(request);
+      target.postMessage(how.request(id));
       return;
     }
     const arrived = earlyReplies.get(id);
@@ -330,11 +320,10 @@ function fetchSetNow(url: string, signal?: AbortSignal, priority?: RequestPriori
       settle(arrived);
     }
   });
-  // A worker that failed (its script, a crash) does not lose the set: it is fetched here instead.
   return inWorker.catch((error: unknown) => {
     if (error instanceof ContainerError && error.code === 'worker-failed' && !(error instanceof WorkerStoppedError) && !signal?.aborted) {
-      console.warn(`The loader worker failed, so ${url} is downloaded on the main thread:`, error.message);
-      return fetchInstanceSetHere(url, signal, priority);
+      console.warn(`The loader worker failed, so ${url} is ${how.what} on the main thread:`, error.message);
+      return how.here();
     }
     throw error;
   });

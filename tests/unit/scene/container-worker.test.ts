@@ -39,6 +39,30 @@ class LoopbackWorker {
   terminate(): void {}
 }
 
+/**
+ * A server behind fetch: '/slow' never answers until aborted (the aborted URLs are returned),
+ * '/gone' answers 404 Not Found, anything else `ok()`.
+ */
+function stubServer(ok: () => Response): string[] {
+  const aborted: string[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn((url: string, init?: RequestInit) => {
+      if (url.endsWith('/slow')) {
+        return new Promise<Response>((_resolve, reject) =>
+          init!.signal!.addEventListener('abort', () => {
+            aborted.push(url);
+            reject(new DOMException('aborted', 'AbortError'));
+          }),
+        );
+      }
+      if (url.endsWith('/gone')) return Promise.resolve(new Response('', { status: 404, statusText: 'Not Found' }));
+      return Promise.resolve(ok());
+    }),
+  );
+  return aborted;
+}
+
 describe('loader worker: instance sets', () => {
   it('downloads with the set MIME type, decodes, and transfers the arrays', async () => {
     const fetchMock = vi.fn(async (_url: string, _init?: RequestInit) => new Response(SET.slice(), { status: 200 }));
@@ -64,26 +88,11 @@ describe('loader worker: instance sets', () => {
   });
 
   it('round trip through the client: a set in the worker, an error as an Error, an abort stops the download', async () => {
-    const aborted: string[] = [];
     vi.stubGlobal('Worker', LoopbackWorker);
-    vi.stubGlobal(
-      'fetch',
-      vi.fn((url: string, init?: RequestInit) => {
-        if (url.endsWith('/slow')) {
-          return new Promise<Response>((_resolve, reject) =>
-            init!.signal!.addEventListener('abort', () => {
-              aborted.push(url);
-              reject(new DOMException('aborted', 'AbortError'));
-            }),
-          );
-        }
-        if (url.endsWith('/gone')) return Promise.resolve(new Response('', { status: 404 }));
-        return Promise.resolve(new Response(SET.slice(), { status: 200 }));
-      }),
-    );
+    const aborted = stubServer(() => new Response(SET.slice(), { status: 200 }));
     const set = await fetchInstanceSetInWorker('http://ms.test/ok');
     expect([...set.ids]).toEqual([2, 5, 7]);
-    await expect(fetchInstanceSetInWorker('http://ms.test/gone')).rejects.toThrow('http://ms.test/gone answered 404.');
+    await expect(fetchInstanceSetInWorker('http://ms.test/gone')).rejects.toThrow('http://ms.test/gone answered 404 Not Found.');
     const abort = new AbortController();
     const slow = fetchInstanceSetInWorker('http://ms.test/slow', abort.signal);
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -213,24 +222,9 @@ describe('loader worker: models', () => {
 
   it('round trip through the client: progress, the images at the limit, an HttpError, an abort that stops the download', async () => {
     const container = await encodedHelmet();
-    const aborted: string[] = [];
     vi.stubGlobal('Worker', LoopbackWorker);
     stubDecoder(2048);
-    vi.stubGlobal(
-      'fetch',
-      vi.fn((url: string, init?: RequestInit) => {
-        if (url.endsWith('/slow')) {
-          return new Promise<Response>((_resolve, reject) =>
-            init!.signal!.addEventListener('abort', () => {
-              aborted.push(url);
-              reject(new DOMException('aborted', 'AbortError'));
-            }),
-          );
-        }
-        if (url.endsWith('/gone')) return Promise.resolve(new Response('', { status: 404, statusText: 'Not Found' }));
-        return Promise.resolve(streamed(container, 4, PROGRESS_INTERVAL_MS / 2));
-      }),
-    );
+    const aborted = stubServer(() => streamed(container, 4, PROGRESS_INTERVAL_MS / 2));
     const seen: number[] = [];
     const model = await loadModelFile('http://cdn.test/ok', { textureLimit: 512, onProgress: (loaded) => seen.push(loaded) });
     expect(new Uint8Array(model.asset)).toEqual(HELMET);

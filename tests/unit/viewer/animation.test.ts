@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Object3D } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it } from 'vitest';
+import { packGlb } from '../../support/glb';
 import { AnimationState, Transform } from '../../../components';
 import { createViewerWorld, type AnimationEvent, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
 import { spawnModel } from '../../../src/scene/model-entities';
@@ -60,25 +61,8 @@ function readGlb(file: string): Glb {
   return { json, bin: bytes.subarray(binAt + 8, binAt + 8 + binLength) };
 }
 
-/** A GLB from JSON and a BIN chunk (both padded to 4 bytes, as the format requires). */
-function packGlb({ json, bin }: Glb): ArrayBuffer {
-  let text = new TextEncoder().encode(JSON.stringify(json));
-  if (text.length % 4) text = new Uint8Array([...text, ...new Array(4 - (text.length % 4)).fill(0x20)]);
-  const binPadded = new Uint8Array(Math.ceil(bin.length / 4) * 4);
-  binPadded.set(bin);
-  const out = new Uint8Array(12 + 8 + text.length + 8 + binPadded.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, 0x46546c67, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, out.length, true);
-  view.setUint32(12, text.length, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.set(text, 20);
-  view.setUint32(20 + text.length, binPadded.length, true);
-  view.setUint32(24 + text.length, 0x004e4942, true);
-  out.set(binPadded, 28 + text.length);
-  return out.buffer;
-}
+/** A GLB of `glb`'s JSON and BIN chunk. */
+const packed = ({ json, bin }: Glb): ArrayBuffer => packGlb(json, bin).buffer;
 
 /** Drops images and textures so the model parses in Node (no image decoding there). */
 function withoutTextures(glb: Glb): Glb {
@@ -123,7 +107,7 @@ interface Loaded {
 async function load(file: string, modelId = 'model-1'): Promise<Loaded> {
   let glb = readGlb(file);
   if (file === 'InterpolationTest.glb') glb = withoutTextures(glb);
-  const gltf = await parse(packGlb(glb));
+  const gltf = await parse(packed(glb));
   const world = createViewerWorld();
   const record = spawnModel(world, gltf, { modelId, name: file });
   attachAnimationEvents(world, record);
@@ -233,7 +217,7 @@ describe('listAnimations', () => {
     const original = json.animations![0];
     json.animations = [{ ...original, name: 'Lift' }, { ...structuredClone(original), channels: [original.channels[1]] }];
     delete json.animations[1].name;
-    const gltf = await parse(packGlb({ json, bin: glb.bin }));
+    const gltf = await parse(packed({ json, bin: glb.bin }));
     // Also a clip that reaches spawnModel without a name at all.
     gltf.animations[0].name = '';
     const world = createViewerWorld();
@@ -548,7 +532,7 @@ describe('animation events', () => {
     const a = await load(BOX, 'a');
     // A second model in the same world.
     const glb = readGlb(BOX);
-    const gltf = await parse(packGlb(glb));
+    const gltf = await parse(packed(glb));
     const b = spawnModel(a.world, gltf, { modelId: 'b', name: 'second' });
     attachAnimationEvents(a.world, b);
     playAnimation(a.world, a.record, 0, { loop: false });
@@ -566,7 +550,7 @@ describe('animation events', () => {
 describe('a model without animations', () => {
   it('lists none and refuses to play', async () => {
     const glb = readGlb('SimpleInstancing.glb');
-    const gltf = await parse(packGlb(glb));
+    const gltf = await parse(packed(glb));
     const world = createViewerWorld();
     const record = spawnModel(world, gltf, { modelId: 'x', name: 'SimpleInstancing.glb' });
     expect(listAnimations(record)).toEqual([]);
