@@ -2,7 +2,8 @@ import { lazy, Suspense, useEffect, useMemo, useRef, useState, type MouseEvent }
 import { useSnapshot } from 'valtio';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions } from './embed-options';
-import { addNotice, clearNotices, createEmbedState, progressFraction, progressText, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+import { addNotice, clearNotices, createEmbedState, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+import { LoadingOverlay } from './LoadingOverlay';
 import { ChunkBoundary } from './ChunkBoundary';
 import { MeetingPanel } from './MeetingPanel';
 import { ShortcutsOverlay } from './ShortcutsOverlay';
@@ -108,13 +109,7 @@ export function EmbedViewer({ sceneId }: { sceneId: string }) {
         />
       )}
       {(snap.phase === 'started' || snap.phase === 'loading') && (
-        <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
-          <img className="logo pulse" src={options.uiLogoUrl ?? DEFAULT_LOGO} alt="" />
-          <div className="progress" aria-label="Loading progress">
-            <div className="progress-bar" style={{ width: `${Math.round(progressFraction(snap.progress) * 100)}%` }} />
-          </div>
-          <div className="progress-text">{progressText(snap.progress)}</div>
-        </div>
+        <LoadingOverlay state={state} logoUrl={options.uiLogoUrl ?? DEFAULT_LOGO} />
       )}
       {snap.phase === 'failed' && (
         <div className="overlay failed" role="alert" data-testid="failure-overlay">

@@ -83,6 +83,16 @@ export function clearNotices(state: EmbedState, source: string): void {
 }
 
 /**
+ * How long a load shows only the overlay's colour before its logo, progress bar and line appear.
+ * A load that is done within a second needs no indicator (one that flashes up and vanishes reads as
+ * flicker). And nothing on the screen changes in the meantime: each change (a progress step, a
+ * pulse of the logo, a bar's transition) makes the browser composite the page again, which on a
+ * weak or software GPU takes 20 to 200 ms of the GPU process each time, taken from the load
+ * itself (bench/LOAD-PROFILE.md, "a still overlay"). Shown by ./LoadingOverlay.tsx.
+ */
+export const LOADING_DETAIL_DELAY_MS = 1000;
+
+/**
  * The loading line: 'Connecting…' until the first byte and the size are known, then models and
  * bytes ('Loading 0 of 1 model · 0.4 of 2.1 MB', kB below a megabyte).
  */

@@ -18,6 +18,7 @@ import {
   storeRawModel,
 } from './helpers';
 import { signTestToken } from '../../src/server/auth/tokens';
+import { LOADING_DETAIL_DELAY_MS } from '../../src/ui/embed-state';
 
 /**
  * The embedded viewer in real Chromium: every real model of ../shared/models goes through the
@@ -250,12 +251,25 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(await settled(page, 30_000)).toBe('failed');
   });
 
-  test('the loading overlay says Connecting until the first bytes arrive (byte progress: progressText unit test)', async ({ page }) => {
+  test('the loading overlay is still for its first second, then says Connecting until the first bytes arrive (byte progress: progressText unit test)', async ({ page }) => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     await page.route('**/model_file.binz', async (route) => {
       await gate;
       await route.continue();
+    });
+    // When the overlay appeared and when its logo did, and what the overlay held at first.
+    await page.addInitScript(() => {
+      const seen: { overlay?: number; first?: { text: string; children: number }; logo?: number } = {};
+      (window as any).__overlaySeen = seen;
+      new MutationObserver(() => {
+        const overlay = document.querySelector('[data-testid="loading-overlay"]');
+        if (overlay && seen.overlay === undefined) {
+          seen.overlay = performance.now();
+          seen.first = { text: overlay.textContent ?? '', children: overlay.querySelectorAll('img, .progress, .progress-text').length };
+        }
+        if (overlay?.querySelector('img.logo') && seen.logo === undefined) seen.logo = performance.now();
+      }).observe(document, { childList: true, subtree: true });
     });
     await page.goto('/embed/cover-scene');
     const overlay = page.getByTestId('loading-overlay');
@@ -269,6 +283,11 @@ test.describe('cover, play button, watermark and reload', () => {
     const style = await overlay.evaluate((el) => ({ filter: getComputedStyle(el).backdropFilter, image: getComputedStyle(el).backgroundImage, color: getComputedStyle(el).backgroundColor }));
     expect(style).toEqual({ filter: 'none', image: 'none', color: 'rgb(19, 38, 61)' });
     expect(await overlay.locator('img.logo').evaluate((el) => getComputedStyle(el).animationName)).toBe('pulse');
+    // For its first second the overlay is its colour alone (nothing on the screen changes while a
+    // quick load runs), with the words for screen readers; the logo and the progress come after.
+    const seen = await page.evaluate(() => (window as any).__overlaySeen);
+    expect(seen.first).toEqual({ text: 'Loading the scene…', children: 0 });
+    expect(seen.logo - seen.overlay).toBeGreaterThanOrEqual(LOADING_DETAIL_DELAY_MS - 20);
     release();
     expect(await settled(page)).toBe('ready');
     await expect(overlay).toHaveCount(0);

@@ -1,0 +1,34 @@
+import { useEffect, useState } from 'react';
+import { useSnapshot } from 'valtio';
+import { LOADING_DETAIL_DELAY_MS, progressFraction, progressText, type EmbedState } from './embed-state';
+
+/**
+ * The loading overlay (viewer specification section 2): one opaque colour at first; after
+ * LOADING_DETAIL_DELAY_MS the pulsing logo, the progress bar and the loading line. Only this
+ * component reads the progress, so a progress step re-renders it alone, and only once shown.
+ */
+export function LoadingOverlay({ state, logoUrl }: { state: EmbedState; logoUrl: string }) {
+  const [detail, setDetail] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setDetail(true), LOADING_DETAIL_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  return (
+    <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
+      {detail ? <LoadingDetail state={state} logoUrl={logoUrl} /> : <span className="visually-hidden">Loading the scene…</span>}
+    </div>
+  );
+}
+
+function LoadingDetail({ state, logoUrl }: { state: EmbedState; logoUrl: string }) {
+  const { progress } = useSnapshot(state);
+  return (
+    <>
+      <img className="logo pulse" src={logoUrl} alt="" />
+      <div className="progress" aria-label="Loading progress">
+        <div className="progress-bar" style={{ width: `${Math.round(progressFraction(progress) * 100)}%` }} />
+      </div>
+      <div className="progress-text">{progressText(progress)}</div>
+    </>
+  );
+}
