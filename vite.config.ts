@@ -94,6 +94,42 @@ function earlyLoaderWorker(): Plugin {
 }
 
 /**
+ * The app's entry, imported by an inline module script instead of loaded by a `<script src>`.
+ *
+ * A document's module scripts hold back its load event until their whole graph has run. An
+ * embed's document that has not loaded keeps its host page loading too, and meanwhile the browser
+ * draws its loading state. On a software GPU each of those frames is a composite of the whole
+ * window, taken from the viewer's own start (bench/LOAD-PROFILE.md, "the entry off the load event").
+ * A modulepreload link still fetches the entry at once. A failed import says so on the page.
+ */
+function entryOffTheLoadEvent(): Plugin {
+  return {
+    name: 'entry-off-the-load-event',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html) {
+        const tags = [...html.matchAll(/<script type="module" crossorigin src="([^"]+)"><\/script>/g)];
+        if (tags.length !== 1) throw new Error(`entry-off-the-load-event: expected the one module script of the built index.html, found ${tags.length}.`);
+        const [tag, src] = tags[0];
+        const url = JSON.stringify(src);
+        const loader =
+          `<link rel="modulepreload" crossorigin href="${src}">\n` +
+          `    <script type="module">import(${url}).catch(function (error) {\n` +
+          `      console.error('The viewer could not be loaded:', error);\n` +
+          `      var p = document.createElement('p');\n` +
+          `      p.setAttribute('role', 'alert');\n` +
+          `      p.style.cssText = 'margin:24px;font:14px system-ui,sans-serif;color:#e8eef6';\n` +
+          `      p.textContent = 'The viewer could not be loaded (' + (error && error.message ? error.message : String(error)) + '). Reload the page to try again.';\n` +
+          `      document.body.appendChild(p);\n` +
+          `    });</script>`;
+        return html.replace(tag, loader);
+      },
+    },
+  };
+}
+
+/**
  * The host API's typed client (src/api/client.ts) as a standalone ES module at
  * dist/api/viewer-client.js, a stable URL host pages import (CORS-enabled by the server). Built
  * after the app, in the same `vite build`, as a library: no hash, no shared chunks.
@@ -124,7 +160,7 @@ function hostApiClient(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), decoderLibs(), generatedAssets(), earlyLoaderWorker(), hostApiClient()],
+  plugins: [react(), decoderLibs(), generatedAssets(), earlyLoaderWorker(), entryOffTheLoadEvent(), hostApiClient()],
   build: {
     outDir: 'dist',
     sourcemap: true,

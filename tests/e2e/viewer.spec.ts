@@ -242,6 +242,27 @@ test.describe('cover, play button, watermark and reload', () => {
     await expect(page.getByTestId('watermark')).toHaveCount(0);
   });
 
+  test("the page's load event does not wait for the app's code, and an entry that cannot be fetched is said on the page", async ({ page }) => {
+    // The app's entry is imported by an inline module script (vite.config.ts entryOffTheLoadEvent),
+    // not loaded by a <script src> (which would hold the document's load event until the app ran),
+    // and preloaded at once; the app still starts.
+    const html = await (await page.request.get('/embed/cover-scene')).text();
+    expect(html).not.toMatch(/<script[^>]*\bsrc=/);
+    const imported = /<script type="module">import\("(\/assets\/index-[\w-]+\.js)"\)/.exec(html)?.[1];
+    expect(imported).toBeTruthy();
+    expect(html).toContain(`<link rel="modulepreload" crossorigin href="${imported}">`);
+    await page.goto('/embed/cover-scene?autoPlay=false');
+    await expect(page.getByTestId('cover')).toBeVisible();
+
+    await page.route(`**${imported}`, (route) => route.fulfill({ status: 503, contentType: 'text/plain', body: 'unavailable' }));
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.reload();
+    await expect(page.getByRole('alert')).toContainText('The viewer could not be loaded (');
+    await expect(page.getByRole('alert')).toContainText('Reload the page to try again.');
+    expect(errors.join('\n')).toContain('The viewer could not be loaded:');
+  });
+
   test('the Reload button reloads the page', async ({ page }) => {
     await page.goto('/embed/no-such-scene-either');
     expect(await settled(page, 30_000)).toBe('failed');
