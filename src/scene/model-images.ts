@@ -1,5 +1,5 @@
 import { checkGlb } from '../protocol/glb.ts';
-import { limitedSize } from './texture-size.ts';
+import { limitedSize, SCALE_QUALITY } from './texture-size.ts';
 
 /**
  * The images of a GLB decoded ahead of its parse, in the loader worker (container-worker.ts): the
@@ -94,7 +94,7 @@ async function scaled(bitmap: ImageBitmap, limit: number): Promise<ImageBitmap |
   const size = limitedSize(bitmap.width, bitmap.height, limit);
   if (size.width === bitmap.width && size.height === bitmap.height) return bitmap;
   try {
-    const smaller = await createImageBitmap(bitmap, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: 'high', premultiplyAlpha: 'none' });
+    const smaller = await createImageBitmap(bitmap, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: SCALE_QUALITY, premultiplyAlpha: 'none' });
     bitmap.close();
     return smaller;
   } catch {

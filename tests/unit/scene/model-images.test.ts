@@ -134,7 +134,7 @@ describe('decodeGlbImages', () => {
     ]);
     expect(calls[0].options).toEqual({ premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
     const scaling = calls.find((c) => c.source instanceof FakeBitmap)!;
-    expect(scaling.options).toEqual({ resizeWidth: 1024, resizeHeight: 512, resizeQuality: 'high', premultiplyAlpha: 'none' });
+    expect(scaling.options).toEqual({ resizeWidth: 1024, resizeHeight: 512, resizeQuality: 'medium', premultiplyAlpha: 'none' });
     // The full-size bitmap is closed once the smaller one exists.
     expect((scaling.source as FakeBitmap).closed).toBe(true);
   });
