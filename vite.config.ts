@@ -100,7 +100,8 @@ function earlyLoaderWorker(): Plugin {
  * embed's document that has not loaded keeps its host page loading too, and meanwhile the browser
  * draws its loading state. On a software GPU each of those frames is a composite of the whole
  * window, taken from the viewer's own start (bench/LOAD-PROFILE.md, "the entry off the load event").
- * A modulepreload link still fetches the entry at once. A failed import says so on the page.
+ * A modulepreload link still fetches the entry at once. A failed import (the entry or a chunk it needs not
+ * fetched, or an error while it runs) says so on the page and is reported as an uncaught error.
  */
 function entryOffTheLoadEvent(): Plugin {
   return {
@@ -117,6 +118,8 @@ function entryOffTheLoadEvent(): Plugin {
           `<link rel="modulepreload" crossorigin href="${src}">\n` +
           `    <script type="module">import(${url}).catch(function (error) {\n` +
           `      console.error('The viewer could not be loaded:', error);\n` +
+          // Also as an uncaught error: the page's error handlers (and the tests' pageerror) hear it.
+          `      if (typeof reportError === 'function') reportError(error);\n` +
           `      var p = document.createElement('p');\n` +
           `      p.setAttribute('role', 'alert');\n` +
           `      p.style.cssText = 'margin:24px;font:14px system-ui,sans-serif;color:#e8eef6';\n` +

@@ -25,7 +25,7 @@ export function limitTextures(loader: GLTFLoader, limit: number): void {
 
 /**
  * three's ImageBitmapLoader (as GLTFLoader sets it up: no premultiplied alpha) whose images larger
- * than the limit are scaled down (halved until they fit, with the browser's high-quality filter)
+ * than the limit are scaled down (halved until they fit, with mipmap filtering: SCALE_QUALITY)
  * before three uploads them.
  */
 export class LimitedImageBitmapLoader extends ImageBitmapLoader {

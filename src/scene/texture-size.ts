@@ -1,5 +1,5 @@
 /**
- * How a texture is scaled to its limit. The scale is always by a power of two (limitedSize), where
+ * How a texture is scaled to its limit. The scale halves each side until it fits (limitedSize), where
  * mipmap filtering ('medium') averages each 2 x 2 block like a box filter, as sharp as the cubic
  * ('high') at that ratio. It takes a third less CPU: DamagedHelmet's five 2048 px JPEGs scale to
  * 1024 in 110-125 ms against 170-190 in a worker on this machine, on the load's critical path

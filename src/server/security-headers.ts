@@ -7,7 +7,7 @@ import type { ServerConfig } from './config.ts';
  *
  * - every answer: `X-Content-Type-Options: nosniff` and `Referrer-Policy: strict-origin-when-cross-origin`;
  * - every HTML page: a Content-Security-Policy that the app itself passes (its scripts, the inline
- *   script of index.html by its SHA-256, Web Workers from our files and from blobs (three's Draco
+ *   scripts of index.html by their SHA-256, Web Workers from our files and from blobs (three's Draco
  *   and KTX2 decoders), WebAssembly and eval (the KTX2 transcoder needs it), images from anywhere (uiLogoUrl, thumbnails are any URL), data
  *   and blob URLs for the models' embedded buffers and textures, and the configured endpoints);
  *   violations are reported to CSP_REPORT_PATH and logged;
@@ -70,7 +70,7 @@ export function contentSecurityPolicy(config: ServerConfig, policy: PagePolicy):
     ['default-src', "'self'"],
     // 'unsafe-eval': three's KTX2 decoder runs Basis's transcoder (Emscripten embind, which builds
     // its bindings with `new Function`) in a worker made from a blob, and such a worker has the
-    // page's policy. No 'unsafe-inline': the only inline script is allowed by its hash.
+    // page's policy. No 'unsafe-inline': index.html's inline scripts are allowed by their hashes.
     ['script-src', "'self'", "'wasm-unsafe-eval'", "'unsafe-eval'", ...policy.scriptHashes],
     ['worker-src', "'self'", 'blob:'],
     ['connect-src', "'self'", 'data:', 'blob:', ...endpoints],

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useSnapshot } from 'valtio';
-import { LOADING_DETAIL_DELAY_MS, progressFraction, progressText, type EmbedState } from './embed-state';
+import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, type EmbedState } from './embed-state';
 
 /**
  * The loading overlay (viewer specification section 2): one opaque colour at first; after
@@ -10,12 +10,15 @@ import { LOADING_DETAIL_DELAY_MS, progressFraction, progressText, type EmbedStat
 export function LoadingOverlay({ state, logoUrl }: { state: EmbedState; logoUrl: string }) {
   const [detail, setDetail] = useState(false);
   useEffect(() => {
+    // The logo is fetched now, so that it is there when it appears (one change on the screen, not two).
+    const logo = new Image();
+    logo.src = logoUrl;
     const timer = setTimeout(() => setDetail(true), LOADING_DETAIL_DELAY_MS);
     return () => clearTimeout(timer);
-  }, []);
+  }, [logoUrl]);
   return (
     <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
-      {detail ? <LoadingDetail state={state} logoUrl={logoUrl} /> : <span className="visually-hidden">Loading the scene…</span>}
+      {detail ? <LoadingDetail state={state} logoUrl={logoUrl} /> : <span className="visually-hidden">{LOADING_TEXT}</span>}
     </div>
   );
 }

@@ -87,17 +87,20 @@ export function clearNotices(state: EmbedState, source: string): void {
  * A load that is done within a second needs no indicator (one that flashes up and vanishes reads as
  * flicker). And nothing on the screen changes in the meantime: each change (a progress step, a
  * pulse of the logo, a bar's transition) makes the browser composite the page again, which on a
- * weak or software GPU takes 20 to 200 ms of the GPU process each time, taken from the load
+ * weak or software GPU takes 10 to 200 ms of the GPU process each time, taken from the load
  * itself (bench/LOAD-PROFILE.md, "a still overlay"). Shown by ./LoadingOverlay.tsx.
  */
 export const LOADING_DETAIL_DELAY_MS = 1000;
+
+/** The loading line before any model is known, and what screen readers hear for the overlay's first second. */
+export const LOADING_TEXT = 'Loading the scene…';
 
 /**
  * The loading line: 'Connecting…' until the first byte and the size are known, then models and
  * bytes ('Loading 0 of 1 model · 0.4 of 2.1 MB', kB below a megabyte).
  */
 export function progressText(p: EmbedState['progress']): string {
-  if (p.modelsTotal === 0) return 'Loading the scene…';
+  if (p.modelsTotal === 0) return LOADING_TEXT;
   if (p.loaded === 0 && p.modelsDone === 0) return 'Connecting…';
   const big = Math.max(p.loaded, p.total) >= 1048576;
   const size = (n: number) => (big ? (n / 1048576).toFixed(1) : (n / 1024).toFixed(0));

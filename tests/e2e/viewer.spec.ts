@@ -242,7 +242,7 @@ test.describe('cover, play button, watermark and reload', () => {
     await expect(page.getByTestId('watermark')).toHaveCount(0);
   });
 
-  test("the page's load event does not wait for the app's code, and an entry that cannot be fetched is said on the page", async ({ page }) => {
+  test('the entry is preloaded and imported by an inline module script, and one that cannot be fetched is said on the page', async ({ page }) => {
     // The app's entry is imported by an inline module script (vite.config.ts entryOffTheLoadEvent),
     // not loaded by a <script src> (which would hold the document's load event until the app ran),
     // and preloaded at once; the app still starts.
@@ -256,11 +256,15 @@ test.describe('cover, play button, watermark and reload', () => {
 
     await page.route(`**${imported}`, (route) => route.fulfill({ status: 503, contentType: 'text/plain', body: 'unavailable' }));
     const errors: string[] = [];
+    const uncaught: string[] = [];
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => uncaught.push(e.message));
     await page.reload();
     await expect(page.getByRole('alert')).toContainText('The viewer could not be loaded (');
     await expect(page.getByRole('alert')).toContainText('Reload the page to try again.');
     expect(errors.join('\n')).toContain('The viewer could not be loaded:');
+    // Also an uncaught error, as a failed <script src> was: the page's error handlers hear it.
+    expect(uncaught.length).toBeGreaterThan(0);
   });
 
   test('the Reload button reloads the page', async ({ page }) => {

@@ -14,7 +14,9 @@ import { startServer, type TestServer } from './helpers.ts';
 const INLINE = `
       (function () { window.__early = 1; })();
     `;
-const INDEX = `<!doctype html><html><head><script>${INLINE}</script><script type="module" src="/assets/index-AbCdEf12.js"></script></head><body><div id="root"></div></body></html>\n`;
+// As the built page: the early script, then the entry preloaded and imported by an inline module script.
+const ENTRY = `import("/assets/index-AbCdEf12.js").catch(function (error) { console.error(error); });`;
+const INDEX = `<!doctype html><html><head><script>${INLINE}</script><link rel="modulepreload" crossorigin href="/assets/index-AbCdEf12.js">\n<script type="module">${ENTRY}</script></head><body><div id="root"></div></body></html>\n`;
 
 function directives(csp: string | null): Map<string, string[]> {
   return new Map((csp ?? '').split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name, values]));
@@ -30,7 +32,7 @@ describe('security headers', () => {
 
   it('hashes inline scripts exactly as they stand between their tags, and only those without src', () => {
     const hash = `'sha256-${createHash('sha256').update(INLINE).digest('base64')}'`;
-    expect(inlineScriptHashes(INDEX)).toEqual([hash]);
+    expect(inlineScriptHashes(INDEX)).toEqual([hash, `'sha256-${createHash('sha256').update(ENTRY).digest('base64')}'`]);
     expect(inlineScriptHashes('<script src="/a.js"></script><SCRIPT type="module">b()</SCRIPT >')).toEqual([`'sha256-${createHash('sha256').update('b()').digest('base64')}'`]);
   });
 
@@ -41,7 +43,7 @@ describe('security headers', () => {
       const csp = directives(res.headers.get('content-security-policy'));
       expect({ path, frame: csp.get('frame-ancestors') }).toEqual({ path, frame: ["'none'"] });
       expect(res.headers.get('x-frame-options')).toBe('DENY');
-      expect(csp.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'", "'unsafe-eval'", inlineScriptHashes(INDEX)[0]]);
+      expect(csp.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'", "'unsafe-eval'", ...inlineScriptHashes(INDEX)]);
       expect(csp.get('script-src')).not.toContain("'unsafe-inline'");
       expect(csp.get('worker-src')).toEqual(["'self'", 'blob:']);
       expect(csp.get('connect-src')).toEqual(expect.arrayContaining(["'self'", 'data:', 'blob:']));
