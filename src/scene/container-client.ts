@@ -234,9 +234,8 @@ export function setEarlyTextureLimit(limit: number | null): void {
   const early = (globalThis as { __earlyLoader?: EarlyLoader }).__earlyLoader;
   if (!early || early.failed) return;
   // Not adopted for this: index.html stops a worker it finds nothing to decode for, unless adopted.
-  const message: TextureLimitMessage = { kind: 'texture-limit', limit };
-  if (!early.adopted) early.worker.postMessage(message);
-  else if (worker === early.worker) worker.postMessage(message);
+  // Once adopted, it is told while it is still the app's worker.
+  if (!early.adopted || worker === early.worker) early.worker.postMessage({ kind: 'texture-limit', limit } satisfies TextureLimitMessage);
 }
 
 /**

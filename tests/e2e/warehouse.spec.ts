@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { POINT_LIGHT_SHADOW_COST } from '../../src/protocol/constants';
 import { canvasPixels, recordMessages, settled } from './helpers';
 
 /**
@@ -32,18 +33,18 @@ test.describe('warehouse demo', () => {
     expect(summary[0].animations.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining(['Forklift patrol', 'Fork lift']));
 
     await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
-    const facts = await page.evaluate(() => {
+    const facts = await page.evaluate((pointLightPasses) => {
       const viewer = (window as any).__viewer.viewer;
       const groups = [...viewer.world.instanceGroups.values()] as any[];
       let objects = 0;
       let modelMeshes = 0;
       // The shadow passes a frame that draws the maps makes: one per directional or spot light,
-      // six per point light (its cube).
+      // one per face of a point light's cube.
       let shadowPasses = 0;
       viewer.context.scene.traverse((o: any) => {
         objects++;
         if (o.isMesh && !o.isInstancedMesh) modelMeshes++;
-        if (o.isLight && o.castShadow && o.visible && o.shadow) shadowPasses += o.isPointLight ? 6 : 1;
+        if (o.isLight && o.castShadow && o.visible && o.shadow) shadowPasses += o.isPointLight ? pointLightPasses : 1;
       });
       return {
         groups: Object.fromEntries(groups.map((g) => [g.uuid, { live: g.live, meshes: g.meshes.length, placeholder: g.asset.placeholder }])) as Record<string, { live: number; meshes: number; placeholder: boolean }>,
@@ -53,7 +54,7 @@ test.describe('warehouse demo', () => {
         drawCalls: viewer.world.stats.drawCalls,
         renderedFrames: (window as any).__viewer.stats.renderedFrames,
       };
-    });
+    }, POINT_LIGHT_SHADOW_COST);
     expect(Object.keys(facts.groups).sort()).toEqual([...GROUPS].sort());
     expect(facts.groups['warehouse-pallet']).toEqual({ live: 896, meshes: 1, placeholder: false });
     expect(facts.groups['warehouse-box']).toEqual({ live: 10_752, meshes: 1, placeholder: false });
