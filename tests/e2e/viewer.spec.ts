@@ -389,6 +389,13 @@ test('a scene with nothing to decode stops the loader worker index.html started'
 test('the demo scene of a fresh server loads with its animation', async ({ page }) => {
   const requests: string[] = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  // index.html opens its early WebGL context once the scene's downloads have started; on a busy
+  // machine the app's code can run first and detect with a context of its own (the designed
+  // fallback). The entry is held until the early context exists, so the test sees the app take it.
+  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+    await page.waitForFunction(() => (window as any).__earlyProbe !== undefined);
+    await route.fallback();
+  });
   await page.goto('/embed/demo');
   expect(await settled(page)).toBe('ready');
   // index.html starts the configuration, scene and model downloads before the app's code runs;
