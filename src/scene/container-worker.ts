@@ -86,10 +86,19 @@ export interface AnsweredRequest<Reply extends DecodeReply = DecodeReply> {
 export { UNREADABLE_REQUEST_ID } from './container-messages.ts';
 import { UNREADABLE_REQUEST_ID } from './container-messages.ts';
 
-/** The page's texture limit (TextureLimitMessage), awaited by the requests that did not carry one. */
-let pageLimit: (limit: number | null) => void = () => undefined;
-const pageLimitKnown = new Promise<number | null>((resolve) => {
-  pageLimit = resolve;
+/**
+ * The page's texture limit (TextureLimitMessage), for the requests that did not carry one: the
+ * value once it has come (their images are then decoded at the limited size in one step), else a
+ * promise of it.
+ */
+let setPageLimit: (limit: number | null) => void = () => undefined;
+let pageLimit: number | null | Promise<number | null> = new Promise((resolve) => {
+  // The first message sets it, as the tier is detected once.
+  setPageLimit = (limit) => {
+    setPageLimit = () => undefined;
+    pageLimit = limit;
+    resolve(limit);
+  };
 });
 
 /** Decodes one request into its reply; never throws. */
@@ -147,7 +156,7 @@ async function decoded(id: number, buffer: ArrayBuffer, request: Partial<DecodeR
   // Transfer exactly the asset: a view into a larger buffer is copied out first.
   const exact = toExactArrayBuffer(asset);
   if (!request.images || format !== 'glb') return { reply: { id, asset: exact, header, format }, transfer: [exact] };
-  const images = await decodeGlbImages(new Uint8Array(exact), request.textureLimit === undefined ? pageLimitKnown : request.textureLimit);
+  const images = await decodeGlbImages(new Uint8Array(exact), request.textureLimit === undefined ? pageLimit : request.textureLimit);
   const bitmaps = images.filter((image): image is ImageBitmap => image !== null);
   return { reply: { id, asset: exact, header, format, images }, transfer: [exact, ...bitmaps] };
 }
@@ -193,7 +202,7 @@ export function installWorkerHandlers(scope: WorkerScope): void {
       return;
     }
     if (data?.kind === 'texture-limit') {
-      pageLimit(typeof data.limit === 'number' && data.limit > 0 ? data.limit : null);
+      setPageLimit(typeof data.limit === 'number' && data.limit > 0 ? data.limit : null);
       return;
     }
     if (data?.kind === 'model' && typeof data.id === 'number' && typeof data.url === 'string') {

@@ -1,4 +1,5 @@
 import { checkGlb } from '../protocol/glb.ts';
+import { imageHeaderSize } from './image-header.ts';
 import { limitedSize, SCALE_QUALITY } from './texture-size.ts';
 
 /**
@@ -62,9 +63,13 @@ export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
 
 /**
  * Decodes a GLB's images (glbImageSources) in parallel: one entry per glTF image, null for an image
- * not decoded here. Once `limit` resolves (the tier's texture limit, null for none), images larger
- * than it are scaled down as the low tier's LimitedImageBitmapLoader scales them. Never rejects:
- * an image that fails is null, and a GLB whose structure is broken gives no images.
+ * not decoded here. Images larger than the limit (the tier's texture limit, null for none) come out
+ * scaled as the low tier's LimitedImageBitmapLoader scales them. When the limit is known at the call
+ * and an image's header gives its size, the image is decoded at the scaled size in one step, which
+ * costs about what the full-size decode alone costs; otherwise (a limit still to come: index.html
+ * asks before the tier is known) it is decoded at once at full size and scaled when the limit
+ * resolves. Never rejects: an image that fails is null, and a GLB whose structure is broken gives no
+ * images.
  */
 export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Promise<number | null>): Promise<(ImageBitmap | null)[]> {
   if (typeof createImageBitmap !== 'function' || typeof Blob !== 'function') return [];
@@ -75,9 +80,17 @@ export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Pr
     return [];
   }
   if (sources.length === 0) return [];
-  const decoded = sources.map((source) =>
-    createImageBitmap(new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType }), DECODE_OPTIONS).catch(() => null),
-  );
+  const known = typeof limit === 'number' ? limit : null;
+  const decoded = sources.map((source) => {
+    const blob = new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType });
+    const size = known ? imageHeaderSize(source.bytes, source.mimeType) : null;
+    const target = size && known ? limitedSize(size.width, size.height, known) : null;
+    const options: ImageBitmapOptions =
+      size && target && (target.width !== size.width || target.height !== size.height)
+        ? { ...DECODE_OPTIONS, resizeWidth: target.width, resizeHeight: target.height, resizeQuality: SCALE_QUALITY }
+        : DECODE_OPTIONS;
+    return createImageBitmap(blob, options).catch(() => null);
+  });
   const cap = await limit;
   const out: (ImageBitmap | null)[] = [];
   await Promise.all(

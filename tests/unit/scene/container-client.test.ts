@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { INSTANCE_SET_MIME } from '../../../src/protocol/instances';
 import { FIRST_PICTURE_INSTANCES, instanceSetUrl } from '../../../src/scene/instance-assets';
+import { LOW_TEXTURE_LIMIT, parseQualityTier, settingsForTier } from '../../../src/viewer/quality';
 import { EARLY_REQUEST_IDS, fetchInstanceSetInWorker, loadModelFile, setEarlyTextureLimit, terminateContainerWorker, type EarlyLoader } from '../../../src/scene/container-client';
 
 /** A stand-in for the loader worker: records what it is sent; the test answers as the worker would. */
@@ -57,7 +58,11 @@ describe('the loader worker index.html started', () => {
   it('is asked by index.html with the app\'s ids, media type, priority rule and set URLs (its inline script cannot import them)', () => {
     const page = readFileSync(join(__dirname, '../../../index.html'), 'utf8');
     expect(page).toContain(`var nextId = ${EARLY_REQUEST_IDS};`);
-    expect(page).toContain("loader.worker.postMessage({ id: nextId++, kind: 'model', url: url, images: true });");
+    expect(page).toContain("loader.worker.postMessage({ id: nextId++, kind: 'model', url: url, images: true, textureLimit: textureLimit });");
+    // A forced tier's limit, as the app reads the tier (parseQualityTier) and sets its limit (settingsForTier).
+    expect(page).toContain("var tier = (new URLSearchParams(location.search).get('quality') || '').trim().toLowerCase();");
+    expect(page).toContain(`var textureLimit = tier === 'low' ? ${LOW_TEXTURE_LIMIT} : tier === 'medium' || tier === 'high' ? null : undefined;`);
+    for (const tier of ['low', 'medium', 'high'] as const) expect([parseQualityTier(` ${tier.toUpperCase()} `), settingsForTier(tier, 1).textureLimit]).toEqual([tier, tier === 'low' ? LOW_TEXTURE_LIMIT : null]);
     expect(page).toContain(`accept: '${INSTANCE_SET_MIME}'`);
     expect(page).toContain(`object.instanceCount <= ${FIRST_PICTURE_INSTANCES}`);
     const config = { endpoints: { modelService: 'SERVICE' } } as Parameters<typeof instanceSetUrl>[0];

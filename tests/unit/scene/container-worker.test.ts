@@ -169,7 +169,8 @@ function streamed(bytes: Uint8Array, parts: number, delayMs = 0): Response {
 function stubDecoder(width: number): number[] {
   const made: number[] = [];
   vi.stubGlobal('createImageBitmap', async (source: Blob | { width: number; height: number }, options?: ImageBitmapOptions) => {
-    const w = source instanceof Blob ? width : options!.resizeWidth!;
+    // A decode at a size (the limit known before it) or a scaling of a bitmap.
+    const w = options?.resizeWidth ?? width;
     made.push(w);
     return { width: w, height: w, close: () => undefined };
   });
@@ -259,5 +260,12 @@ describe('loader worker: models', () => {
     await vi.waitFor(() => expect(replies.some((r) => 'asset' in r)).toBe(true));
     const reply = replies.find((r) => 'asset' in r) as Extract<DecodeReply, { images?: unknown }>;
     expect(reply.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
+    expect(made).toEqual([2048, 2048, 2048, 2048, 2048, 1024, 1024, 1024, 1024, 1024]);
+    // A request that comes once the limit is known decodes its images at the limit, in one step.
+    worker.postMessage({ id: 1_000_000_001, kind: 'model', url: 'http://cdn.test/late', images: true });
+    await vi.waitFor(() => expect(replies.filter((r) => 'asset' in r)).toHaveLength(2));
+    const late = replies.filter((r) => 'asset' in r)[1] as Extract<DecodeReply, { images?: unknown }>;
+    expect(late.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
+    expect(made.slice(10)).toEqual([1024, 1024, 1024, 1024, 1024]);
   });
 });

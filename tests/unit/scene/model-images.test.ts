@@ -157,6 +157,53 @@ describe('decodeGlbImages', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('decodes an image at the limited size in one step when the limit is known and its header gives its size', async () => {
+    const [jpeg] = glbImageSources(helmet());
+    const small = new TextEncoder().encode('smal');
+    const bin = new Uint8Array(jpeg.bytes.length + small.length);
+    bin.set(jpeg.bytes);
+    bin.set(small, jpeg.bytes.length);
+    const model = packGlb(
+      {
+        asset: { version: '2.0' },
+        buffers: [{ byteLength: bin.length }],
+        bufferViews: [
+          { buffer: 0, byteOffset: 0, byteLength: jpeg.bytes.length },
+          { buffer: 0, byteOffset: jpeg.bytes.length, byteLength: small.length },
+        ],
+        images: [
+          { bufferView: 0, mimeType: 'image/jpeg' },
+          { bufferView: 1, mimeType: 'image/png' },
+        ],
+        textures: [{ source: 0 }, { source: 1 }],
+      },
+      bin,
+    );
+    const calls: ImageBitmapOptions[] = [];
+    vi.stubGlobal('createImageBitmap', async (source: Blob, options?: ImageBitmapOptions) => {
+      if (!(source instanceof Blob)) throw new Error('scaled a decoded bitmap');
+      calls.push(options!);
+      const full = source.size === small.length ? 512 : 2048;
+      return new FakeBitmap(options?.resizeWidth ?? full, options?.resizeHeight ?? full, source.type);
+    });
+    const images = (await decodeGlbImages(model, 1024)) as unknown as FakeBitmap[];
+    expect(images.map((b) => [b.width, b.height])).toEqual([
+      [1024, 1024],
+      [512, 512],
+    ]);
+    // One decode each, the helmet's at the limit; 'smal' has no header, and fits anyway.
+    expect(calls).toEqual([{ premultiplyAlpha: 'none', colorSpaceConversion: 'none', resizeWidth: 1024, resizeHeight: 1024, resizeQuality: 'medium' }, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' }]);
+    // A limit still to come: decoded at full size, then scaled.
+    calls.length = 0;
+    vi.stubGlobal('createImageBitmap', async (source: Blob | FakeBitmap, options?: ImageBitmapOptions) => {
+      calls.push(options!);
+      return source instanceof FakeBitmap ? new FakeBitmap(options!.resizeWidth!, options!.resizeHeight!, 'scaled') : new FakeBitmap(source.size === small.length ? 512 : 2048, source.size === small.length ? 512 : 2048, source.type);
+    });
+    const later = (await decodeGlbImages(model, Promise.resolve(1024))) as unknown as FakeBitmap[];
+    expect(later.map((b) => b.width)).toEqual([1024, 512]);
+    expect(calls.map((options) => options.resizeWidth)).toEqual([undefined, undefined, 1024]);
+  });
+
   it('an image that cannot be scaled is left to GLTFLoader', async () => {
     stubDecoder({ 'big ': [26, 26], smal: [8, 8] });
     const images = (await decodeGlbImages(glb(), 16)) as unknown as (FakeBitmap | null)[];
