@@ -394,6 +394,7 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   // fallback). The entry is held until the early context exists, so the test sees the app take it.
   await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
     await page.waitForFunction(() => (window as any).__earlyProbe !== undefined);
+    await page.evaluate(() => ((window as any).__probe = (window as any).__earlyProbe?.gl));
     await route.fallback();
   });
   await page.goto('/embed/demo');
@@ -409,6 +410,9 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   // detection took it as its probe.
   const quality = await page.evaluate(() => (window as any).__viewer.viewer.quality);
   expect({ forced: quality.forced, earlyProbe: typeof quality.earlyProbeMs, gpu: typeof quality.gpuName }).toEqual({ forced: false, earlyProbe: 'number', gpu: 'string' });
+  // The detection lost the probe's context once it had its facts: a second live context slows the
+  // load (bench/LOAD-PROFILE.md, "the probe's context kept").
+  expect(await page.evaluate(() => (window as any).__probe.isContextLost())).toBe(true);
   // And it started the loader worker first of all: the app decoded the model in it.
   expect(await page.evaluate(() => ({ adopted: (window as any).__earlyLoader?.adopted, failed: (window as any).__earlyLoader?.failed }))).toEqual({ adopted: true, failed: false });
   const summary = await page.evaluate(() => (window as any).__viewer.summary());
