@@ -20,8 +20,9 @@ export interface DecodeRequest {
   buffer: ArrayBuffer;
   maxAssetBytes?: number;
   /**
-   * Decode a GLB's images too (model-images.ts), scaled to this texture limit (null: none);
-   * undefined: wait for the page's TextureLimitMessage. Absent: no images.
+   * Decode a GLB's images too (model-images.ts), scaled to this texture limit (null or not a
+   * positive number: none); undefined: the page's TextureLimitMessage, its value if it has come,
+   * else awaited. Absent: no images.
    */
   textureLimit?: number | null;
   images?: boolean;
@@ -151,12 +152,16 @@ export async function answerModelRequest(request: ModelRequest, progress: (reply
 /** The shortest time between two progress replies of one download. */
 export const PROGRESS_INTERVAL_MS = 100;
 
+/** A texture limit as a message gives it: a positive number, else none. */
+const positiveOrNull = (limit: unknown): number | null => (typeof limit === 'number' && limit > 0 ? limit : null);
+
 async function decoded(id: number, buffer: ArrayBuffer, request: Partial<DecodeRequest>): Promise<AnsweredRequest<ContainerReply>> {
   const { asset, header, format } = await decodeContainer(new Uint8Array(buffer), { maxAssetBytes: request.maxAssetBytes });
   // Transfer exactly the asset: a view into a larger buffer is copied out first.
   const exact = toExactArrayBuffer(asset);
   if (!request.images || format !== 'glb') return { reply: { id, asset: exact, header, format }, transfer: [exact] };
-  const images = await decodeGlbImages(new Uint8Array(exact), request.textureLimit === undefined ? pageLimit : request.textureLimit);
+  const limit = request.textureLimit === undefined ? pageLimit : positiveOrNull(request.textureLimit);
+  const images = await decodeGlbImages(new Uint8Array(exact), limit);
   const bitmaps = images.filter((image): image is ImageBitmap => image !== null);
   return { reply: { id, asset: exact, header, format, images }, transfer: [exact, ...bitmaps] };
 }
@@ -202,7 +207,7 @@ export function installWorkerHandlers(scope: WorkerScope): void {
       return;
     }
     if (data?.kind === 'texture-limit') {
-      setPageLimit(typeof data.limit === 'number' && data.limit > 0 ? data.limit : null);
+      setPageLimit(positiveOrNull(data.limit));
       return;
     }
     if (data?.kind === 'model' && typeof data.id === 'number' && typeof data.url === 'string') {

@@ -1,9 +1,10 @@
 /**
  * An image's pixel size read from its header (JPEG, PNG, WebP), without decoding it: the loader
  * worker decodes an image already scaled to the tier's texture limit when it knows the size
- * (model-images.ts). Null when the header is not understood, or when the image carries orientation
- * metadata (EXIF), which the browser applies when it decodes and which may swap the two sides: such
- * an image is decoded at full size and scaled afterwards.
+ * (model-images.ts). Null when the header is not understood, or when the image's orientation
+ * metadata may swap its two sides as the browser decodes it (a JPEG's EXIF orientation 5-8, or one
+ * that cannot be read; any PNG eXIf chunk or WebP EXIF): such an image is decoded at full size and
+ * scaled afterwards.
  */
 export interface ImageSize {
   width: number;
@@ -25,10 +26,14 @@ const view = (bytes: Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset,
 const ascii = (bytes: Uint8Array, at: number, length: number) => String.fromCharCode(...bytes.subarray(at, at + length));
 const sized = (width: number, height: number): ImageSize | null => (width > 0 && height > 0 ? { width, height } : null);
 
-/** The frame header (SOFn) of a JPEG; null at an EXIF segment met before it. */
+/**
+ * The frame header (SOFn) of a JPEG; null when an EXIF segment anywhere before the scan (the
+ * browser reads them all) has an orientation that swaps the sides, or one it cannot read.
+ */
 function jpegSize(bytes: Uint8Array): ImageSize | null {
   const data = view(bytes);
   if (data.getUint16(0) !== 0xffd8) return null;
+  let size: ImageSize | null = null;
   let at = 2;
   while (at + 4 <= bytes.length) {
     if (bytes[at] !== 0xff) return null;
@@ -43,18 +48,44 @@ function jpegSize(bytes: Uint8Array): ImageSize | null {
       at += 2;
       continue;
     }
-    // The start of the scan (or the image's end) comes after every frame header.
-    if (marker === 0xda || marker === 0xd9) return null;
+    // The start of the scan: every header segment has been seen.
+    if (marker === 0xda) return size;
+    if (marker === 0xd9) return null;
     const length = data.getUint16(at + 2);
     if (length < 2) return null;
-    if (marker === 0xe1 && ascii(bytes, at + 4, 4) === 'Exif') return null;
+    if (marker === 0xe1 && ascii(bytes, at + 4, 6) === 'Exif\0\0' && swapsSides(exifOrientation(bytes.subarray(at + 10, at + 2 + length)))) return null;
     // SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC): precision, height, width.
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-      return sized(data.getUint16(at + 7), data.getUint16(at + 5));
+      size = sized(data.getUint16(at + 7), data.getUint16(at + 5));
+      if (!size) return null;
     }
     at += 2 + length;
   }
   return null;
+}
+
+/** EXIF orientations 5-8 turn the image a quarter; null (unreadable) may too. */
+const swapsSides = (orientation: number | null) => orientation === null || orientation >= 5;
+
+/**
+ * The orientation tag (0x0112) of an EXIF block's first image directory (a TIFF header, then IFD0);
+ * 1 (as stored) when it has none, null when the block cannot be read.
+ */
+function exifOrientation(tiff: Uint8Array): number | null {
+  const data = view(tiff);
+  const order = ascii(tiff, 0, 2);
+  if (order !== 'II' && order !== 'MM') return null;
+  const little = order === 'II';
+  if (data.getUint16(2, little) !== 42) return null;
+  const directory = data.getUint32(4, little);
+  const count = data.getUint16(directory, little);
+  for (let i = 0; i < count; i++) {
+    const entry = directory + 2 + i * 12;
+    if (data.getUint16(entry, little) !== 0x0112) continue;
+    // A SHORT, stored in the first two bytes of the value field.
+    return data.getUint16(entry + 2, little) === 3 ? data.getUint16(entry + 8, little) : null;
+  }
+  return 1;
 }
 
 /** The IHDR chunk of a PNG; null when an eXIf chunk comes before the image data. */

@@ -59,10 +59,16 @@ describe('the loader worker index.html started', () => {
     const page = readFileSync(join(__dirname, '../../../index.html'), 'utf8');
     expect(page).toContain(`var nextId = ${EARLY_REQUEST_IDS};`);
     expect(page).toContain("loader.worker.postMessage({ id: nextId++, kind: 'model', url: url, images: true, textureLimit: textureLimit });");
-    // A forced tier's limit, as the app reads the tier (parseQualityTier) and sets its limit (settingsForTier).
-    expect(page).toContain("var tier = (new URLSearchParams(location.search).get('quality') || '').trim().toLowerCase();");
-    expect(page).toContain(`var textureLimit = tier === 'low' ? ${LOW_TEXTURE_LIMIT} : tier === 'medium' || tier === 'high' ? null : undefined;`);
-    for (const tier of ['low', 'medium', 'high'] as const) expect([parseQualityTier(` ${tier.toUpperCase()} `), settingsForTier(tier, 1).textureLimit]).toEqual([tier, tier === 'low' ? LOW_TEXTURE_LIMIT : null]);
+    // A forced tier's limit, as the app reads the tier (parseQualityTier) and sets its limit
+    // (settingsForTier); none (undefined) when the tier is detected. index.html's two lines, run.
+    const lines = /(var tier = [^\n]*\n\s*var textureLimit = [^\n]*)/.exec(page);
+    expect(lines, "index.html's forced tier").not.toBeNull();
+    const limitOf = new Function('location', `${lines![1]}\nreturn textureLimit;`) as (location: { search: string }) => number | null | undefined;
+    for (const search of ['?quality=low', '?quality=%20LOW%20', '?quality=Medium', '?quality=high', '?quality=', '?quality=ultra', '', '?autoPlay=1&quality=low']) {
+      const tier = parseQualityTier(new URLSearchParams(search).get('quality'));
+      expect(limitOf({ search }), search).toBe(tier ? settingsForTier(tier, 1).textureLimit : undefined);
+    }
+    expect(limitOf({ search: '?quality=low' })).toBe(LOW_TEXTURE_LIMIT);
     expect(page).toContain(`accept: '${INSTANCE_SET_MIME}'`);
     expect(page).toContain(`object.instanceCount <= ${FIRST_PICTURE_INSTANCES}`);
     const config = { endpoints: { modelService: 'SERVICE' } } as Parameters<typeof instanceSetUrl>[0];

@@ -211,6 +211,15 @@ describe('loader worker: models', () => {
     expect('asset' in json.reply && json.reply.images).toBeUndefined();
   });
 
+  it('a limit that is not a positive number is none: the images keep their size', async () => {
+    const container = await encodedHelmet();
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(container.slice(), { status: 200 })));
+    const made = stubDecoder(2048);
+    const { reply } = await answerModelRequest({ id: 3, kind: 'model', url: 'http://cdn.test/m', images: true, textureLimit: -1 }, () => undefined);
+    expect('asset' in reply && reply.images!.map((b) => b && b.width)).toEqual([2048, 2048, 2048, 2048, 2048]);
+    expect(made).toEqual([2048, 2048, 2048, 2048, 2048]);
+  });
+
   it('answers an HTTP failure with its status and the main thread’s message, and a file that does not decode with its code', async () => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response('no', { status: 404, statusText: 'Not Found' })));
     expect((await answerModelRequest({ id: 3, kind: 'model', url: 'http://cdn.test/m' }, () => undefined)).reply).toEqual({
@@ -243,15 +252,15 @@ describe('loader worker: models', () => {
   });
 
   it('a request sent before the page knew its tier scales its images once the page says its texture limit', async () => {
-    // The page's limit is one per worker (a module-level promise here): this is the only test that sends it.
+    // The page's limit is one per worker (module-level state here): this is the only test that sends it.
     const container = await encodedHelmet();
     vi.stubGlobal('fetch', vi.fn(async () => new Response(container.slice(), { status: 200 })));
     const made = stubDecoder(2048);
     const worker = new LoopbackWorker();
     const replies: DecodeReply[] = [];
     worker.onmessage = ({ data }) => replies.push(data);
-    // As index.html asks: no textureLimit. The images are decoded at once, at full size ...
-    worker.postMessage({ id: 1_000_000_000, kind: 'model', url: 'http://cdn.test/early', images: true });
+    // As index.html asks when no tier is forced: textureLimit undefined. The images are decoded at once, at full size ...
+    worker.postMessage({ id: 1_000_000_000, kind: 'model', url: 'http://cdn.test/early', images: true, textureLimit: undefined });
     await vi.waitFor(() => expect(made).toEqual([2048, 2048, 2048, 2048, 2048]), { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     // ... and the reply waits for the limit.
@@ -261,6 +270,8 @@ describe('loader worker: models', () => {
     const reply = replies.find((r) => 'asset' in r) as Extract<DecodeReply, { images?: unknown }>;
     expect(reply.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
     expect(made).toEqual([2048, 2048, 2048, 2048, 2048, 1024, 1024, 1024, 1024, 1024]);
+    // The first limit stays: the tier is detected once.
+    worker.postMessage({ kind: 'texture-limit', limit: 256 });
     // A request that comes once the limit is known decodes its images at the limit, in one step.
     worker.postMessage({ id: 1_000_000_001, kind: 'model', url: 'http://cdn.test/late', images: true });
     await vi.waitFor(() => expect(replies.filter((r) => 'asset' in r)).toHaveLength(2));
