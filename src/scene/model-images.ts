@@ -1,6 +1,6 @@
 import { checkGlb } from '../protocol/glb.ts';
 import { imageHeaderSize } from './image-header.ts';
-import { limitedSize, SCALE_QUALITY } from './texture-size.ts';
+import { limitedSize, scaleOptions } from './texture-size.ts';
 
 /**
  * The images of a GLB decoded ahead of its parse, in the loader worker (container-worker.ts): the
@@ -81,16 +81,9 @@ export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Pr
   }
   if (sources.length === 0) return [];
   const known = typeof limit === 'number' ? limit : null;
-  const decoded = sources.map((source) => {
-    const blob = new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType });
-    const size = known ? imageHeaderSize(source.bytes, source.mimeType) : null;
-    const target = size && known ? limitedSize(size.width, size.height, known) : null;
-    const options: ImageBitmapOptions =
-      size && target && (target.width !== size.width || target.height !== size.height)
-        ? { ...DECODE_OPTIONS, resizeWidth: target.width, resizeHeight: target.height, resizeQuality: SCALE_QUALITY }
-        : DECODE_OPTIONS;
-    return createImageBitmap(blob, options).catch(() => null);
-  });
+  const decoded = sources.map((source) =>
+    createImageBitmap(new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType }), decodeOptions(source, known)).catch(() => null),
+  );
   const cap = await limit;
   const out: (ImageBitmap | null)[] = [];
   await Promise.all(
@@ -103,11 +96,19 @@ export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Pr
   return out;
 }
 
+/** DECODE_OPTIONS, scaling to `limit` in the decode when the image's header gives a size above it. */
+function decodeOptions(source: GlbImageSource, limit: number | null): ImageBitmapOptions {
+  const size = limit ? imageHeaderSize(source.bytes, source.mimeType) : null;
+  if (!size || !limit) return DECODE_OPTIONS;
+  const target = limitedSize(size.width, size.height, limit);
+  return target.width === size.width && target.height === size.height ? DECODE_OPTIONS : { ...DECODE_OPTIONS, ...scaleOptions(target) };
+}
+
 async function scaled(bitmap: ImageBitmap, limit: number): Promise<ImageBitmap | null> {
   const size = limitedSize(bitmap.width, bitmap.height, limit);
   if (size.width === bitmap.width && size.height === bitmap.height) return bitmap;
   try {
-    const smaller = await createImageBitmap(bitmap, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: SCALE_QUALITY, premultiplyAlpha: 'none' });
+    const smaller = await createImageBitmap(bitmap, scaleOptions(size));
     bitmap.close();
     return smaller;
   } catch {

@@ -1,6 +1,6 @@
 import { Cache, ImageBitmapLoader } from 'three';
 import type { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { limitedSize, SCALE_QUALITY } from './texture-size.ts';
+import { limitedSize, scaleOptions } from './texture-size.ts';
 
 /**
  * A texture size limit for a GLTFLoader (the low tier's QualitySettings.textureLimit): every
@@ -46,7 +46,7 @@ export class LimitedImageBitmapLoader extends ImageBitmapLoader {
           onLoad?.(bitmap);
           return;
         }
-        createImageBitmap(bitmap, { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: SCALE_QUALITY, premultiplyAlpha: 'none' }).then(
+        createImageBitmap(bitmap, scaleOptions(size)).then(
           (smaller) => {
             // A cached bitmap may be handed to another load of the same URL.
             if (!Cache.enabled) bitmap.close();

@@ -8,6 +8,14 @@
 export const SCALE_QUALITY: ResizeQuality = 'medium';
 
 /**
+ * The createImageBitmap options that scale an image to `size` (limitedSize's), as every path here
+ * scales: SCALE_QUALITY, and no premultiplied alpha, as GLTFLoader decodes.
+ */
+export function scaleOptions(size: { width: number; height: number }): ImageBitmapOptions {
+  return { resizeWidth: size.width, resizeHeight: size.height, resizeQuality: SCALE_QUALITY, premultiplyAlpha: 'none' };
+}
+
+/**
  * The side a texture of `width` x `height` is decoded at under a limit (the low tier's): halved
  * until it fits. Used on the main thread (texture-limit.ts) and in the loader worker (model-images.ts).
  */
