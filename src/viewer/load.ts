@@ -109,6 +109,7 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   const groupObjects = (scene.viewerConfig?.objects ?? []).filter((o) => o.type === 'InstancedAssetGroup');
   let groupDownloads: InstanceGroupDownloads | undefined;
   let groupsFirst = false;
+  let groupPrograms: ReturnType<typeof compileGroupProgramsOnArrival> | undefined;
   try {
     // Instanced asset groups' assets and sets download from the start, alongside the models.
     groupDownloads = groupObjects.length > 0 && target.assets ? startInstanceGroupDownloads(config, scene._id, groupObjects, target.assets, callbacks.signal) : undefined;
@@ -158,6 +159,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // (held: nothing is drawn), so the programs compiled next are the ones the picture uses.
     target.step();
     await Promise.all([...uploads, target.effectsReady()]);
+    // The programs of groups that may be in the first picture (their documents say they are few)
+    // start compiling now, with the models' below: the GPU process links both at once, where the
+    // groups' alone would wait for the models'. (A large scene of groups starts its own after the
+    // models' picture, which its programs must not delay.)
+    if (groupDownloads && target.assets && instancesInFirstPicture(groupObjects)) groupPrograms = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
     if (result.loaded.length > 0) {
       await compilePrograms(context, result.loaded, target.sceneTarget());
       mark('compiled');
@@ -168,8 +174,12 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // A scene of groups alone has nothing to show before them: no time limit then.
     groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, result.loaded.length > 0 ? FIRST_PICTURE_GROUPS_WAIT_MS : Infinity));
     if (groupObjects.length > 0 && target.assets && groupsFirst) {
-      await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true);
+      await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true, groupPrograms);
     }
+  } catch (error) {
+    // A load that failed before it handed the groups' early programs over lets them go.
+    groupPrograms?.dispose();
+    throw error;
   } finally {
     world.render.hold--;
     world.render.needsRender = true;
@@ -183,8 +193,9 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   if (groupObjects.length > 0 && target.assets && !groupsFirst) {
     // A large scene of groups: the models' picture first, so the groups never delay it; the load
     // (and the viewer's ready) waits for them.
-    // Their programs start compiling now, as each asset arrives: they link while the sets download.
-    const programs = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
+    // Their programs start compiling now (unless they started with the models'), as each asset
+    // arrives: they link while the sets download.
+    const programs = groupPrograms ?? compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
     target.release?.();
     await Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]);
     await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, false, programs);

@@ -78,7 +78,10 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       shadowMap: { enabled: false },
       getRenderTarget: () => null,
       setRenderTarget: () => undefined,
-      compileAsync: (object: unknown) => Promise.resolve(object),
+      compileAsync: (object: unknown) => {
+        event('compile');
+        return Promise.resolve(object);
+      },
     } as unknown as WebGLRenderer;
     const asset = placeholderAsset('crate');
     const assets: AssetCache = { get: async () => ({ asset, error: null }), downloads: 0, dispose: () => undefined };
@@ -195,6 +198,31 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       expect(events).toContain('frame (hold 1, groups 1)');
     } finally {
       vi.unstubAllGlobals();
+    }
+  });
+
+  it('the programs of groups that may be in the first picture compile while their sets still download; a large scene\'s after the first picture', async () => {
+    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
+    for (const [count, early] of [[3, true], [FIRST_PICTURE_INSTANCES + 1, false]] as const) {
+      const events: string[] = [];
+      const { loadTarget } = target({ onEvent: (e) => events.push(e) });
+      let arrive!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      vi.stubGlobal('fetch', vi.fn(async () => (await arrived, new Response(set.slice(), { status: 200 }))));
+      try {
+        const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: count })] } as never));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // The asset is in, the set is not: a small scene's programs are compiling, the picture held.
+        if (early) expect(events.filter((e) => /^(compile|release)/.test(e))).toEqual(['compile (hold 1, groups 0)']);
+        arrive();
+        expect((await loading).instanceGroups?.loaded).toBe(1);
+        const compiled = events.findIndex((e) => e.startsWith('compile'));
+        const released = events.findIndex((e) => e.startsWith('release'));
+        expect(compiled).toBeGreaterThanOrEqual(0);
+        if (!early) expect(compiled).toBeGreaterThan(released);
+      } finally {
+        vi.unstubAllGlobals();
+      }
     }
   });
 
