@@ -7,6 +7,7 @@ import type { AssetCache, LoadedAsset, LoadedInstances } from '../scene/instance
 import { fetchGroupInstances } from '../scene/instance-assets';
 import { mark } from '../scene/load-scene';
 import { sceneObjectsOf } from './scene-objects';
+import { yieldToMain } from '../engine/yield';
 
 /**
  * Loads the instanced asset groups of a scene into their scene objects' entities (put by the load
@@ -132,7 +133,7 @@ export async function loadInstanceGroups(
   if (ready.length > 0) options.beforeCreate?.();
   for (let i = 0; i < ready.length; i++) {
     // One group per task: input stays answered while a million instances are unpacked and indexed.
-    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (i > 0) await yieldToMain();
     options.signal?.throwIfAborted();
     ready[i]!();
   }
@@ -247,7 +248,7 @@ export async function awaitLinks(renderer: WebGLRenderer, materials: Material[])
     const program = (renderer.properties.get(material) as { currentProgram?: { getUniforms(): unknown } }).currentProgram;
     if (!program || seen.has(program)) continue;
     seen.add(program);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await yieldToMain();
     program.getUniforms();
   }
 }

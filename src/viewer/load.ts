@@ -19,6 +19,7 @@ import type { SceneObject } from '../protocol/scene-objects';
 import { FIRST_PICTURE_INSTANCES, type LoadedAsset, type LoadedInstances } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
 import { deferShadows, shadowMapsDrawn } from '../engine/shadow-reveal';
+import { yieldToMain } from '../engine/yield';
 
 export interface LoadCallbacks {
   onProgress?: (p: LoadProgress) => void;
@@ -460,8 +461,4 @@ function compileFor(context: RenderContext, object: Object3D, target: WebGLRende
   } finally {
     renderer.setRenderTarget(previous);
   }
-}
-
-function yieldToMain(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
