@@ -162,8 +162,9 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     await Promise.all([...uploads, target.effectsReady()]);
     // The programs of groups that may be in the first picture (their documents say they are few)
     // start compiling now, with the models' below: the GPU process links both at once, where the
-    // groups' alone would wait for the models'. (A large scene of groups starts its own after the
-    // models' picture, which its programs must not delay.)
+    // groups' alone would wait for the models'. Should their sets turn out large or slow, the
+    // models' links shared the GPU process with theirs (A/B: a clear gain for the small scenes
+    // they are meant for). A large scene of groups starts its own after the models' links.
     if (groupDownloads && target.assets && instancesInFirstPicture(groupObjects)) groupPrograms = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
     if (result.loaded.length > 0) {
       await compilePrograms(context, result.loaded, target.sceneTarget());
@@ -171,14 +172,18 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     }
     // A small scene of groups (a warehouse's shelves) whose downloads are in, or nearly: in the
     // first picture. Two pictures (the models', then the groups') would cost a whole frame more
-    // before the viewer is ready. A large or slow one never holds the models' picture back.
+    // before the viewer is ready. A large or slow one never waits to be in the models' picture.
     // A scene of groups alone has nothing to show before them: no time limit then.
     groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, result.loaded.length > 0 ? FIRST_PICTURE_GROUPS_WAIT_MS : Infinity));
     if (groupObjects.length > 0 && target.assets && groupsFirst) {
-      await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true, groupPrograms);
+      // Handed over: loadGroups lets them go, whatever happens.
+      const programs = groupPrograms;
+      groupPrograms = undefined;
+      await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true, programs);
     }
   } catch (error) {
-    // A load that failed before it handed the groups' early programs over lets them go.
+    // A load that failed before it handed the groups' early programs over lets them go (an asset
+    // that arrives later is not compiled any more).
     groupPrograms?.dispose();
     throw error;
   } finally {
@@ -324,7 +329,10 @@ function compileGroupProgramsOnArrival(
   for (const o of objects) if (o.assetId) castShadow.set(o.assetId, (castShadow.get(o.assetId) ?? false) || (o.castShadow ?? true));
   const compiled = new Map<LoadedAsset['asset'], CompiledGroupPrograms | null>();
   const ready = new Map<LoadedAsset['asset'], Promise<void>>();
+  let disposed = false;
   const compile = (loaded: LoadedAsset): Promise<void> => {
+    // Let go (a failed or replaced load): an asset that arrives now is compiled by nobody.
+    if (disposed) return Promise.resolve();
     let waiting = ready.get(loaded.asset);
     if (!waiting) {
       let programs: CompiledGroupPrograms | null = null;
@@ -343,6 +351,7 @@ function compileGroupProgramsOnArrival(
   return {
     ready: compile,
     dispose() {
+      disposed = true;
       for (const programs of compiled.values()) programs?.dispose();
       compiled.clear();
     },

@@ -69,7 +69,7 @@ describe('instancesInFirstPicture: small scenes of groups are drawn in the first
 
 
 describe('loadScene: the order of a scene of groups (no WebGL: a renderer that records)', () => {
-  function target(options: { onEvent: (event: string) => void }) {
+  function target(options: { onEvent: (event: string) => void; assetArrives?: Promise<void>; effectsReady?: Promise<void> }) {
     const world = createViewerWorld();
     const scene = new Scene();
     const camera = new PerspectiveCamera();
@@ -84,7 +84,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       },
     } as unknown as WebGLRenderer;
     const asset = placeholderAsset('crate');
-    const assets: AssetCache = { get: async () => ({ asset, error: null }), downloads: 0, dispose: () => undefined };
+    const assets: AssetCache = { get: async () => (await options.assetArrives, { asset, error: null }), downloads: 0, dispose: () => undefined };
     const event = (name: string) => options.onEvent(`${name} (hold ${world.render.hold}, groups ${world.instanceGroups.size})`);
     const loadTarget: LoadTarget = {
       world,
@@ -93,7 +93,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       settings: { world, context: { renderer, scene, camera } as never },
       useRenderConfig: () => event('render config'),
       sceneTarget: () => null,
-      effectsReady: async () => undefined,
+      effectsReady: async () => (await options.effectsReady, event('effects ready')),
       frame: async () => event('frame'),
       step: () => event('step'),
       preparePicking: () => undefined,
@@ -196,6 +196,48 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       expect(made.attribute.array.length).toBeGreaterThanOrEqual(3 * 16);
       expect(events).not.toContainEqual(expect.stringMatching(/^release/));
       expect(events).toContain('frame (hold 1, groups 1)');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('the early group programs compile for the settled lights and the effects\' target: after the held frame and the effects', async () => {
+    const events: string[] = [];
+    let effects!: () => void;
+    const effectsReady = new Promise<void>((resolve) => (effects = resolve));
+    const { loadTarget } = target({ onEvent: (e) => events.push(e), effectsReady });
+    const set = encodeInstanceSet({ ids: new Uint32Array([0]), matrices: new Float32Array(12), nextId: 1, revision: 1 });
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    try {
+      const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 1 })] } as never));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The asset and the set are in; the effects are not: nothing compiles yet.
+      expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
+      effects();
+      await loading;
+      const first = (name: string) => events.findIndex((e) => e.startsWith(name));
+      expect(first('compile')).toBeGreaterThan(first('step'));
+      expect(first('compile')).toBeGreaterThan(first('effects ready'));
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a load that fails before its groups\' asset arrives compiles nothing for it afterwards', async () => {
+    const events: string[] = [];
+    let arrive!: () => void;
+    const assetArrives = new Promise<void>((resolve) => (arrive = resolve));
+    const { loadTarget } = target({ onEvent: (e) => events.push(e), assetArrives });
+    const abort = new AbortController();
+    vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
+    try {
+      const loading = loadScene(loadTarget, config, scene({ objects: [group('slow', { instanceCount: 3 })] } as never), { signal: abort.signal });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      abort.abort(new Error('closed'));
+      await expect(loading).rejects.toThrow('closed');
+      arrive();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
     } finally {
       vi.unstubAllGlobals();
     }
