@@ -98,8 +98,9 @@ export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Pr
 
 /** DECODE_OPTIONS, scaling to `limit` in the decode when the image's header gives a size above it. */
 function decodeOptions(source: GlbImageSource, limit: number | null): ImageBitmapOptions {
-  const size = limit ? imageHeaderSize(source.bytes, source.mimeType) : null;
-  if (!size || !limit) return DECODE_OPTIONS;
+  if (!limit) return DECODE_OPTIONS;
+  const size = imageHeaderSize(source.bytes, source.mimeType);
+  if (!size) return DECODE_OPTIONS;
   const target = limitedSize(size.width, size.height, limit);
   return target.width === size.width && target.height === size.height ? DECODE_OPTIONS : { ...DECODE_OPTIONS, ...scaleOptions(target) };
 }

@@ -69,6 +69,13 @@ describe('instancesInFirstPicture: small scenes of groups are drawn in the first
 
 
 describe('loadScene: the order of a scene of groups (no WebGL: a renderer that records)', () => {
+  /** A promise the test lets through when it chooses (a download or the effects arriving). */
+  function gate(): { passed: Promise<void>; open(): void } {
+    let open!: () => void;
+    const passed = new Promise<void>((resolve) => (open = resolve));
+    return { passed, open };
+  }
+
   function target(options: { onEvent: (event: string) => void; assetArrives?: Promise<void>; effectsReady?: Promise<void> }) {
     const world = createViewerWorld();
     const scene = new Scene();
@@ -203,9 +210,8 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
 
   it('the early group programs compile for the settled lights and the effects\' target: after the held frame and the effects', async () => {
     const events: string[] = [];
-    let effects!: () => void;
-    const effectsReady = new Promise<void>((resolve) => (effects = resolve));
-    const { loadTarget } = target({ onEvent: (e) => events.push(e), effectsReady });
+    const effects = gate();
+    const { loadTarget } = target({ onEvent: (e) => events.push(e), effectsReady: effects.passed });
     const set = encodeInstanceSet({ ids: new Uint32Array([0]), matrices: new Float32Array(12), nextId: 1, revision: 1 });
     vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
     try {
@@ -213,7 +219,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       await new Promise((resolve) => setTimeout(resolve, 20));
       // The asset and the set are in; the effects are not: nothing compiles yet.
       expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
-      effects();
+      effects.open();
       await loading;
       const first = (name: string) => events.findIndex((e) => e.startsWith(name));
       expect(first('compile')).toBeGreaterThan(first('step'));
@@ -225,9 +231,8 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
 
   it('a load that fails before its groups\' asset arrives compiles nothing for it afterwards', async () => {
     const events: string[] = [];
-    let arrive!: () => void;
-    const assetArrives = new Promise<void>((resolve) => (arrive = resolve));
-    const { loadTarget } = target({ onEvent: (e) => events.push(e), assetArrives });
+    const asset = gate();
+    const { loadTarget } = target({ onEvent: (e) => events.push(e), assetArrives: asset.passed });
     const abort = new AbortController();
     vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
     try {
@@ -235,7 +240,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       await new Promise((resolve) => setTimeout(resolve, 20));
       abort.abort(new Error('closed'));
       await expect(loading).rejects.toThrow('closed');
-      arrive();
+      asset.open();
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
     } finally {
@@ -248,15 +253,14 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     for (const [count, early] of [[3, true], [FIRST_PICTURE_INSTANCES + 1, false]] as const) {
       const events: string[] = [];
       const { loadTarget } = target({ onEvent: (e) => events.push(e) });
-      let arrive!: () => void;
-      const arrived = new Promise<void>((resolve) => (arrive = resolve));
-      vi.stubGlobal('fetch', vi.fn(async () => (await arrived, new Response(set.slice(), { status: 200 }))));
+      const setArrives = gate();
+      vi.stubGlobal('fetch', vi.fn(async () => (await setArrives.passed, new Response(set.slice(), { status: 200 }))));
       try {
         const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: count })] } as never));
         await new Promise((resolve) => setTimeout(resolve, 20));
         // The asset is in, the set is not: a small scene's programs are compiling, the picture held.
         if (early) expect(events.filter((e) => /^(compile|release)/.test(e))).toEqual(['compile (hold 1, groups 0)']);
-        arrive();
+        setArrives.open();
         expect((await loading).instanceGroups?.loaded).toBe(1);
         const compiled = events.findIndex((e) => e.startsWith('compile'));
         const released = events.findIndex((e) => e.startsWith('release'));
