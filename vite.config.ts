@@ -133,6 +133,31 @@ function entryOffTheLoadEvent(): Plugin {
 }
 
 /**
+ * A prefetch link for the pages' React chunk (src/ui/app.tsx): the entry imports it only once the
+ * embed's load has ended (src/ui/main.tsx), and on a slow network it should be in the cache by then.
+ * A prefetch is the lowest priority and is neither parsed nor run; a modulepreload would compile it
+ * while the scene loads.
+ */
+function panelsPrefetch(): Plugin {
+  let base = '/';
+  return {
+    name: 'panels-prefetch',
+    apply: 'build',
+    configResolved(config) {
+      base = config.base;
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const file = Object.keys(ctx.bundle ?? {}).find((name) => /(^|\/)app-[\w-]+\.js$/.test(name));
+        if (!file) throw new Error('panels-prefetch: the pages\' chunk (app) is not in the bundle.');
+        return html.replace('</head>', `  <link rel="prefetch" as="script" crossorigin href="${base + file}">\n  </head>`);
+      },
+    },
+  };
+}
+
+/**
  * The host API's typed client (src/api/client.ts) as a standalone ES module at
  * dist/api/viewer-client.js, a stable URL host pages import (CORS-enabled by the server). Built
  * after the app, in the same `vite build`, as a library: no hash, no shared chunks.
@@ -163,7 +188,7 @@ function hostApiClient(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), decoderLibs(), generatedAssets(), earlyLoaderWorker(), entryOffTheLoadEvent(), hostApiClient()],
+  plugins: [react(), decoderLibs(), generatedAssets(), earlyLoaderWorker(), entryOffTheLoadEvent(), panelsPrefetch(), hostApiClient()],
   build: {
     outDir: 'dist',
     sourcemap: true,

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { CommentsSession, CommentsSnapshot } from '../api/comments';
 import { authorName, type CommentThread, type CommentView } from '../protocol/comments';
 import type { CommentPlaceEvent, ViewerComments } from '../viewer/comments';
@@ -12,7 +12,9 @@ import type { Viewer } from '../viewer/viewer';
  * comments session only.
  */
 export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer: Viewer; comments: ViewerComments; session: CommentsSession; sceneName: string }) {
-  const [snap, setSnap] = useState<CommentsSnapshot>(session.snapshot);
+  // The session's snapshot is immutable (a new object for each change): read as an external store,
+  // a change between this render and the subscription is not missed.
+  const snap: CommentsSnapshot = useSyncExternalStore(session.subscribe, () => session.snapshot);
   const [open, setOpen] = useState(false);
   const [toolOn, setToolOn] = useState(comments.toolActive);
   const [filter, setFilter] = useState<'open' | 'resolved'>('open');
@@ -26,7 +28,6 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
   const [bcf, setBcf] = useState<{ busy: boolean; lines: string[]; failed: boolean } | null>(null);
   const fileRef = useRef<HTMLInputElement>(null);
 
-  useEffect(() => session.subscribe(setSnap), [session]);
   useEffect(() => {
     const offs = [
       viewer.events.on('comment-tool', ({ active }) => setToolOn(active)),

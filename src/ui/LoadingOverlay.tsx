@@ -6,16 +6,19 @@ import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, 
  * The loading overlay (viewer specification section 2): one opaque colour at first; after
  * LOADING_DETAIL_DELAY_MS the pulsing logo, the progress bar and the loading line. Only this
  * component reads the progress, so a progress step re-renders it alone, and only once shown.
+ * `since` (performance.now()) is when the overlay first appeared, if before this component (the
+ * plain one of src/ui/embed-boot.ts): the detail comes LOADING_DETAIL_DELAY_MS after that.
  */
-export function LoadingOverlay({ state, logoUrl }: { state: EmbedState; logoUrl: string }) {
-  const [detail, setDetail] = useState(false);
+export function LoadingOverlay({ state, logoUrl, since }: { state: EmbedState; logoUrl: string; since?: number }) {
+  const [detail, setDetail] = useState(() => since !== undefined && performance.now() - since >= LOADING_DETAIL_DELAY_MS);
   useEffect(() => {
     // The logo is fetched now, so that it is there when it appears (one change on the screen, not two).
     const logo = new Image();
     logo.src = logoUrl;
-    const timer = setTimeout(() => setDetail(true), LOADING_DETAIL_DELAY_MS);
+    const wait = since === undefined ? LOADING_DETAIL_DELAY_MS : LOADING_DETAIL_DELAY_MS - (performance.now() - since);
+    const timer = setTimeout(() => setDetail(true), Math.max(0, wait));
     return () => clearTimeout(timer);
-  }, [logoUrl]);
+  }, [logoUrl, since]);
   return (
     <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
       {detail ? <LoadingDetail state={state} logoUrl={logoUrl} /> : <span className="visually-hidden">{LOADING_TEXT}</span>}

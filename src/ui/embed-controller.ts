@@ -1,4 +1,4 @@
-import { ref } from 'valtio';
+import { ref } from 'valtio/vanilla';
 import { deferredAnnotationStore } from '../api/annotations';
 import type { PageComments } from './comments-bridge';
 import { createDeferredHostApi } from '../api/deferred-host-api';
@@ -24,6 +24,8 @@ export interface EmbedController {
   readonly viewer: Viewer | null;
   /** The scene's comments (pins, threads, panel: ./comments-bridge.ts, a chunk fetched once the scene is shown); null before. */
   readonly comments: PageComments | null;
+  /** Resolves once the load has ended: after viewerready went out, or the failure was shown (or the controller was disposed). */
+  readonly settled: Promise<void>;
   /** Resolves with the comments once they started (null when they could not, or the page closed first). */
   readonly commentsReady: Promise<PageComments | null>;
   /** The scene's meeting once joined (null before and after leaving). */
@@ -120,6 +122,8 @@ export function createEmbedController(
     hostApi.fail(`${title} ${detail}`);
   };
 
+  let settle: () => void = () => undefined;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
   const run = async () => {
     try {
       state.phase = 'loading';
@@ -245,6 +249,8 @@ export function createEmbedController(
       hostApi.lifecycle('viewerready');
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
+    } finally {
+      settle();
     }
   };
 
@@ -263,6 +269,7 @@ export function createEmbedController(
       return comments;
     },
     commentsReady,
+    settled,
     get meeting() {
       return meeting?.meeting ?? null;
     },
@@ -301,6 +308,7 @@ export function createEmbedController(
       meeting?.leave();
       meeting = null;
       abort.abort();
+      settle();
       offHostAuth();
       settleComments(null);
       comments = null;

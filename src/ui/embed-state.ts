@@ -1,4 +1,4 @@
-import { proxy } from 'valtio';
+import { proxy } from 'valtio/vanilla';
 import type { MeetingSnapshot } from '../meeting/meeting';
 import type { CallSnapshot } from '../meeting/call';
 import type { AnimationRow } from '../viewer/animation-control';

@@ -1,46 +1,28 @@
-import { lazy, StrictMode, Suspense } from 'react';
-import { createRoot } from 'react-dom/client';
-import { EmbedViewer } from './EmbedViewer';
+import { bootEmbed } from './embed-boot';
 import './styles.css';
 
-// Each route is its own chunk except the embedded viewer, the page most often opened (in iframes,
-// on phones): the home page and its upload form load only when visited.
-const Home = lazy(() => import('./Home').then((m) => ({ default: m.Home })));
-const EditorPage = lazy(() => import('./editor/EditorPage').then((m) => ({ default: m.EditorPage })));
-
-function App() {
-  const path = window.location.pathname;
-  const embed = /^\/embed\/([^/]+)\/?$/.exec(path);
-  if (embed) return <EmbedViewer sceneId={decodeURIComponent(embed[1])} />;
-  const edit = /^\/edit\/([^/]+)\/?$/.exec(path);
-  if (edit) {
-    return (
-      <Suspense fallback={null}>
-        <EditorPage sceneId={decodeURIComponent(edit[1])} />
-      </Suspense>
-    );
-  }
-  if (path === '/' || path === '/index.html') {
-    return (
-      <Suspense fallback={null}>
-        <Home />
-      </Suspense>
-    );
-  }
-  return (
-    <main className="home">
-      <h1>Not found</h1>
-      <p>
-        There is no page at <code>{path}</code>. <a href="/">Back to the scenes</a>.
-      </p>
-    </main>
-  );
-}
-
+// The entry holds no React: the embedded viewer (the page most often opened, in iframes, on
+// phones) makes its screen and starts its load here; its panels are a chunk of their own (./app.tsx)
+// fetched and rendered once the load has ended or the loading overlay's detail is due (panelsDue),
+// so that their first render does not hold up the first picture. Every other page is that chunk
+// alone. index.html has a prefetch link for it (vite.config.ts, panelsPrefetch).
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element.');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+const path = window.location.pathname;
+const embed = /^\/embed\/([^/]+)\/?$/.exec(path);
+const boot = embed ? bootEmbed(root, decodeURIComponent(embed[1])) : null;
+(boot ? boot.panelsDue : Promise.resolve())
+  .then(() => import('./app'))
+  .then(
+    (m) => (boot ? m.renderEmbed(boot) : m.renderPage(root, path)),
+    (error: unknown) => {
+      // The viewer goes on without its panels; the page says why (a chunk that could not be fetched).
+      console.error("The page's controls could not be loaded:", error);
+      if (typeof reportError === 'function') reportError(error);
+      const p = document.createElement('p');
+      p.setAttribute('role', 'alert');
+      p.className = 'chunk-failure';
+      p.textContent = `The page's controls could not be loaded (${error instanceof Error ? error.message : String(error)}). Reload the page to try again.`;
+      (boot?.ui ?? root).appendChild(p);
+    },
+  );

@@ -267,6 +267,49 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(uncaught.length).toBeGreaterThan(0);
   });
 
+  test("the viewer starts without its panels' chunk: the picture and viewerready come first, the panels follow; a panels chunk that cannot be fetched is said on the page", async ({ page }) => {
+    // The panels (React) are a chunk of their own (src/ui/app.tsx), prefetched by index.html and
+    // imported by the entry once the load has ended (src/ui/embed-boot.ts panelsDue).
+    const html = await (await page.request.get('/embed/cover-scene')).text();
+    const panels = /<link rel="prefetch" as="script" crossorigin href="(\/assets\/app-[\w-]+\.js)">/.exec(html)?.[1];
+    expect(panels).toBeTruthy();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const asked: string[] = [];
+    await page.route(`**${panels}`, async (route) => {
+      asked.push(route.request().url());
+      await held;
+      await route.continue();
+    });
+    await recordMessages(page);
+    await page.goto('/embed/cover-scene');
+    expect(await settled(page)).toBe('ready');
+    await expect.poll(async () => (await messages(page)).map((m) => m.type)).toContain('viewerready');
+    // Nothing of React on the screen yet, and the plain loading overlay is gone: the picture shows.
+    expect(asked.length).toBeGreaterThan(0);
+    await expect(page.locator('.tools-panel')).toHaveCount(0);
+    await expect(page.getByTestId('loading-overlay')).toHaveCount(0);
+    expect((await canvasPixels(page)).nonBackground).toBeGreaterThan(0.01);
+    // The scene is in the viewer's world, named on the canvas for screen readers.
+    expect(await page.evaluate(() => (window as any).__viewer.viewer.world.objects.length)).toBeGreaterThan(0);
+    await expect(page.getByTestId('viewer-canvas')).toHaveAttribute('aria-label', /^3D view of /);
+    release();
+    await expect(page.locator('.tools-panel')).toBeVisible();
+    await expect(page.getByTestId('watermark')).toBeVisible();
+    // The orientation gizmo is moved into its place among the panels.
+    await expect(page.locator('.gizmo-slot .orientation-gizmo')).toHaveCount(1);
+
+    await page.unroute(`**${panels}`);
+    await page.route(`**${panels}`, (route) => route.fulfill({ status: 503, contentType: 'text/plain', body: 'unavailable' }));
+    const errors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.reload();
+    expect(await settled(page)).toBe('ready');
+    await expect(page.getByRole('alert')).toContainText("The page's controls could not be loaded (");
+    expect(errors.join('\n')).toContain("The page's controls could not be loaded:");
+    expect((await canvasPixels(page)).nonBackground).toBeGreaterThan(0.01);
+  });
+
   test('the Reload button reloads the page', async ({ page }) => {
     await page.goto('/embed/no-such-scene-either');
     expect(await settled(page, 30_000)).toBe('failed');
