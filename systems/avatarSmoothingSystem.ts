@@ -3,7 +3,7 @@ import { Avatar, Transform } from '../components';
 import { markTransformDirty } from '../src/engine/hierarchy';
 import { setVisible } from '../src/engine/object-flags';
 import type { ViewerWorld } from '../src/engine/world';
-import { AVATAR_CURSOR_SMOOTHING, AVATAR_POSITION_SMOOTHING } from '../src/protocol/meeting';
+import { AVATAR_CURSOR_SMOOTHING, AVATAR_POSITION_SMOOTHING } from '../src/protocol/meeting-timing';
 
 /**
  * An avatar closer than this (metres) to this viewer's camera is not drawn: people who open a scene
