@@ -188,41 +188,7 @@ export function createEmbedController(
       state.phase = 'ready';
       progressSoFar = null;
       const shownViewer = viewer;
-      const sceneAccess = memberAccess();
-      // The comments are a chunk of their own: the scene shows without waiting for them; the host
-      // API's annotation calls made meanwhile wait for them.
-      import('./comments-bridge')
-        .then(({ startComments }) =>
-          startComments(shownViewer, {
-            modelService: config.endpoints.modelService,
-            sceneId: scene._id,
-            token: async () => hostAuth.token() ?? (sceneAccess ? sceneAccess.token() : null),
-          }),
-        )
-        .then(
-          (started) => {
-            if (abort.signal.aborted) return settleComments(null);
-            comments = started;
-            settleComments(started);
-          },
-          (error: unknown) => {
-            settleComments(null);
-            if (abort.signal.aborted) return;
-            console.error('The comments could not be started:', error);
-            addNotice(state, `The comments could not be started: ${error instanceof Error ? error.message : String(error)}`);
-          },
-        );
       loaded = { config, scene };
-      // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene
-      // is shown whatever happens to the meeting: a failure to join is a notice, never a failed load.
-      const access = memberAccess();
-      const shown = viewer;
-      meetingBridge().then(
-        ({ joinMeeting }) => {
-          if (access && viewer === shown && !abort.signal.aborted && !meeting) meeting = joinMeeting(shown, state, config, scene, access, commentSession());
-        },
-        (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
-      );
       // The host API: its chunk (and the screenshot's, so that pictures draw in the order of the
       // requests around them) was fetched while the scene loaded, so it is there by now, unless it
       // failed (then the viewer works on without it; the deferred API has said why).
@@ -247,6 +213,41 @@ export function createEmbedController(
       });
       if (viewerApi) hostApi.ready(viewerApi.execute);
       hostApi.lifecycle('viewerready');
+      mark('viewerready');
+      // What the picture does not need starts once viewerready is out (their chunks' downloads and
+      // evaluation kept it waiting): the comments, and the meeting.
+      const access = memberAccess();
+      // The comments are a chunk of their own: the scene shows without waiting for them; the host
+      // API's annotation calls made meanwhile wait for them.
+      import('./comments-bridge')
+        .then(({ startComments }) =>
+          startComments(shownViewer, {
+            modelService: config.endpoints.modelService,
+            sceneId: scene._id,
+            token: async () => hostAuth.token() ?? (access ? access.token() : null),
+          }),
+        )
+        .then(
+          (started) => {
+            if (abort.signal.aborted) return settleComments(null);
+            comments = started;
+            settleComments(started);
+          },
+          (error: unknown) => {
+            settleComments(null);
+            if (abort.signal.aborted) return;
+            console.error('The comments could not be started:', error);
+            addNotice(state, `The comments could not be started: ${error instanceof Error ? error.message : String(error)}`);
+          },
+        );
+      // A signed-in visitor joins the scene's meeting at once; others may join as guests. The scene
+      // is shown whatever happens to the meeting: a failure to join is a notice, never a failed load.
+      meetingBridge().then(
+        ({ joinMeeting }) => {
+          if (access && viewer === shownViewer && !abort.signal.aborted && !meeting) meeting = joinMeeting(shownViewer, state, config, scene, access, commentSession());
+        },
+        (error: unknown) => addNotice(state, `Could not join the scene's meeting: ${error instanceof Error ? error.message : String(error)}`),
+      );
     } catch (error) {
       fail(FAILED_TO_LOAD, error);
     } finally {

@@ -293,6 +293,13 @@ test.describe('cover, play button, watermark and reload', () => {
     // The scene is in the viewer's world, named on the canvas for screen readers.
     expect(await page.evaluate(() => (window as any).__viewer.viewer.world.objects.length)).toBeGreaterThan(0);
     await expect(page.getByTestId('viewer-canvas')).toHaveAttribute('aria-label', /^3D view of /);
+    // The comments' and the meeting's chunks are fetched only once viewerready is out.
+    await expect.poll(() => page.evaluate(() => performance.getEntriesByType('resource').filter((r) => /\/(comments|meeting)-bridge-[\w-]+\.js$/.test(r.name)).length)).toBe(2);
+    const order = await page.evaluate(() => {
+      const ready = performance.getEntriesByName('viewer:viewerready')[0].startTime;
+      return performance.getEntriesByType('resource').filter((r) => /\/(comments|meeting)-bridge-[\w-]+\.js$/.test(r.name)).map((r) => r.startTime - ready);
+    });
+    for (const after of order) expect(after).toBeGreaterThanOrEqual(0);
     release();
     await expect(page.locator('.tools-panel')).toBeVisible();
     await expect(page.getByTestId('watermark')).toBeVisible();
