@@ -41,7 +41,7 @@ const FRAME_FACTS = `(() => {
     resources,
     phase: v ? v.phase : null,
     tier,
-    failure: v && v.phase === 'failed' ? (document.querySelector('[data-testid="failure-overlay"]')?.textContent ?? '') : null,
+    failure: v && v.phase === 'failed' ? (v.failure ?? '') : null,
   };
 })()`;
 

@@ -1,7 +1,8 @@
 import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
+import { mark } from '../viewer/documents';
 import type { EmbedBoot } from './embed-boot';
-import { addNotice, clearNotices, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
+import { addNotice, clearNotices, DEFAULT_LOGO, UNEXPECTED_ERROR, type EmbedState } from './embed-state';
 import { LoadingOverlay } from './LoadingOverlay';
 import { ChunkBoundary } from './ChunkBoundary';
 import { MeetingPanel } from './MeetingPanel';
@@ -18,8 +19,6 @@ const CallTiles = lazy(() => import('./CallPanel').then((m) => ({ default: m.Cal
 import type { ToolsSnapshot } from '../viewer/tools';
 import type { CallSnapshot } from '../meeting/call';
 
-const DEFAULT_LOGO = '/assets/images/logo.svg';
-const PRODUCT_URL = 'https://parametricos.com';
 
 /**
  * The embedded viewer's panels (viewer specification section 2), over the screen that
@@ -29,7 +28,13 @@ export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
   const { options, state, controller } = boot;
   const snap = useSnapshot(state);
   // The plain loading overlay the boot showed gives way to this one in the same paint.
-  useLayoutEffect(() => boot.takeLoadingOverlay(), [boot]);
+  // The panels are there: tests (tests/e2e/helpers.ts settled) wait for this before they look for
+  // what the panels show (notices, the failure overlay).
+  useLayoutEffect(() => {
+    boot.takeLoadingOverlay();
+    boot.ui.dataset.panels = 'ready';
+    mark('panels');
+  }, [boot]);
 
   const ready = snap.phase === 'ready' && !!snap.viewer && !!controller.viewer;
   // The comments (a chunk of their own) come a moment after the scene.
@@ -141,11 +146,6 @@ export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
             </li>
           ))}
         </ul>
-      )}
-      {options.uiWatermark && (
-        <a className="watermark" href={PRODUCT_URL} target="_blank" rel="noopener noreferrer" data-testid="watermark">
-          <img src={DEFAULT_LOGO} alt="" /> Parametricos
-        </a>
       )}
     </>
   );

@@ -29,7 +29,7 @@ const STATUS_TEXT = {
 } as const;
 
 /**
- * Keeps the panel's height in `--meeting-panel-height` on its parent (the embed), so that on a
+ * Keeps the panel's height in `--meeting-panel-height` on its parent (the embed's panels, whose children are the screen's), so that on a
  * phone, where the panel spans the bottom edge, the bottom-left panels (comments, animations) stay
  * above it however far it opens (the guest form, the participants).
  */

@@ -1,7 +1,8 @@
 import { subscribe } from 'valtio/vanilla';
 import { createEmbedController, prefetchCover, type EmbedController } from './embed-controller';
 import { parseEmbedOptions, type EmbedOptions } from './embed-options';
-import { createEmbedState, LOADING_DETAIL_DELAY_MS, LOADING_TEXT, type EmbedState } from './embed-state';
+import { mark } from '../viewer/documents';
+import { createEmbedState, DEFAULT_LOGO, LOADING_DETAIL_DELAY_MS, LOADING_TEXT, PRODUCT_URL, type EmbedState } from './embed-state';
 
 /**
  * The embedded viewer's start, without React: the screen's container and canvas are made here and
@@ -93,6 +94,23 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
     ui.append(element);
     loading.element = element;
     loading.since = performance.now();
+    mark('loading-overlay');
+    // The logo the overlay shows after its first second, fetched now: there when it appears.
+    new Image().src = options.uiLogoUrl ?? DEFAULT_LOGO;
+  }
+  // The watermark (static: no panel of its own), from the start as before the scene.
+  if (options.uiWatermark) {
+    const watermark = document.createElement('a');
+    watermark.className = 'watermark';
+    watermark.href = PRODUCT_URL;
+    watermark.target = '_blank';
+    watermark.rel = 'noopener noreferrer';
+    watermark.dataset.testid = 'watermark';
+    const logo = document.createElement('img');
+    logo.src = DEFAULT_LOGO;
+    logo.alt = '';
+    watermark.append(logo, ' Parametricos');
+    container.append(watermark);
   }
   root.replaceChildren(container);
 
@@ -103,8 +121,9 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
   let label = '';
   subscribe(state, () => {
     if (state.sceneName !== label) canvas.setAttribute('aria-label', canvasLabel((label = state.sceneName)));
-    // A load that ends before the panels have arrived: the picture (or the failure) shows at once.
-    if (state.phase === 'ready' || state.phase === 'failed') takeLoadingOverlay();
+    // A load that ends before the panels have arrived: the picture shows at once. A failure keeps
+    // the overlay until the panels show the failure overlay (with its reason and Reload button).
+    if (state.phase === 'ready') takeLoadingOverlay();
   });
 
   const controller = createEmbedController(sceneId, state, { canvas, container }, { quality: options.quality });

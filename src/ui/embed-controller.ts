@@ -338,6 +338,10 @@ function exposeDebugHandle(debug: Debug): void {
     get phase() {
       return debug.state.phase;
     },
+    /** The failure overlay's words once the load failed (null before): what the panels show. */
+    get failure() {
+      return debug.state.phase === 'failed' ? `${debug.state.failureTitle} ${debug.state.failureDetail}` : null;
+    },
     summary() {
       return debug.viewer?.summary() ?? [];
     },

@@ -9,6 +9,9 @@ import type { ToolsSnapshot } from '../viewer/tools';
 export type Phase = 'not-started' | 'started' | 'loading' | 'ready' | 'failed';
 
 export const FAILED_TO_LOAD = 'Failed to load the scene.';
+/** The product's logo (loading overlay, watermark) and site (watermark link). */
+export const DEFAULT_LOGO = '/assets/images/logo.svg';
+export const PRODUCT_URL = 'https://parametricos.com';
 export const UNEXPECTED_ERROR = 'An unexpected error has occurred!';
 
 export interface Notice {

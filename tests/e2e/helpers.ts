@@ -159,14 +159,21 @@ export async function messages(page: Page): Promise<{ type?: string }[]> {
   return page.evaluate(() => (window as unknown as { __messages: { type?: string }[] }).__messages ?? []);
 }
 
-/** Waits until the viewer is ready or failed and returns which. */
-export async function settled(page: Page, timeout = 90_000): Promise<'ready' | 'failed'> {
+/**
+ * Waits until the viewer is ready or failed, and the embed's panels are there (they render once
+ * the load has ended: src/ui/embed-boot.ts panelsDue; the editor has no such root), and returns
+ * which: a test that looks for what the panels show (notices, the failure overlay) finds it.
+ * `panels: false` waits for the viewer alone.
+ */
+export async function settled(page: Page, timeout = 90_000, options: { panels?: boolean } = {}): Promise<'ready' | 'failed'> {
   const handle = await page.waitForFunction(
-    () => {
+    (panels) => {
       const phase = (window as unknown as { __viewer?: { phase: string } }).__viewer?.phase;
-      return phase === 'ready' || phase === 'failed' ? phase : null;
+      if (phase !== 'ready' && phase !== 'failed') return null;
+      const ui = document.querySelector<HTMLElement>('.embed-ui');
+      return !panels || !ui || ui.dataset.panels === 'ready' ? phase : null;
     },
-    undefined,
+    options.panels ?? true,
     { timeout, polling: 100 },
   );
   return (await handle.jsonValue()) as 'ready' | 'failed';
