@@ -67,15 +67,13 @@ function generatedAssets(): Plugin {
 }
 
 /**
- * The loader worker's built URL, written into index.html's early script (its `LOADER_WORKER_URL`):
- * the embed starts the worker and its instance-set downloads there, before the app's code has
- * loaded (src/scene/container-client.ts adopts it). In dev the URL stays empty and the app starts
- * the worker itself.
+ * A build plugin that rewrites the built index.html with the URL of one chunk of the bundle, found
+ * by its file name (`what` names it in the error when it is missing).
  */
-function earlyLoaderWorker(): Plugin {
+function withBuiltChunk(name: string, chunk: RegExp, what: string, rewrite: (html: string, url: string) => string): Plugin {
   let base = '/';
   return {
-    name: 'early-loader-worker',
+    name,
     apply: 'build',
     configResolved(config) {
       base = config.base;
@@ -83,14 +81,26 @@ function earlyLoaderWorker(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(html, ctx) {
-        const file = Object.keys(ctx.bundle ?? {}).find((name) => /(^|\/)container-worker-[\w-]+\.js$/.test(name));
-        if (!file) throw new Error('early-loader-worker: the loader worker (container-worker) is not in the bundle.');
-        const marker = "var LOADER_WORKER_URL = '';";
-        if (!html.includes(marker)) throw new Error(`early-loader-worker: index.html has no ${marker}`);
-        return html.replace(marker, `var LOADER_WORKER_URL = ${JSON.stringify(base + file)};`);
+        const file = Object.keys(ctx.bundle ?? {}).find((f) => chunk.test(f));
+        if (!file) throw new Error(`${name}: ${what} is not in the bundle.`);
+        return rewrite(html, base + file);
       },
     },
   };
+}
+
+/**
+ * The loader worker's built URL, written into index.html's early script (its `LOADER_WORKER_URL`):
+ * the embed starts the worker and its instance-set downloads there, before the app's code has
+ * loaded (src/scene/container-client.ts adopts it). In dev the URL stays empty and the app starts
+ * the worker itself.
+ */
+function earlyLoaderWorker(): Plugin {
+  return withBuiltChunk('early-loader-worker', /(^|\/)container-worker-[\w-]+\.js$/, 'the loader worker (container-worker)', (html, url) => {
+    const marker = "var LOADER_WORKER_URL = '';";
+    if (!html.includes(marker)) throw new Error(`early-loader-worker: index.html has no ${marker}`);
+    return html.replace(marker, `var LOADER_WORKER_URL = ${JSON.stringify(url)};`);
+  });
 }
 
 /**
@@ -139,22 +149,9 @@ function entryOffTheLoadEvent(): Plugin {
  * while the scene loads.
  */
 function panelsPrefetch(): Plugin {
-  let base = '/';
-  return {
-    name: 'panels-prefetch',
-    apply: 'build',
-    configResolved(config) {
-      base = config.base;
-    },
-    transformIndexHtml: {
-      order: 'post',
-      handler(html, ctx) {
-        const file = Object.keys(ctx.bundle ?? {}).find((name) => /(^|\/)app-[\w-]+\.js$/.test(name));
-        if (!file) throw new Error('panels-prefetch: the pages\' chunk (app) is not in the bundle.');
-        return html.replace('</head>', `  <link rel="prefetch" as="script" crossorigin href="${base + file}">\n  </head>`);
-      },
-    },
-  };
+  return withBuiltChunk('panels-prefetch', /(^|\/)app-[\w-]+\.js$/, "the pages' chunk (app)", (html, url) =>
+    html.replace('</head>', `  <link rel="prefetch" as="script" crossorigin href="${url}">\n  </head>`),
+  );
 }
 
 /**

@@ -19,7 +19,6 @@ const CallTiles = lazy(() => import('./CallPanel').then((m) => ({ default: m.Cal
 import type { ToolsSnapshot } from '../viewer/tools';
 import type { CallSnapshot } from '../meeting/call';
 
-
 /**
  * The embedded viewer's panels (viewer specification section 2), over the screen that
  * src/ui/embed-boot.ts made and started: rendered into its `ui` element once this chunk arrived.
@@ -27,9 +26,9 @@ import type { CallSnapshot } from '../meeting/call';
 export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
   const { options, state, controller } = boot;
   const snap = useSnapshot(state);
-  // The plain loading overlay the boot showed gives way to this one in the same paint.
-  // The panels are there: tests (tests/e2e/helpers.ts settled) wait for this before they look for
-  // what the panels show (notices, the failure overlay).
+  // The plain loading overlay the boot showed gives way to this one in the same paint; the panels
+  // say they are there (tests/e2e/helpers.ts `settled` waits for it before it looks for what they
+  // show: notices, the failure overlay).
   useLayoutEffect(() => {
     boot.takeLoadingOverlay();
     boot.ui.dataset.panels = 'ready';
@@ -122,8 +121,8 @@ export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
             meeting={snap.meeting as EmbedState['meeting']}
             api={controller.meeting}
             call={controller.call}
-            joinAsMember={() => controller.joinAsMember() ?? false}
-            joinAsGuest={(first, last) => controller.joinAsGuest(first, last) ?? Promise.resolve()}
+            joinAsMember={() => controller.joinAsMember()}
+            joinAsGuest={(first, last) => controller.joinAsGuest(first, last)}
             leave={() => controller.leaveMeeting()}
           />
           {snap.meeting?.call && controller.call && (

@@ -7,10 +7,10 @@ import { createEmbedState, DEFAULT_LOGO, LOADING_DETAIL_DELAY_MS, LOADING_TEXT, 
 /**
  * The embedded viewer's start, without React: the screen's container and canvas are made here and
  * the viewer starts loading at once; the panels (React, src/ui/EmbedViewer.tsx) are a chunk of
- * their own that renders into `ui` when it has arrived. On a weak device React's evaluation and
- * first render took a few hundred milliseconds before the viewer could open its context; now they
- * run while the GPU process links the scene's programs (bench/LOAD-PROFILE.md, "the viewer before
- * the panels").
+ * their own that renders into `ui` when it is due (`panelsDue`). On a weak device React's
+ * evaluation and first render took a few hundred milliseconds before the viewer could open its
+ * context; now they come once the load has ended (bench/LOAD-PROFILE.md, "the viewer before the
+ * panels").
  */
 export interface EmbedBoot {
   sceneId: string;
@@ -24,14 +24,15 @@ export interface EmbedBoot {
   ui: HTMLDivElement;
   /**
    * The loading overlay until the panels show their own (performance.now() when it appeared, so
-   * that theirs keeps its timing): a plain element, taken away by the panels or once the load ends.
+   * that theirs keeps its timing): a plain element, taken away by the panels or once the picture is
+   * out (a failure keeps it until the panels show the failure overlay).
    */
   loading: { element: HTMLDivElement | null; since: number };
   /** Hands the loading overlay to the panels: removes the plain one. */
   takeLoadingOverlay(): void;
   /**
    * Resolves when the panels should render: at once for the cover (autoPlay off); else once the
-   * load has ended (viewerready sent, or the failure shown), or when the loading overlay's detail is
+   * load has ended (viewerready sent, or the load failed), or when the loading overlay's detail is
    * due (LOADING_DETAIL_DELAY_MS after it appeared), whichever comes first. Their first render on
    * a weak device (React's code compiled, the panels laid out) took 150-200 ms of the main thread
    * that the first picture waited for (bench/LOAD-PROFILE.md, "the viewer before the panels").
