@@ -1,5 +1,5 @@
 import { PerspectiveCamera, Scene, type WebGLRenderer } from 'three';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RenderContext } from '../../../src/engine/renderer';
 import { createViewerWorld } from '../../../src/engine/world';
 import type { ClientConfig } from '../../../src/protocol/config';
@@ -114,6 +114,15 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
   const group = (uuid: string, extra: object) => ({ uuid, type: 'InstancedAssetGroup', name: uuid, parent: null, position: [0, 0, 0], quaternion: [0, 0, 0, 1], scale: [1, 1, 1], visible: true, castShadow: false, assetId: 'crate', ...extra });
   const config = { endpoints: { modelService: 'http://ms.test', assetCdn: 'http://cdn.test', modelDerivativeCdn: 'http://cdn.test' } } as unknown as ClientConfig;
   const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+  /** fetch answers every request with the instance set `set`. */
+  const serveSet = (set: Uint8Array): void => {
+    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+  };
+  /** fetch never answers; a request's abort rejects it. */
+  const fetchUntilAborted = (): void => {
+    vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
+  };
+  afterEach(() => vi.unstubAllGlobals());
 
   it('a small scene of groups is made while the load holds the picture, framed on them, and never released early', async () => {
     const events: string[] = [];
@@ -132,18 +141,14 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const events: string[] = [];
     const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
     const set = encodeInstanceSet({ ids: new Uint32Array([0, 1]), matrices: new Float32Array(24), nextId: 2, revision: 1 });
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
-    try {
-      const doc = scene({ objects: [group('big', { instanceCount: FIRST_PICTURE_INSTANCES + 1 })] } as never);
-      const result = await loadScene(loadTarget, config, doc);
-      expect(result.instanceGroups?.loaded).toBe(1);
-      const release = events.findIndex((e) => e.startsWith('release'));
-      expect(events[release]).toBe('release (hold 0, groups 0)');
-      expect(events.slice(release)).toContain('frame (hold 1, groups 1)');
-      expect(world.render.hold).toBe(0);
-    } finally {
-      vi.unstubAllGlobals();
-    }
+    serveSet(set);
+    const doc = scene({ objects: [group('big', { instanceCount: FIRST_PICTURE_INSTANCES + 1 })] } as never);
+    const result = await loadScene(loadTarget, config, doc);
+    expect(result.instanceGroups?.loaded).toBe(1);
+    const release = events.findIndex((e) => e.startsWith('release'));
+    expect(events[release]).toBe('release (hold 0, groups 0)');
+    expect(events.slice(release)).toContain('frame (hold 1, groups 1)');
+    expect(world.render.hold).toBe(0);
   });
 
   it('groups whose documents say they are few but whose set is large follow the first picture', async () => {
@@ -151,15 +156,11 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const { loadTarget } = target({ onEvent: (e) => events.push(e) });
     const n = FIRST_PICTURE_INSTANCES + 1;
     const set = encodeInstanceSet({ ids: Uint32Array.from({ length: n }, (_, i) => i), matrices: new Float32Array(n * 12), nextId: n, revision: 1 });
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
-    try {
-      // Placed by the editor (instanceCount 0), then filled by instance changes.
-      const doc = scene({ objects: [group('stale', { instanceCount: 0 })] } as never);
-      await loadScene(loadTarget, config, doc);
-      expect(events).toContainEqual('release (hold 0, groups 0)');
-    } finally {
-      vi.unstubAllGlobals();
-    }
+    serveSet(set);
+    // Placed by the editor (instanceCount 0), then filled by instance changes.
+    const doc = scene({ objects: [group('stale', { instanceCount: 0 })] } as never);
+    await loadScene(loadTarget, config, doc);
+    expect(events).toContainEqual('release (hold 0, groups 0)');
   });
 
   it('a set that does not arrive in time never holds the first picture back (the wait is bounded)', async () => {
@@ -177,35 +178,27 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const events: string[] = [];
     const { loadTarget } = target({ onEvent: (e) => events.push(e) });
     const abort = new AbortController();
-    vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
-    try {
-      const loading = loadScene(loadTarget, config, scene({ objects: [group('slow', { instanceCount: 3 })] } as never), { signal: abort.signal });
-      await new Promise((resolve) => setTimeout(resolve, FIRST_PICTURE_GROUPS_WAIT_MS + 300));
-      expect(events).not.toContainEqual(expect.stringMatching(/^release/));
-      abort.abort(new Error('closed'));
-      await expect(loading).rejects.toThrow('closed');
-    } finally {
-      vi.unstubAllGlobals();
-    }
+    fetchUntilAborted();
+    const loading = loadScene(loadTarget, config, scene({ objects: [group('slow', { instanceCount: 3 })] } as never), { signal: abort.signal });
+    await new Promise((resolve) => setTimeout(resolve, FIRST_PICTURE_GROUPS_WAIT_MS + 300));
+    expect(events).not.toContainEqual(expect.stringMatching(/^release/));
+    abort.abort(new Error('closed'));
+    await expect(loading).rejects.toThrow('closed');
   });
 
   it('a small set downloaded in time is part of the first picture', async () => {
     const events: string[] = [];
     const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
     const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 7 });
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
-    try {
-      const result = await loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 3 })] } as never));
-      expect(result.instanceGroups?.loaded).toBe(1);
-      // Prepared as the set arrived, then taken over by the group, with the set's revision.
-      const made = [...world.instanceGroups.values()][0]!;
-      expect([made.count, made.nextId, made.revision]).toEqual([3, 3, 7]);
-      expect(made.attribute.array.length).toBeGreaterThanOrEqual(3 * 16);
-      expect(events).not.toContainEqual(expect.stringMatching(/^release/));
-      expect(events).toContain('frame (hold 1, groups 1)');
-    } finally {
-      vi.unstubAllGlobals();
-    }
+    serveSet(set);
+    const result = await loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 3 })] } as never));
+    expect(result.instanceGroups?.loaded).toBe(1);
+    // Prepared as the set arrived, then taken over by the group, with the set's revision.
+    const made = [...world.instanceGroups.values()][0]!;
+    expect([made.count, made.nextId, made.revision]).toEqual([3, 3, 7]);
+    expect(made.attribute.array.length).toBeGreaterThanOrEqual(3 * 16);
+    expect(events).not.toContainEqual(expect.stringMatching(/^release/));
+    expect(events).toContain('frame (hold 1, groups 1)');
   });
 
   it('the early group programs compile for the settled lights and the effects\' target: after the held frame and the effects', async () => {
@@ -213,20 +206,16 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const effects = gate();
     const { loadTarget } = target({ onEvent: (e) => events.push(e), effectsReady: effects.passed });
     const set = encodeInstanceSet({ ids: new Uint32Array([0]), matrices: new Float32Array(12), nextId: 1, revision: 1 });
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
-    try {
-      const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 1 })] } as never));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      // The asset and the set are in; the effects are not: nothing compiles yet.
-      expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
-      effects.open();
-      await loading;
-      const first = (name: string) => events.findIndex((e) => e.startsWith(name));
-      expect(first('compile')).toBeGreaterThan(first('step'));
-      expect(first('compile')).toBeGreaterThan(first('effects ready'));
-    } finally {
-      vi.unstubAllGlobals();
-    }
+    serveSet(set);
+    const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: 1 })] } as never));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The asset and the set are in; the effects are not: nothing compiles yet.
+    expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
+    effects.open();
+    await loading;
+    const first = (name: string) => events.findIndex((e) => e.startsWith(name));
+    expect(first('compile')).toBeGreaterThan(first('step'));
+    expect(first('compile')).toBeGreaterThan(first('effects ready'));
   });
 
   it('a load that fails before its groups\' asset arrives compiles nothing for it afterwards', async () => {
@@ -234,18 +223,14 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const asset = gate();
     const { loadTarget } = target({ onEvent: (e) => events.push(e), assetArrives: asset.passed });
     const abort = new AbortController();
-    vi.stubGlobal('fetch', vi.fn((_url: string, init?: RequestInit) => new Promise<Response>((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)))));
-    try {
-      const loading = loadScene(loadTarget, config, scene({ objects: [group('slow', { instanceCount: 3 })] } as never), { signal: abort.signal });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      abort.abort(new Error('closed'));
-      await expect(loading).rejects.toThrow('closed');
-      asset.open();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
-    } finally {
-      vi.unstubAllGlobals();
-    }
+    fetchUntilAborted();
+    const loading = loadScene(loadTarget, config, scene({ objects: [group('slow', { instanceCount: 3 })] } as never), { signal: abort.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    abort.abort(new Error('closed'));
+    await expect(loading).rejects.toThrow('closed');
+    asset.open();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events.filter((e) => e.startsWith('compile'))).toEqual([]);
   });
 
   it('the programs of groups that may be in the first picture compile while their sets still download; a large scene\'s after the first picture', async () => {
@@ -255,20 +240,16 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       const { loadTarget } = target({ onEvent: (e) => events.push(e) });
       const setArrives = gate();
       vi.stubGlobal('fetch', vi.fn(async () => (await setArrives.passed, new Response(set.slice(), { status: 200 }))));
-      try {
-        const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: count })] } as never));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        // The asset is in, the set is not: a small scene's programs are compiling, the picture held.
-        if (early) expect(events.filter((e) => /^(compile|release)/.test(e))).toEqual(['compile (hold 1, groups 0)']);
-        setArrives.open();
-        expect((await loading).instanceGroups?.loaded).toBe(1);
-        const compiled = events.findIndex((e) => e.startsWith('compile'));
-        const released = events.findIndex((e) => e.startsWith('release'));
-        expect(compiled).toBeGreaterThanOrEqual(0);
-        if (!early) expect(compiled).toBeGreaterThan(released);
-      } finally {
-        vi.unstubAllGlobals();
-      }
+      const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: count })] } as never));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // The asset is in, the set is not: a small scene's programs are compiling, the picture held.
+      if (early) expect(events.filter((e) => /^(compile|release)/.test(e))).toEqual(['compile (hold 1, groups 0)']);
+      setArrives.open();
+      expect((await loading).instanceGroups?.loaded).toBe(1);
+      const compiled = events.findIndex((e) => e.startsWith('compile'));
+      const released = events.findIndex((e) => e.startsWith('release'));
+      expect(compiled).toBeGreaterThanOrEqual(0);
+      if (!early) expect(compiled).toBeGreaterThan(released);
     }
   });
 
@@ -277,7 +258,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const notices: string[] = [];
     const { world, loadTarget } = target({ onEvent: (e) => events.push(e) });
     const set = encodeInstanceSet({ ids: new Uint32Array([4, 4]), matrices: new Float32Array(24), nextId: 5, revision: 1 });
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+    serveSet(set);
     const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     try {
       const doc = scene({ objects: [group('twice', { instanceCount: 2 }), group('fine', { matrices: [identity] })] } as never);
@@ -288,7 +269,6 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       expect(logged).toHaveBeenCalled();
     } finally {
       logged.mockRestore();
-      vi.unstubAllGlobals();
     }
   });
 });
