@@ -369,9 +369,16 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(await overlay.locator('img.logo').evaluate((el) => getComputedStyle(el).animationName)).toBe('pulse');
     // For its first second the overlay is its colour alone (nothing on the screen changes while a
     // quick load runs), with the words for screen readers; the logo and the progress come after.
-    const seen = await page.evaluate(() => (window as any).__overlaySeen);
+    // The second counts from the overlay's 'loading-overlay' mark, made as the boot creates it: the
+    // observer's own time comes later, after the rest of the boot's synchronous work (tens of
+    // milliseconds on a busy machine), and would shorten the second it measures.
+    const seen = await page.evaluate(() => ({
+      ...(window as any).__overlaySeen,
+      made: performance.getEntriesByName('viewer:loading-overlay')[0].startTime,
+    }));
     expect(seen.first).toEqual({ text: 'Loading the scene…', children: 0 });
-    expect(seen.logo - seen.overlay).toBeGreaterThanOrEqual(LOADING_DETAIL_DELAY_MS - 20);
+    expect(seen.made).toBeLessThanOrEqual(seen.overlay);
+    expect(seen.logo - seen.made).toBeGreaterThanOrEqual(LOADING_DETAIL_DELAY_MS - 20);
     release();
     expect(await settled(page)).toBe('ready');
     await expect(overlay).toHaveCount(0);
