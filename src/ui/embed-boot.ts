@@ -110,7 +110,11 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
     const logo = document.createElement('img');
     logo.src = DEFAULT_LOGO;
     logo.alt = '';
-    watermark.append(logo, ' Parametricos');
+    // The name is a span of its own: on a phone beside the meeting panel only the logo shows (CSS).
+    const name = document.createElement('span');
+    name.className = 'watermark-name';
+    name.textContent = 'Parametricos';
+    watermark.append(logo, name);
     container.append(watermark);
   }
   root.replaceChildren(container);

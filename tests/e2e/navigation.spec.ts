@@ -233,6 +233,14 @@ test.describe('on a phone-sized screen', () => {
     const bar = (await page.getByTestId('view-controls').boundingBox())!;
     expect(bar.x + bar.width).toBeLessThanOrEqual(390);
     expect(bar.y + bar.height).toBeLessThan(760);
+    // The watermark and the meeting panel share the bottom edge without overlapping: the watermark
+    // shows its logo alone there, and keeps its name for screen readers.
+    const watermark = page.getByTestId('watermark');
+    await expect(watermark).toHaveAccessibleName('Parametricos');
+    const mark = (await watermark.boundingBox())!;
+    const meeting = (await page.getByTestId('meeting-panel').boundingBox())!;
+    expect(mark.y + mark.height).toBeGreaterThan(meeting.y);
+    expect(mark.x + mark.width).toBeLessThanOrEqual(meeting.x);
     await page.screenshot({ path: 'tests/.tmp/navigation-phone.png' });
     // Narrow screens fold the view toolbar into a menu.
     await expect(page.getByTestId('projection-toggle')).toHaveCount(0);
