@@ -240,7 +240,7 @@ export interface CompiledGroupPrograms {
  * instance sets still download. Without KHR_parallel_shader_compile (SwiftShader) compileAsync
  * resolves before any link is done, and the first draw would wait for the links, and in the main
  * pass behind the shadow pass's draws as well. The load does the same for the models' programs
- * (src/viewer/load.ts compilePrograms).
+ * (src/viewer/load.ts issuePrograms).
  */
 export async function awaitLinks(renderer: WebGLRenderer, materials: Material[]): Promise<void> {
   const seen = new Set<unknown>();

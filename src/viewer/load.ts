@@ -94,7 +94,8 @@ export function checkViewerConfig(scene: SceneDoc): CheckedViewerConfig {
  *    model is built;
  * 3. the saved edits are applied, the models framed, the scene settings applied (an initial
  *    camera overrides the framing), the shadow budget settled with one frame of the pipeline, and
- *    the materials' programs compiled for the lights and target they will be drawn with;
+ *    the materials' programs compiled for the lights and target they will be drawn with (all
+ *    issued at once; a small scene's groups are made while they link, then the links awaited);
  * 4. only then is the picture released: the first picture is the finished one.
  */
 export async function loadScene(target: LoadTarget, config: ClientConfig, scene: SceneDoc, callbacks: LoadCallbacks = {}): Promise<LoadSceneResult> {
@@ -166,10 +167,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // models' links shared the GPU process with theirs (A/B: a clear gain for the small scenes
     // they are meant for). A large scene of groups starts its own after the models' links.
     if (groupDownloads && target.assets && instancesInFirstPicture(groupObjects)) groupPrograms = compileGroupProgramsOnArrival(context, groupObjects, target.assets, target.sceneTarget());
-    if (result.loaded.length > 0) {
-      await compilePrograms(context, result.loaded, target.sceneTarget());
-      mark('compiled');
-    }
+    // The models' programs are all issued now, and their links waited for only after the groups
+    // are made: that is main-thread work while the GPU process links. Before, each compile was
+    // awaited in turn and the groups were made after the links (A/B, 8 pairs twice, the demo
+    // warehouse `?quality=low`: viewerready 1466 -> 1394 and 1443 -> 1368 ms median).
+    const modelLinks = result.loaded.length > 0 ? await issuePrograms(context, result.loaded, target.sceneTarget()) : null;
     // A small scene of groups (a warehouse's shelves) whose downloads are in, or nearly: in the
     // first picture. Two pictures (the models', then the groups') would cost a whole frame more
     // before the viewer is ready. A large or slow one never waits to be in the models' picture.
@@ -180,6 +182,10 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
       const programs = groupPrograms;
       groupPrograms = undefined;
       await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true, programs);
+    }
+    if (modelLinks) {
+      await modelLinks();
+      mark('compiled');
     }
   } catch (error) {
     // A load that failed before it handed the groups' early programs over lets them go (an asset
@@ -217,7 +223,7 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
 
 export { FIRST_PICTURE_INSTANCES } from '../scene/instance-assets';
 
-/** How long the held first picture waits for the groups' downloads after the models are ready. */
+/** How long the held first picture waits for the groups' downloads after the models' programs are issued. */
 export const FIRST_PICTURE_GROUPS_WAIT_MS = 1000;
 
 /**
@@ -239,7 +245,7 @@ export function instancesInFirstPicture(objects: readonly Pick<SceneObject, 'mat
 
 /**
  * Whether the groups go into the first picture: their documents do not say they are many, all
- * their downloads are in within `waitMs` (FIRST_PICTURE_GROUPS_WAIT_MS after the models are ready;
+ * their downloads are in within `waitMs` (FIRST_PICTURE_GROUPS_WAIT_MS after the models' programs are issued;
  * the load passes Infinity for a scene of groups alone, which has nothing to show before them), and
  * what was downloaded holds at most FIRST_PICTURE_INSTANCES instances. Otherwise the models'
  * picture goes out first.
@@ -422,14 +428,17 @@ async function uploadTextures(context: RenderContext, record: ModelRecord): Prom
 }
 
 /**
- * Compiles the loaded materials before the first frame, one per task, for the lights and target
- * they will be drawn with (without KHR_parallel_shader_compile a program link is synchronous),
- * then waits for each link in a task of its own. Left to the first frame, the demo warehouse's
- * floor and walls took 4 to 6 s to link in about half the loads on SwiftShader (the GPU process
- * busy on two threads; bench/LOAD-PROFILE.md, 2026-11-28); checked here, never: A/B of 6 pairs,
- * `?quality=low`, viewerready 4573 -> 2009 ms median, GPU process 6.2 -> 1.6 s of CPU.
+ * Compiles the loaded materials before the first frame for the lights and target they will be
+ * drawn with, one per task, and resolves with the wait for their links: for each program, its
+ * link status read in a task of its own (without KHR_parallel_shader_compile the first use of a
+ * program waits for its link). Left to the first frame, the demo warehouse's floor and walls took
+ * 4 to 6 s to link in about half the loads on SwiftShader (the GPU process busy on two threads;
+ * bench/LOAD-PROFILE.md, 2026-11-28); checked here, never: A/B of 6 pairs, `?quality=low`,
+ * viewerready 4573 -> 2009 ms median, GPU process 6.2 -> 1.6 s of CPU. All are issued before any
+ * is waited for: compileAsync resolves when its program is linked where the browser can tell,
+ * and one after the other those links would not overlap.
  */
-async function compilePrograms(context: RenderContext, records: ModelRecord[], sceneTarget: WebGLRenderTarget | null): Promise<void> {
+async function issuePrograms(context: RenderContext, records: ModelRecord[], sceneTarget: WebGLRenderTarget | null): Promise<() => Promise<void>> {
   const byMaterial = new Map<Material, Object3D>();
   for (const record of records) {
     record.root.traverse((o) => {
@@ -438,21 +447,26 @@ async function compilePrograms(context: RenderContext, records: ModelRecord[], s
       for (const m of Array.isArray(material) ? material : [material]) if (!byMaterial.has(m)) byMaterial.set(m, o);
     });
   }
+  // Precompiling is an optimisation: a shader that fails reports its error when drawn.
+  const failed = (error: unknown) => console.warn('Shader precompilation failed:', error);
+  const compiles: Promise<unknown>[] = [];
   for (const object of byMaterial.values()) {
     try {
-      await compileFor(context, object, sceneTarget);
+      compiles.push(compileFor(context, object, sceneTarget).catch(failed));
     } catch (error) {
-      // Precompiling is an optimisation; a shader that fails reports its error when drawn.
-      console.warn('Shader precompilation failed:', error);
+      failed(error);
     }
     await yieldToMain();
   }
-  try {
-    await awaitLinks(context.renderer, [...byMaterial.keys()]);
-  } catch (error) {
-    // As above: a program that fails to link reports its error when drawn.
-    console.warn('Shader link check failed:', error);
-  }
+  return async () => {
+    await Promise.all(compiles);
+    try {
+      await awaitLinks(context.renderer, [...byMaterial.keys()]);
+    } catch (error) {
+      // As above: a program that fails to link reports its error when drawn.
+      console.warn('Shader link check failed:', error);
+    }
+  };
 }
 
 /**

@@ -1,13 +1,29 @@
-import { PerspectiveCamera, Scene, type WebGLRenderer } from 'three';
+import { Box3, BoxGeometry, Mesh, MeshStandardMaterial, Object3D, PerspectiveCamera, Scene, type Material, type WebGLRenderer } from 'three';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RenderContext } from '../../../src/engine/renderer';
 import { createViewerWorld } from '../../../src/engine/world';
+import type { ModelRecord } from '../../../src/engine/world';
 import type { ClientConfig } from '../../../src/protocol/config';
 import { encodeInstanceSet } from '../../../src/protocol/instance-set';
 import { placeholderAsset, type AssetCache } from '../../../src/scene/instance-assets';
 import { defaultRenderConfig } from '../../../src/protocol/render-config';
 import type { SceneDoc } from '../../../src/protocol/scene';
 import { checkViewerConfig, FIRST_PICTURE_GROUPS_WAIT_MS, FIRST_PICTURE_INSTANCES, groupsFitFirstPicture, instancesInFirstPicture, loadScene, type LoadTarget } from '../../../src/viewer/load';
+
+// The scene's models as a test gives them (no download, no decode); the real load otherwise.
+const models = vi.hoisted(() => ({ records: null as null | (() => unknown[]) }));
+vi.mock('../../../src/scene/load-scene', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/scene/load-scene')>();
+  return {
+    ...real,
+    loadSceneModels: (...args: Parameters<typeof real.loadSceneModels>) => {
+      if (!models.records) return real.loadSceneModels(...args);
+      const loaded = models.records() as ModelRecord[];
+      for (const record of loaded) args[3].onModel(record);
+      return Promise.resolve({ loaded, failed: [], skipped: [] });
+    },
+  };
+});
 
 function scene(viewerConfig: SceneDoc['viewerConfig']): SceneDoc {
   return { _id: 's1', name: 'S', viewerConfig, models: [] };
@@ -76,18 +92,20 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     return { passed, open };
   }
 
-  function target(options: { onEvent: (event: string) => void; assetArrives?: Promise<void>; effectsReady?: Promise<void> }) {
+  function target(options: { onEvent: (event: string) => void; assetArrives?: Promise<void>; effectsReady?: Promise<void>; linked?: Promise<void> }) {
     const world = createViewerWorld();
     const scene = new Scene();
     const camera = new PerspectiveCamera();
     const renderer = {
-      properties: { get: () => ({}) },
+      // A model's material (named) has a program whose first use waits for its link.
+      properties: { get: (material: Material) => (material.name ? { currentProgram: { getUniforms: () => event(`link ${material.name}`) } } : {}) },
       shadowMap: { enabled: false },
       getRenderTarget: () => null,
       setRenderTarget: () => undefined,
-      compileAsync: (object: unknown) => {
-        event('compile');
-        return Promise.resolve(object);
+      // As with KHR_parallel_shader_compile: a model's compile resolves once linked (`linked`).
+      compileAsync: (object: Object3D) => {
+        event(object.name ? `compile ${object.name}` : 'compile');
+        return object.name ? (options.linked ?? Promise.resolve()).then(() => object) : Promise.resolve(object);
       },
     } as unknown as WebGLRenderer;
     const asset = placeholderAsset('crate');
@@ -250,6 +268,38 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       const released = events.findIndex((e) => e.startsWith('release'));
       expect(compiled).toBeGreaterThanOrEqual(0);
       if (!early) expect(compiled).toBeGreaterThan(released);
+    }
+  });
+
+  it('models and a few groups: every model program is issued at once, the groups are made, then the links are waited for, all before the picture', async () => {
+    const events: string[] = [];
+    const linked = gate();
+    const { loadTarget } = target({ onEvent: (e) => events.push(e), linked: linked.passed });
+    const record = (name: string): ModelRecord => {
+      const root = new Object3D();
+      const material = new MeshStandardMaterial({ name });
+      root.add(Object.assign(new Mesh(new BoxGeometry(), material), { name }));
+      return { eid: 0, modelId: name, name, root, nodes: new Map(), nodeIds: new Map(), primitives: new Map(), materials: new Map(), materialIds: new Map(), textures: new Map(), animations: [], mixer: null, animated: new Uint32Array(0), entities: new Uint32Array(0), syncPose: false } as unknown as ModelRecord;
+    };
+    models.records = () => [record('floor'), record('walls')];
+    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
+    // The models' saved logs are empty; the group's set is the set.
+    vi.stubGlobal('fetch', vi.fn(async (url: string) => (String(url).includes('/mutations') ? Response.json({ modelId: 'm', mutations: [], lastSeq: 0 }) : new Response(set.slice(), { status: 200 }))));
+    try {
+      const doc = { ...scene({ objects: [group('shelves', { instanceCount: 3 })] } as never), models: ['floor', 'walls'].map((_id) => ({ _id, outputFormat: 'glb' })) } as SceneDoc;
+      const loading = loadScene(loadTarget, config, doc);
+      // The walls' program is asked for while the floor's still links: they link side by side.
+      await vi.waitFor(() => expect(events).toContain('compile walls (hold 1, groups 0)'));
+      expect(events).toContain('compile floor (hold 1, groups 0)');
+      const modelLinks = () => events.filter((e) => /^link (floor|walls)/.test(e));
+      expect(modelLinks()).toEqual([]);
+      linked.open();
+      const result = await loading;
+      expect(result.instanceGroups?.loaded).toBe(1);
+      // The group was made before the links were waited for, and the picture held throughout.
+      expect(modelLinks()).toEqual(['link floor (hold 1, groups 1)', 'link walls (hold 1, groups 1)']);
+    } finally {
+      models.records = null;
     }
   });
 
