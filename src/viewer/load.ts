@@ -177,16 +177,23 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // before the viewer is ready. A large or slow one never waits to be in the models' picture.
     // A scene of groups alone has nothing to show before them: no time limit then.
     groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, result.loaded.length > 0 ? FIRST_PICTURE_GROUPS_WAIT_MS : Infinity));
+    let linked = false;
+    if (modelLinks && groupDownloads && !groupsFirst && instancesInFirstPicture(groupObjects)) {
+      // The picture waits for the models' links anyway (seconds on a slow device): groups whose
+      // downloads are in by then still join it.
+      await modelLinks();
+      linked = true;
+      groupsFirst = await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, 0);
+    }
     if (groupObjects.length > 0 && target.assets && groupsFirst) {
       // Handed over: loadGroups lets them go, whatever happens.
       const programs = groupPrograms;
       groupPrograms = undefined;
       await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true, programs);
     }
-    if (modelLinks) {
-      await modelLinks();
-      mark('compiled');
-    }
+    if (modelLinks && !linked) await modelLinks();
+    // The models' programs linked (and a small scene's groups made, while they linked).
+    if (modelLinks) mark('compiled');
   } catch (error) {
     // A load that failed before it handed the groups' early programs over lets them go (an asset
     // that arrives later is not compiled any more).
@@ -223,7 +230,10 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
 
 export { FIRST_PICTURE_INSTANCES } from '../scene/instance-assets';
 
-/** How long the held first picture waits for the groups' downloads after the models' programs are issued. */
+/**
+ * How long the held first picture waits for the groups' downloads after the models' programs are
+ * issued (or until their links are done, if that is later).
+ */
 export const FIRST_PICTURE_GROUPS_WAIT_MS = 1000;
 
 /**
@@ -245,10 +255,11 @@ export function instancesInFirstPicture(objects: readonly Pick<SceneObject, 'mat
 
 /**
  * Whether the groups go into the first picture: their documents do not say they are many, all
- * their downloads are in within `waitMs` (FIRST_PICTURE_GROUPS_WAIT_MS after the models' programs are issued;
- * the load passes Infinity for a scene of groups alone, which has nothing to show before them), and
- * what was downloaded holds at most FIRST_PICTURE_INSTANCES instances. Otherwise the models'
- * picture goes out first.
+ * their downloads are in within `waitMs` (FIRST_PICTURE_GROUPS_WAIT_MS after the models' programs
+ * are issued, and the load asks once more, with no wait, once their links are done if that came
+ * later; Infinity for a scene of groups alone, which has nothing to show before them), and what was
+ * downloaded holds at most FIRST_PICTURE_INSTANCES instances. Otherwise the models' picture goes
+ * out first.
  */
 export async function groupsFitFirstPicture(objects: readonly Pick<SceneObject, 'matrices' | 'instanceCount'>[], downloads: InstanceGroupDownloads, signal?: AbortSignal, waitMs = FIRST_PICTURE_GROUPS_WAIT_MS): Promise<boolean> {
   if (!instancesInFirstPicture(objects)) return false;

@@ -1,4 +1,4 @@
-import { Box3, BoxGeometry, Mesh, MeshStandardMaterial, Object3D, PerspectiveCamera, Scene, type Material, type WebGLRenderer } from 'three';
+import { BoxGeometry, Mesh, MeshStandardMaterial, Object3D, PerspectiveCamera, Scene, type Material, type WebGLRenderer } from 'three';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RenderContext } from '../../../src/engine/renderer';
 import { createViewerWorld } from '../../../src/engine/world';
@@ -132,6 +132,12 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
   const group = (uuid: string, extra: object) => ({ uuid, type: 'InstancedAssetGroup', name: uuid, parent: null, position: [0, 0, 0], quaternion: [0, 0, 0, 1], scale: [1, 1, 1], visible: true, castShadow: false, assetId: 'crate', ...extra });
   const config = { endpoints: { modelService: 'http://ms.test', assetCdn: 'http://cdn.test', modelDerivativeCdn: 'http://cdn.test' } } as unknown as ClientConfig;
   const identity = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+  /** A loaded model of one box whose mesh and material are named `name`. */
+  const modelRecord = (name: string): ModelRecord => {
+    const root = new Object3D();
+    root.add(Object.assign(new Mesh(new BoxGeometry(), new MeshStandardMaterial({ name })), { name }));
+    return { eid: 0, modelId: name, name, root, nodes: new Map(), nodeIds: new Map(), primitives: new Map(), materials: new Map(), materialIds: new Map(), textures: new Map(), animations: [], mixer: null, animated: new Uint32Array(0), entities: new Uint32Array(0), syncPose: false } as unknown as ModelRecord;
+  };
   /** fetch answers every request with the instance set `set`. */
   const serveSet = (set: Uint8Array): void => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
@@ -275,13 +281,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const events: string[] = [];
     const linked = gate();
     const { loadTarget } = target({ onEvent: (e) => events.push(e), linked: linked.passed });
-    const record = (name: string): ModelRecord => {
-      const root = new Object3D();
-      const material = new MeshStandardMaterial({ name });
-      root.add(Object.assign(new Mesh(new BoxGeometry(), material), { name }));
-      return { eid: 0, modelId: name, name, root, nodes: new Map(), nodeIds: new Map(), primitives: new Map(), materials: new Map(), materialIds: new Map(), textures: new Map(), animations: [], mixer: null, animated: new Uint32Array(0), entities: new Uint32Array(0), syncPose: false } as unknown as ModelRecord;
-    };
-    models.records = () => [record('floor'), record('walls')];
+    models.records = () => [modelRecord('floor'), modelRecord('walls')];
     const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
     // The models' saved logs are empty; the group's set is the set.
     vi.stubGlobal('fetch', vi.fn(async (url: string) => (String(url).includes('/mutations') ? Response.json({ modelId: 'm', mutations: [], lastSeq: 0 }) : new Response(set.slice(), { status: 200 }))));
@@ -298,6 +298,31 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       expect(result.instanceGroups?.loaded).toBe(1);
       // The group was made before the links were waited for, and the picture held throughout.
       expect(modelLinks()).toEqual(['link floor (hold 1, groups 1)', 'link walls (hold 1, groups 1)']);
+    } finally {
+      models.records = null;
+    }
+  });
+
+  it('a set that comes after the groups\' wait but before the models\' links still joins the first picture', async () => {
+    const events: string[] = [];
+    const linked = gate();
+    const setArrives = gate();
+    const { loadTarget } = target({ onEvent: (e) => events.push(e), linked: linked.passed });
+    models.records = () => [modelRecord('floor')];
+    const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
+    vi.stubGlobal('fetch', vi.fn(async (url: string) => (String(url).includes('/mutations') ? Response.json({ modelId: 'm', mutations: [], lastSeq: 0 }) : (await setArrives.passed, new Response(set.slice(), { status: 200 })))));
+    try {
+      const doc = { ...scene({ objects: [group('shelves', { instanceCount: 3 })] } as never), models: [{ _id: 'floor', outputFormat: 'glb' }] } as SceneDoc;
+      const loading = loadScene(loadTarget, config, doc);
+      // Past the groups' wait, the models still linking: then the set, then the links.
+      await new Promise((resolve) => setTimeout(resolve, FIRST_PICTURE_GROUPS_WAIT_MS + 100));
+      setArrives.open();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      linked.open();
+      expect((await loading).instanceGroups?.loaded).toBe(1);
+      // One picture: the models' was never released before the group was made.
+      expect(events).not.toContainEqual(expect.stringMatching(/^release/));
+      expect(events.filter((e) => e.startsWith('link floor'))).toEqual(['link floor (hold 1, groups 0)']);
     } finally {
       models.records = null;
     }
