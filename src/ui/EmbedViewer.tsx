@@ -26,14 +26,18 @@ import type { CallSnapshot } from '../meeting/call';
 export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
   const { options, state, controller } = boot;
   const snap = useSnapshot(state);
-  // The plain loading overlay the boot showed gives way to this one in the same paint; the panels
-  // say they are there (tests/e2e/helpers.ts `settled` waits for it before it looks for what they
-  // show: notices, the failure overlay).
+  // The panels say they are there (tests/e2e/helpers.ts `settled` waits for it before it looks for
+  // what they show: notices, the failure overlay).
   useLayoutEffect(() => {
-    boot.takeLoadingOverlay();
     boot.ui.dataset.panels = 'ready';
     mark('panels');
   }, [boot]);
+  // The plain loading overlay the boot showed stays while the scene loads (LoadingOverlay fills it
+  // with the progress); anything else (the failure overlay) replaces it in the same paint.
+  const loading = snap.phase === 'started' || snap.phase === 'loading';
+  useLayoutEffect(() => {
+    if (!loading) boot.takeLoadingOverlay();
+  }, [boot, loading]);
 
   const ready = snap.phase === 'ready' && !!snap.viewer && !!controller.viewer;
   // The comments (a chunk of their own) come a moment after the scene.
@@ -70,9 +74,7 @@ export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
           onPlay={() => controller.start()}
         />
       )}
-      {(snap.phase === 'started' || snap.phase === 'loading') && (
-        <LoadingOverlay state={state} logoUrl={options.uiLogoUrl ?? DEFAULT_LOGO} since={boot.loading.since || undefined} />
-      )}
+      {loading && <LoadingOverlay state={state} logoUrl={options.uiLogoUrl ?? DEFAULT_LOGO} since={boot.loading.since || undefined} host={boot.loading.element ?? undefined} />}
       {snap.phase === 'failed' && (
         <div className="overlay failed" role="alert" data-testid="failure-overlay">
           <p className="failure-title">{snap.failureTitle || UNEXPECTED_ERROR}</p>

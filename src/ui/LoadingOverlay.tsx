@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { useSnapshot } from 'valtio';
 import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, type EmbedState } from './embed-state';
 
@@ -8,8 +9,11 @@ import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, 
  * component reads the progress, so a progress step re-renders it alone, and only once shown.
  * `since` (performance.now()) is when the overlay first appeared, if before this component (the
  * plain one of src/ui/embed-boot.ts): the detail comes LOADING_DETAIL_DELAY_MS after that.
+ * `host` is that plain overlay, if it is still on the screen: the detail goes into it, so that
+ * screen readers keep the one live region they have been told about (a new one put in its place
+ * may not be announced).
  */
-export function LoadingOverlay({ state, logoUrl, since }: { state: EmbedState; logoUrl: string; since?: number }) {
+export function LoadingOverlay({ state, logoUrl, since, host }: { state: EmbedState; logoUrl: string; since?: number; host?: HTMLElement }) {
   const [detail, setDetail] = useState(() => since !== undefined && performance.now() - since >= LOADING_DETAIL_DELAY_MS);
   useEffect(() => {
     // The logo is fetched now, so that it is there when it appears (one change on the screen, not two).
@@ -19,6 +23,7 @@ export function LoadingOverlay({ state, logoUrl, since }: { state: EmbedState; l
     const timer = setTimeout(() => setDetail(true), Math.max(0, wait));
     return () => clearTimeout(timer);
   }, [logoUrl, since]);
+  if (host) return detail ? createPortal(<LoadingDetail state={state} logoUrl={logoUrl} />, host) : null;
   return (
     <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
       {detail ? <LoadingDetail state={state} logoUrl={logoUrl} /> : <span className="visually-hidden">{LOADING_TEXT}</span>}

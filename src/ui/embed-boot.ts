@@ -23,12 +23,13 @@ export interface EmbedBoot {
   /** The panels' React root, inside the container after the canvas (`display: contents`). */
   ui: HTMLDivElement;
   /**
-   * The loading overlay until the panels show their own (performance.now() when it appeared, so
-   * that theirs keeps its timing): a plain element, taken away by the panels or once the picture is
-   * out (a failure keeps it until the panels show the failure overlay).
+   * The loading overlay (performance.now() when it appeared, so that the panels keep its timing):
+   * a plain element, which the panels fill with the progress after its first second (one live
+   * region throughout), taken away once the picture is out (a failure keeps it until the panels
+   * show the failure overlay).
    */
   loading: { element: HTMLDivElement | null; since: number };
-  /** Hands the loading overlay to the panels: removes the plain one. */
+  /** Removes the plain loading overlay (the panels, when they show something else in its place). */
   takeLoadingOverlay(): void;
   /**
    * Resolves when the panels should render: at once for the cover (autoPlay off); else once the
@@ -79,8 +80,8 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
   ui.className = 'embed-ui';
   container.append(canvas, ui);
 
-  // Until the panels have arrived: the loading overlay's first look (one colour, the words for
-  // screen readers; LoadingOverlay in src/ui/LoadingOverlay.tsx shows the same, then the progress).
+  // The loading overlay's first look (one colour, the words for screen readers); once the panels
+  // have arrived, LoadingOverlay (src/ui/LoadingOverlay.tsx) adds the progress to this element.
   const loading: EmbedBoot['loading'] = { element: null, since: 0 };
   if (options.autoPlay) {
     const element = document.createElement('div');
@@ -92,7 +93,8 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
     words.className = 'visually-hidden';
     words.textContent = LOADING_TEXT;
     element.append(words);
-    ui.append(element);
+    // Beside the panels' root, not in it: React empties its root when it first renders.
+    container.append(element);
     loading.element = element;
     loading.since = performance.now();
     mark('loading-overlay');

@@ -350,6 +350,7 @@ test.describe('cover, play button, watermark and reload', () => {
         const overlay = document.querySelector('[data-testid="loading-overlay"]');
         if (overlay && seen.overlay === undefined) {
           seen.overlay = performance.now();
+          (window as any).__firstOverlay = overlay;
           seen.first = { text: overlay.textContent ?? '', children: overlay.querySelectorAll('img, .progress, .progress-text').length };
         }
         if (overlay?.querySelector('img.logo') && seen.logo === undefined) seen.logo = performance.now();
@@ -379,6 +380,9 @@ test.describe('cover, play button, watermark and reload', () => {
     expect(seen.first).toEqual({ text: 'Loading the scene…', children: 0 });
     expect(seen.made).toBeLessThanOrEqual(seen.overlay);
     expect(seen.logo - seen.made).toBeGreaterThanOrEqual(LOADING_DETAIL_DELAY_MS - 20);
+    // One live region throughout: the progress goes into the overlay screen readers were told
+    // about at first (one put in its place may not be announced).
+    expect(await overlay.evaluate((el) => el === (window as any).__firstOverlay && el.getAttribute('role') === 'status' && el.getAttribute('aria-live') === 'polite')).toBe(true);
     release();
     expect(await settled(page)).toBe('ready');
     await expect(overlay).toHaveCount(0);
