@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { useSnapshot } from 'valtio';
 import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, type EmbedState } from './embed-state';
@@ -23,6 +23,11 @@ export function LoadingOverlay({ state, logoUrl, since, host }: { state: EmbedSt
     const timer = setTimeout(() => setDetail(true), Math.max(0, wait));
     return () => clearTimeout(timer);
   }, [logoUrl, since]);
+  // In the plain overlay, the progress line says what its hidden words said: said once.
+  useLayoutEffect(() => {
+    const words = host?.querySelector<HTMLElement>(':scope > .visually-hidden');
+    if (words) words.hidden = detail;
+  }, [host, detail]);
   if (host) return detail ? createPortal(<LoadingDetail state={state} logoUrl={logoUrl} />, host) : null;
   return (
     <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">

@@ -93,8 +93,9 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
     words.className = 'visually-hidden';
     words.textContent = LOADING_TEXT;
     element.append(words);
-    // Beside the panels' root, not in it: React empties its root when it first renders.
-    container.append(element);
+    // Beside the panels' root, not in it (React empties its root when it first renders), and before
+    // it, so that the notices of a load (in the root) are drawn over it.
+    ui.before(element);
     loading.element = element;
     loading.since = performance.now();
     mark('loading-overlay');

@@ -383,6 +383,10 @@ test.describe('cover, play button, watermark and reload', () => {
     // One live region throughout: the progress goes into the overlay screen readers were told
     // about at first (one put in its place may not be announced).
     expect(await overlay.evaluate((el) => el === (window as any).__firstOverlay && el.getAttribute('role') === 'status' && el.getAttribute('aria-live') === 'polite')).toBe(true);
+    // Its first words give way to the progress line (said once), and it comes before the panels'
+    // root in the page, so that a notice of the load is drawn over it.
+    await expect(overlay.locator(':scope > .visually-hidden')).toHaveAttribute('hidden', '');
+    expect(await overlay.evaluate((el) => !!(el.compareDocumentPosition(document.querySelector('.embed-ui')!) & Node.DOCUMENT_POSITION_FOLLOWING))).toBe(true);
     release();
     expect(await settled(page)).toBe('ready');
     await expect(overlay).toHaveCount(0);
