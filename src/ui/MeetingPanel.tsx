@@ -29,9 +29,10 @@ const STATUS_TEXT = {
 } as const;
 
 /**
- * Keeps the panel's height in `--meeting-panel-height` on its parent (the embed's panels, whose children are the screen's), so that on a
- * phone, where the panel spans the bottom edge, the bottom-left panels (comments, animations) stay
- * above it however far it opens (the guest form, the participants).
+ * Keeps the panel's height in `--meeting-panel-height` on its parent (the embed's panels, whose
+ * children are the screen's), so that on a phone, where the panel takes most of the bottom edge, the
+ * bottom-left panels (comments, animations) stay above it however far it opens (the guest form, the
+ * participants).
  */
 function usePanelHeight(): (element: HTMLDivElement | null) => void {
   const observed = useRef<{ element: HTMLElement; parent: HTMLElement; observer: ResizeObserver } | null>(null);

@@ -177,12 +177,10 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // before the viewer is ready. A large or slow one never waits to be in the models' picture.
     // A scene of groups alone has nothing to show before them: no time limit then.
     groupsFirst = !!groupDownloads && (await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, result.loaded.length > 0 ? FIRST_PICTURE_GROUPS_WAIT_MS : Infinity));
-    let linked = false;
     if (modelLinks && groupDownloads && !groupsFirst && instancesInFirstPicture(groupObjects)) {
       // The picture waits for the models' links anyway (seconds on a slow device): groups whose
       // downloads are in by then still join it.
       await modelLinks();
-      linked = true;
       groupsFirst = await groupsFitFirstPicture(groupObjects, groupDownloads, callbacks.signal, 0);
     }
     if (groupObjects.length > 0 && target.assets && groupsFirst) {
@@ -191,9 +189,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
       groupPrograms = undefined;
       await loadGroups(target, config, scene, groupObjects, groupDownloads, result, hasInitialCamera(checked.settings), callbacks, true, programs);
     }
-    if (modelLinks && !linked) await modelLinks();
-    // The models' programs linked (and a small scene's groups made, while they linked).
-    if (modelLinks) mark('compiled');
+    if (modelLinks) {
+      await modelLinks();
+      // The models' programs linked (and a small scene's groups made, while they linked).
+      mark('compiled');
+    }
   } catch (error) {
     // A load that failed before it handed the groups' early programs over lets them go (an asset
     // that arrives later is not compiled any more).
@@ -440,9 +440,9 @@ async function uploadTextures(context: RenderContext, record: ModelRecord): Prom
 
 /**
  * Compiles the loaded materials before the first frame for the lights and target they will be
- * drawn with, one per task, and resolves with the wait for their links: for each program, its
- * link status read in a task of its own (without KHR_parallel_shader_compile the first use of a
- * program waits for its link). Left to the first frame, the demo warehouse's floor and walls took
+ * drawn with, one per task, and resolves with the wait for their links (one wait, however often it
+ * is called): each program's link status read in a task of its own (without
+ * KHR_parallel_shader_compile the first use of a program waits for its link). Left to the first frame, the demo warehouse's floor and walls took
  * 4 to 6 s to link in about half the loads on SwiftShader (the GPU process busy on two threads;
  * bench/LOAD-PROFILE.md, 2026-11-28); checked here, never: A/B of 6 pairs, `?quality=low`,
  * viewerready 4573 -> 2009 ms median, GPU process 6.2 -> 1.6 s of CPU. All are issued before any
@@ -469,7 +469,8 @@ async function issuePrograms(context: RenderContext, records: ModelRecord[], sce
     }
     await yieldToMain();
   }
-  return async () => {
+  let linked: Promise<void> | undefined;
+  const link = async () => {
     await Promise.all(compiles);
     try {
       await awaitLinks(context.renderer, [...byMaterial.keys()]);
@@ -478,6 +479,7 @@ async function issuePrograms(context: RenderContext, records: ModelRecord[], sce
       console.warn('Shader link check failed:', error);
     }
   };
+  return () => (linked ??= link());
 }
 
 /**

@@ -1,8 +1,7 @@
 import { BoxGeometry, Mesh, MeshStandardMaterial, Object3D, PerspectiveCamera, Scene, type Material, type WebGLRenderer } from 'three';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RenderContext } from '../../../src/engine/renderer';
-import { createViewerWorld } from '../../../src/engine/world';
-import type { ModelRecord } from '../../../src/engine/world';
+import { createViewerWorld, type ModelRecord } from '../../../src/engine/world';
 import type { ClientConfig } from '../../../src/protocol/config';
 import { encodeInstanceSet } from '../../../src/protocol/instance-set';
 import { placeholderAsset, type AssetCache } from '../../../src/scene/instance-assets';
@@ -138,9 +137,15 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     root.add(Object.assign(new Mesh(new BoxGeometry(), new MeshStandardMaterial({ name })), { name }));
     return { eid: 0, modelId: name, name, root, nodes: new Map(), nodeIds: new Map(), primitives: new Map(), materials: new Map(), materialIds: new Map(), textures: new Map(), animations: [], mixer: null, animated: new Uint32Array(0), entities: new Uint32Array(0), syncPose: false } as unknown as ModelRecord;
   };
-  /** fetch answers every request with the instance set `set`. */
-  const serveSet = (set: Uint8Array): void => {
-    vi.stubGlobal('fetch', vi.fn(async () => new Response(set.slice(), { status: 200 })));
+  /**
+   * fetch answers a model's mutation log as empty and every other request with the instance set
+   * `set`, once `arrives` (if given) has passed.
+   */
+  const serveSet = (set: Uint8Array, arrives?: Promise<void>): void => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (String(url).includes('/mutations') ? Response.json({ modelId: 'm', mutations: [], lastSeq: 0 }) : (await arrives, new Response(set.slice(), { status: 200 })))),
+    );
   };
   /** fetch never answers; a request's abort rejects it. */
   const fetchUntilAborted = (): void => {
@@ -263,7 +268,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
       const events: string[] = [];
       const { loadTarget } = target({ onEvent: (e) => events.push(e) });
       const setArrives = gate();
-      vi.stubGlobal('fetch', vi.fn(async () => (await setArrives.passed, new Response(set.slice(), { status: 200 }))));
+      serveSet(set, setArrives.passed);
       const loading = loadScene(loadTarget, config, scene({ objects: [group('shelves', { instanceCount: count })] } as never));
       await new Promise((resolve) => setTimeout(resolve, 20));
       // The asset is in, the set is not: a small scene's programs are compiling, the picture held.
@@ -283,8 +288,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const { loadTarget } = target({ onEvent: (e) => events.push(e), linked: linked.passed });
     models.records = () => [modelRecord('floor'), modelRecord('walls')];
     const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
-    // The models' saved logs are empty; the group's set is the set.
-    vi.stubGlobal('fetch', vi.fn(async (url: string) => (String(url).includes('/mutations') ? Response.json({ modelId: 'm', mutations: [], lastSeq: 0 }) : new Response(set.slice(), { status: 200 }))));
+    serveSet(set);
     try {
       const doc = { ...scene({ objects: [group('shelves', { instanceCount: 3 })] } as never), models: ['floor', 'walls'].map((_id) => ({ _id, outputFormat: 'glb' })) } as SceneDoc;
       const loading = loadScene(loadTarget, config, doc);
@@ -310,7 +314,7 @@ describe('loadScene: the order of a scene of groups (no WebGL: a renderer that r
     const { loadTarget } = target({ onEvent: (e) => events.push(e), linked: linked.passed });
     models.records = () => [modelRecord('floor')];
     const set = encodeInstanceSet({ ids: new Uint32Array([0, 1, 2]), matrices: new Float32Array(36), nextId: 3, revision: 1 });
-    vi.stubGlobal('fetch', vi.fn(async (url: string) => (String(url).includes('/mutations') ? Response.json({ modelId: 'm', mutations: [], lastSeq: 0 }) : (await setArrives.passed, new Response(set.slice(), { status: 200 })))));
+    serveSet(set, setArrives.passed);
     try {
       const doc = { ...scene({ objects: [group('shelves', { instanceCount: 3 })] } as never), models: [{ _id: 'floor', outputFormat: 'glb' }] } as SceneDoc;
       const loading = loadScene(loadTarget, config, doc);
