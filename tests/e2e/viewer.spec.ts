@@ -503,6 +503,31 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   await page.screenshot({ path: 'test-results/demo-scene.png' });
 });
 
+test('a page that forces its tier opens no early WebGL context: nothing is detected', async ({ page }) => {
+  // The entry is held until index.html's downloads have started and a task more, by when it would
+  // have opened its early context; the check then sees what index.html did on its own. The same
+  // page with the tier detected is the control: there it opens it.
+  const probes: string[] = [];
+  await page.route(
+    /\/assets\/index-[\w-]+\.js$/,
+    async (route) => {
+      await page.waitForFunction(() => (window as any).__earlyFetchesStarted !== undefined, undefined, { timeout: 30_000 });
+      await page.evaluate(() => (window as any).__earlyFetchesStarted);
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+      probes.push(await page.evaluate(() => typeof (window as any).__earlyProbe));
+      await route.fallback();
+    },
+    { times: 2 },
+  );
+  await page.goto('/embed/demo?quality=low');
+  expect(await settled(page)).toBe('ready');
+  const quality = await page.evaluate(() => (window as any).__viewer.viewer.quality);
+  expect({ tier: quality.settings.tier, forced: quality.forced, earlyProbeMs: quality.earlyProbeMs }).toEqual({ tier: 'low', forced: true, earlyProbeMs: null });
+  await page.goto('/embed/demo');
+  expect(await settled(page)).toBe('ready');
+  expect(probes).toEqual(['undefined', 'object']);
+});
+
 function distance(a: number[], b: number[]): number {
   return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 }
