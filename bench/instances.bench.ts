@@ -45,7 +45,8 @@ import {
   type InstanceAsset,
   type InstanceGroupRecord,
 } from '../src/engine/instances';
-import { ApplyInstanceChangesRequest, FLOATS_PER_INSTANCE, packMatrix } from '../src/protocol/instances';
+import { FLOATS_PER_INSTANCE, packMatrix } from '../src/protocol/instances';
+import { ApplyInstanceChangesRequest } from '../src/protocol/instance-changes';
 import { createInstanceService } from '../src/server/instances';
 import { SQLITE_FILE_NAME, openFileStore } from '../src/server/store';
 import { bindObject } from '../src/engine/registry';

@@ -32,7 +32,7 @@ import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type Queue
 import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
 import { besideMatrices, createBoxSelect, createInstanceApplier, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
 import { createSelectionOutline, type SelectionOutline } from './selection-outline';
-import type { InstanceChange } from '../protocol/instances';
+import type { InstanceChange } from '../protocol/instance-changes';
 import { createInstanceGroup, instanceGroupByUuid, instanceGroupOf, instanceIds, type InstanceArrays, type InstanceAsset, type InstanceGroupOptionsBase } from '../engine/instances';
 
 /**

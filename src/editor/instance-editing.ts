@@ -10,7 +10,8 @@ import {
   type InstanceGroupRecord,
 } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
-import { FLOATS_PER_INSTANCE, packMatrix, unpackMatrices, type InstanceChange } from '../protocol/instances';
+import { FLOATS_PER_INSTANCE, packMatrix, unpackMatrices } from '../protocol/instances';
+import type { InstanceChange } from '../protocol/instance-changes';
 import type { Mutation } from '../protocol/mutation';
 import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
 import type { InstanceApplier } from './instance-commands';

@@ -1,4 +1,5 @@
-import { FLOATS_PER_INSTANCE, InstanceChange, MAX_INSTANCES_PER_GROUP, noInstanceError, packMatrix, type ApplyInstanceChangesResponse } from '../protocol/instances.ts';
+import { FLOATS_PER_INSTANCE, MAX_INSTANCES_PER_GROUP, noInstanceError, packMatrix } from '../protocol/instances.ts';
+import { InstanceChange, type ApplyInstanceChangesResponse } from '../protocol/instance-changes.ts';
 import { decodeInstanceSet, encodeInstanceSet, type InstanceSet } from '../protocol/instance-set.ts';
 import type { InstanceLogRow, Store } from './db/common.ts';
 

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FLOATS_PER_INSTANCE, type InstanceChange } from '../../src/protocol/instances.ts';
+import { FLOATS_PER_INSTANCE } from '../../src/protocol/instances.ts';
+import type { InstanceChange } from '../../src/protocol/instance-changes.ts';
 import { decodeInstanceSet } from '../../src/protocol/instance-set.ts';
 import { FOLD_AFTER, LiveInstanceSet, checkChanges, createInstanceService, setFromMatrices } from '../../src/server/instances.ts';
 import { openStore, type Store } from '../../src/server/store.ts';

@@ -1,7 +1,8 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { ApplyInstanceChangesRequest, INSTANCE_SET_MIME, type ApplyInstanceChangesResponse } from '../../protocol/instances.ts';
+import { INSTANCE_SET_MIME } from '../../protocol/instances.ts';
+import { ApplyInstanceChangesRequest, type ApplyInstanceChangesResponse } from '../../protocol/instance-changes.ts';
 import { assertCanReadScene, assertCanWriteScene, requireUser } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
 import type { InstanceService } from '../instances.ts';

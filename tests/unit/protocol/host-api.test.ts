@@ -20,6 +20,19 @@ const argsError = (func: keyof typeof HOST_FUNCTIONS, args: unknown) => {
 };
 
 describe('host API schemas', () => {
+  it("builds a function's and an event's schemas on their first use, once (not when the embed evaluates the module)", () => {
+    for (const name of ['setCamera', 'listModels', 'setSun'] as const) {
+      const spec = HOST_FUNCTIONS[name];
+      expect(typeof Object.getOwnPropertyDescriptor(spec, 'args')?.get, name).toBe('function');
+      expect(typeof Object.getOwnPropertyDescriptor(spec, 'result')?.get, name).toBe('function');
+      expect(spec.args).toBe(spec.args);
+      expect(spec.result).toBe(spec.result);
+    }
+    expect(typeof Object.getOwnPropertyDescriptor(HOST_EVENTS.camerastop, 'data')?.get).toBe('function');
+    expect(HOST_EVENTS.camerastop.data).toBe(HOST_EVENTS.camerastop.data);
+    expect(HOST_EVENTS.camerastop.data.safeParse({}).success).toBe(false);
+  });
+
   it('lists every function the issue asks for, each documented', () => {
     for (const name of [
       'listModels', 'setModelVisibility', 'fitCamera', 'getCamera', 'setCamera', 'setCameraConfig', 'setNavigationMode', 'setProjection',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApplyInstanceChangesRequest, FLOATS_PER_INSTANCE, noInstanceError, packMatrix, unpackMatrix, unpackMatrices } from '../../../src/protocol/instances';
+import { FLOATS_PER_INSTANCE, noInstanceError, packMatrix, unpackMatrix, unpackMatrices } from '../../../src/protocol/instances';
+import { ApplyInstanceChangesRequest } from '../../../src/protocol/instance-changes';
 import { INSTANCE_SET_HEADER, InstanceSetError, decodeInstanceSet, encodeInstanceSet } from '../../../src/protocol/instance-set';
 
 function set(count: number) {
