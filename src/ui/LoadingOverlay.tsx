@@ -11,9 +11,9 @@ import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, 
  * plain one of src/ui/embed-boot.ts): the detail comes LOADING_DETAIL_DELAY_MS after that.
  * `host` is that plain overlay, if it is still on the screen: the detail goes into it, so that
  * screen readers keep the one live region they have been told about (a new one put in its place
- * may not be announced).
+ * may not be announced); `hostWords` are its hidden first words, hidden once the detail says them.
  */
-export function LoadingOverlay({ state, logoUrl, since, host }: { state: EmbedState; logoUrl: string; since?: number; host?: HTMLElement }) {
+export function LoadingOverlay({ state, logoUrl, since, host, hostWords }: { state: EmbedState; logoUrl: string; since?: number; host?: HTMLElement; hostWords?: HTMLElement }) {
   const [detail, setDetail] = useState(() => since !== undefined && performance.now() - since >= LOADING_DETAIL_DELAY_MS);
   useEffect(() => {
     // The logo is fetched now, so that it is there when it appears (one change on the screen, not two).
@@ -25,9 +25,8 @@ export function LoadingOverlay({ state, logoUrl, since, host }: { state: EmbedSt
   }, [logoUrl, since]);
   // In the plain overlay, the progress line says what its hidden words said: said once.
   useLayoutEffect(() => {
-    const words = host?.querySelector<HTMLElement>(':scope > .visually-hidden');
-    if (words) words.hidden = detail;
-  }, [host, detail]);
+    if (host && hostWords) hostWords.hidden = detail;
+  }, [host, hostWords, detail]);
   if (host) return detail ? createPortal(<LoadingDetail state={state} logoUrl={logoUrl} />, host) : null;
   return (
     <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">

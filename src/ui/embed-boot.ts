@@ -28,7 +28,7 @@ export interface EmbedBoot {
    * region throughout), taken away once the picture is out (a failure keeps it until the panels
    * show the failure overlay).
    */
-  loading: { element: HTMLDivElement | null; since: number };
+  loading: { element: HTMLDivElement | null; since: number; words: HTMLElement | null };
   /** Removes the plain loading overlay (the panels, when they show something else in its place). */
   takeLoadingOverlay(): void;
   /**
@@ -82,7 +82,7 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
 
   // The loading overlay's first look (one colour, the words for screen readers); once the panels
   // have arrived, LoadingOverlay (src/ui/LoadingOverlay.tsx) adds the progress to this element.
-  const loading: EmbedBoot['loading'] = { element: null, since: 0 };
+  const loading: EmbedBoot['loading'] = { element: null, since: 0, words: null };
   if (options.autoPlay) {
     const element = document.createElement('div');
     element.className = 'overlay loading';
@@ -97,6 +97,7 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
     // it, so that the notices of a load (in the root) are drawn over it.
     ui.before(element);
     loading.element = element;
+    loading.words = words;
     loading.since = performance.now();
     mark('loading-overlay');
     // The logo the overlay shows after its first second, fetched now: there when it appears.
@@ -125,6 +126,7 @@ export function bootEmbed(root: HTMLElement, sceneId: string, search = window.lo
   const takeLoadingOverlay = () => {
     loading.element?.remove();
     loading.element = null;
+    loading.words = null;
   };
   let label = '';
   subscribe(state, () => {
