@@ -354,8 +354,9 @@ export interface FunctionSpec<A extends z.ZodType = z.ZodType, R extends z.ZodTy
   summary: string;
   /** 'read' functions change nothing; 'change' functions need a page allowed to change the scene. */
   access: 'read' | 'change';
-  args: A;
-  result: R;
+  /** Built on first use (fn). */
+  readonly args: A;
+  readonly result: R;
 }
 /**
  * A function's entry. Its schemas are built on first use (a request for it, the docs), not when

@@ -74,7 +74,7 @@ export function EmbedViewer({ boot }: { boot: EmbedBoot }) {
           onPlay={() => controller.start()}
         />
       )}
-      {loading && <LoadingOverlay state={state} logoUrl={options.uiLogoUrl ?? DEFAULT_LOGO} since={boot.loading.since || undefined} host={boot.loading.element ?? undefined} hostWords={boot.loading.words ?? undefined} />}
+      {loading && <LoadingOverlay state={state} logoUrl={options.uiLogoUrl ?? DEFAULT_LOGO} since={boot.loading.since || undefined} host={boot.loading.element ? { element: boot.loading.element, words: boot.loading.words } : undefined} />}
       {snap.phase === 'failed' && (
         <div className="overlay failed" role="alert" data-testid="failure-overlay">
           <p className="failure-title">{snap.failureTitle || UNEXPECTED_ERROR}</p>

@@ -9,11 +9,11 @@ import { LOADING_DETAIL_DELAY_MS, LOADING_TEXT, progressFraction, progressText, 
  * component reads the progress, so a progress step re-renders it alone, and only once shown.
  * `since` (performance.now()) is when the overlay first appeared, if before this component (the
  * plain one of src/ui/embed-boot.ts): the detail comes LOADING_DETAIL_DELAY_MS after that.
- * `host` is that plain overlay, if it is still on the screen: the detail goes into it, so that
- * screen readers keep the one live region they have been told about (a new one put in its place
- * may not be announced); `hostWords` are its hidden first words, hidden once the detail says them.
+ * `host` is that plain overlay, if it is still on the screen: the detail goes into its element, so
+ * that screen readers keep the one live region they have been told about (a new one put in its
+ * place may not be announced), and its hidden first words are hidden once the detail says them.
  */
-export function LoadingOverlay({ state, logoUrl, since, host, hostWords }: { state: EmbedState; logoUrl: string; since?: number; host?: HTMLElement; hostWords?: HTMLElement }) {
+export function LoadingOverlay({ state, logoUrl, since, host }: { state: EmbedState; logoUrl: string; since?: number; host?: { element: HTMLElement; words: HTMLElement | null } }) {
   const [detail, setDetail] = useState(() => since !== undefined && performance.now() - since >= LOADING_DETAIL_DELAY_MS);
   useEffect(() => {
     // The logo is fetched now, so that it is there when it appears (one change on the screen, not two).
@@ -24,10 +24,12 @@ export function LoadingOverlay({ state, logoUrl, since, host, hostWords }: { sta
     return () => clearTimeout(timer);
   }, [logoUrl, since]);
   // In the plain overlay, the progress line says what its hidden words said: said once.
+  const hostElement = host?.element;
+  const hostWords = host?.words;
   useLayoutEffect(() => {
-    if (host && hostWords) hostWords.hidden = detail;
-  }, [host, hostWords, detail]);
-  if (host) return detail ? createPortal(<LoadingDetail state={state} logoUrl={logoUrl} />, host) : null;
+    if (hostWords) hostWords.hidden = detail;
+  }, [hostWords, detail]);
+  if (hostElement) return detail ? createPortal(<LoadingDetail state={state} logoUrl={logoUrl} />, hostElement) : null;
   return (
     <div className="overlay loading" role="status" aria-live="polite" data-testid="loading-overlay">
       {detail ? <LoadingDetail state={state} logoUrl={logoUrl} /> : <span className="visually-hidden">{LOADING_TEXT}</span>}

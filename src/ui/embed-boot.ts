@@ -26,7 +26,8 @@ export interface EmbedBoot {
    * The loading overlay (performance.now() when it appeared, so that the panels keep its timing):
    * a plain element, which the panels fill with the progress after its first second (one live
    * region throughout), taken away once the picture is out (a failure keeps it until the panels
-   * show the failure overlay).
+   * show the failure overlay). `words`: its hidden first words, which the panels hide once the
+   * progress line says them.
    */
   loading: { element: HTMLDivElement | null; since: number; words: HTMLElement | null };
   /** Removes the plain loading overlay (the panels, when they show something else in its place). */

@@ -333,6 +333,15 @@ describe("index.html's early probe context", () => {
     expect(Number(script![1])).toBe(BENCHMARK_SIZE);
     expect(Function(`return (${script![2]});`)()).toEqual(PROBE_ATTRIBUTES);
   });
+  it("index.html opens no probe for the tiers parseQualityTier forces, and one for anything else", () => {
+    const html = readFileSync(new URL('../../../index.html', import.meta.url), 'utf8');
+    const script = /if \((\/\^[^\n]*?\/i)\.test\(params\.get\('quality'\) \|\| ''\)\) return;/.exec(html);
+    expect(script, "index.html's forced-tier check").not.toBeNull();
+    const forces = Function(`return ${script![1]};`)() as RegExp;
+    for (const value of ['low', ' HIGH ', 'Medium', 'auto', '', 'lowx', 'low medium', '\tlow\n']) {
+      expect(forces.test(value), JSON.stringify(value)).toBe(parseQualityTier(value) !== null);
+    }
+  });
   it('a forced tier loses the probe it does not need', () => {
     const calls = fakeProbe();
     expect(detectQuality({ forced: 'high', devicePixelRatio: 1 }).forced).toBe(true);
