@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { changeList, changesBody } from './change-batch.ts';
 import { FLOATS_PER_INSTANCE, MAX_INSTANCE_CHANGES_PER_BATCH, MAX_INSTANCES_PER_REQUEST } from './instances.ts';
 
 /**
@@ -44,15 +45,10 @@ export const InstanceChange = z
   });
 export type InstanceChange = z.infer<typeof InstanceChange>;
 
-export const ApplyInstanceChangesRequest = z.strictObject(
-  {
-    changes: z
-      .array(InstanceChange, { error: 'changes must be a list' })
-      .min(1, { error: 'changes must not be empty' })
-      .max(MAX_INSTANCE_CHANGES_PER_BATCH, { error: `changes: at most ${MAX_INSTANCE_CHANGES_PER_BATCH} per request` })
-      .refine((changes) => changes.reduce((n, c) => n + c.ids.length, 0) <= MAX_INSTANCES_PER_REQUEST, { error: `changes: at most ${MAX_INSTANCES_PER_REQUEST} instances per request` }),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'the body must be { "changes": [...] }') },
+export const ApplyInstanceChangesRequest = changesBody(
+  changeList(InstanceChange, MAX_INSTANCE_CHANGES_PER_BATCH).refine((changes) => changes.reduce((n, c) => n + c.ids.length, 0) <= MAX_INSTANCES_PER_REQUEST, {
+    error: `changes: at most ${MAX_INSTANCES_PER_REQUEST} instances per request`,
+  }),
 );
 export type ApplyInstanceChangesRequest = z.infer<typeof ApplyInstanceChangesRequest>;
 

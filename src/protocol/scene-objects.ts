@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { changeList, changesBody } from './change-batch.ts';
 import { INLINE_INSTANCE_LIMIT } from './instances.ts';
 import { AMBIENT_INTENSITY, DIRECTIONAL_INTENSITY, MAX_SHADOW_MAPS, PERSPECTIVE_CAMERA_DEFAULTS, POINT_LIGHT_SHADOW_COST, SPOT_LIGHT_DEFAULTS } from './constants.ts';
 
@@ -108,21 +109,14 @@ export const SceneObjectChange = z.discriminatedUnion(
 export type SceneObjectChange = z.infer<typeof SceneObjectChange>;
 
 /** POST /v1/scenes/{id}/object-changes */
-export const ApplyObjectChangesRequest = z.strictObject(
-  {
-    changes: z
-      .array(SceneObjectChange, { error: 'changes must be a list' })
-      .min(1, { error: 'changes must not be empty' })
-      .max(MAX_OBJECT_CHANGES_PER_BATCH, { error: `changes: at most ${MAX_OBJECT_CHANGES_PER_BATCH} per request` })
-      .superRefine((changes, ctx) => {
-        for (const [i, change] of changes.entries()) {
-          if (change.type === 'putObject' && change.object.uuid !== change.objectId) {
-            ctx.addIssue({ code: 'custom', path: [i, 'object', 'uuid'], message: `changes[${i}]: object.uuid must equal objectId` });
-          }
-        }
-      }),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'the body must be { "changes": [...] }') },
+export const ApplyObjectChangesRequest = changesBody(
+  changeList(SceneObjectChange, MAX_OBJECT_CHANGES_PER_BATCH).superRefine((changes, ctx) => {
+    for (const [i, change] of changes.entries()) {
+      if (change.type === 'putObject' && change.object.uuid !== change.objectId) {
+        ctx.addIssue({ code: 'custom', path: [i, 'object', 'uuid'], message: `changes[${i}]: object.uuid must equal objectId` });
+      }
+    }
+  }),
 );
 export type ApplyObjectChangesRequest = z.infer<typeof ApplyObjectChangesRequest>;
 
