@@ -442,9 +442,10 @@ async function uploadTextures(context: RenderContext, record: ModelRecord): Prom
  * Compiles the loaded materials before the first frame for the lights and target they will be
  * drawn with, one per task, and resolves with the wait for their links (one wait, however often it
  * is called): each program's link status read in a task of its own (without
- * KHR_parallel_shader_compile the first use of a program waits for its link). Left to the first frame, the demo warehouse's floor and walls took
- * 4 to 6 s to link in about half the loads on SwiftShader (the GPU process busy on two threads;
- * bench/LOAD-PROFILE.md, 2026-11-28); checked here, never: A/B of 6 pairs, `?quality=low`,
+ * KHR_parallel_shader_compile the first use of a program waits for its link). Left to the first
+ * frame, the demo warehouse's floor and walls took 4 to 6 s to link in about half the loads on
+ * SwiftShader (the GPU process busy on two threads; bench/LOAD-PROFILE.md, 2026-11-28); checked
+ * here, never: A/B of 6 pairs, `?quality=low`,
  * viewerready 4573 -> 2009 ms median, GPU process 6.2 -> 1.6 s of CPU. All are issued before any
  * is waited for: compileAsync resolves when its program is linked where the browser can tell,
  * and one after the other those links would not overlap.

@@ -393,8 +393,9 @@ export interface EarlyProbe {
 /**
  * The probe context index.html opened while the app's code downloaded (the page's first WebGL
  * context, which also opens the channel to the GPU process), taken once; null if there is none
- * (another entry page, a cover, a page that forces its tier, a test) or it was lost meanwhile. Leaves null behind, which tells
- * index.html's script not to open one any more (the app's code may run before it did).
+ * (another entry page, a cover, a page that forces its tier, a test) or it was lost meanwhile.
+ * Leaves null behind, which tells index.html's script not to open one any more (the app's code may
+ * run before it did).
  */
 export function takeEarlyProbe(): EarlyProbe | null {
   const holder = globalThis as { __earlyProbe?: { gl?: WebGL2RenderingContext; ms?: number } | null };
