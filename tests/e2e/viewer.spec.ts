@@ -472,10 +472,13 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
     async (route) => {
       await page.waitForFunction(() => (window as any).__earlyProbe !== undefined, undefined, { timeout: 30_000 }).catch(() => undefined);
       await page.evaluate(() => ((window as any).__probe = (window as any).__earlyProbe?.gl ?? null));
+      requestedBeforeApp = [...requests];
       await route.fallback();
     },
     { times: 1 },
   );
+  let requestedBeforeApp: string[] = [];
+  const savedEdits = (p: string) => /^\/v1\/models\/[^/]+\/mutations$/.test(p);
   await page.goto('/embed/demo');
   expect(await settled(page)).toBe('ready');
   // index.html starts the configuration, scene and model downloads before the app's code runs;
@@ -484,6 +487,9 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   expect(count((p) => p === '/v1/config')).toBe(1);
   expect(count((p) => p === '/v1/scenes/demo')).toBe(1);
   expect(count((p) => p.endsWith('/model_file.binz'))).toBe(1);
+  // The model's saved edits too: index.html asked for them with the model, before the app's code ran.
+  expect(count(savedEdits)).toBe(1);
+  expect(requestedBeforeApp.filter(savedEdits)).toHaveLength(1);
   expect(await page.evaluate(() => Object.keys((window as any).__earlyFetches ?? { missing: true }))).toEqual([]);
   // index.html also opened the page's first WebGL context while the code downloaded: the tier
   // detection took it as its probe.
