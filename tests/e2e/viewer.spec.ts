@@ -251,6 +251,12 @@ test.describe('cover, play button, watermark and reload', () => {
     const imported = /<script type="module">import\("(\/assets\/index-[\w-]+\.js)"\)/.exec(html)?.[1];
     expect(imported).toBeTruthy();
     expect(html).toContain(`<link rel="modulepreload" crossorigin href="${imported}">`);
+    // The first load is two chunks, our code and the libraries it imports (vite.config.ts
+    // codeSplitting), both preloaded: not a request for each module a later chunk shares with it.
+    const entry = await (await page.request.get(imported!)).text();
+    const staticImports = [...new Set([...entry.matchAll(/(?:import|from)\s*"\.\/([\w.-]+\.js)"/g)].map((m) => m[1]))];
+    expect(staticImports).toEqual([expect.stringMatching(/^vendor-[\w-]+\.js$/)]);
+    expect(html).toContain(`<link rel="modulepreload" crossorigin href="/assets/${staticImports[0]}">`);
     await page.goto('/embed/cover-scene?autoPlay=false');
     await expect(page.getByTestId('cover')).toBeVisible();
 
