@@ -46,6 +46,11 @@ export const HIGH_TIER_SCORE = 80;
 export const MEDIUM_TIER_SCORE = 50;
 /** Pixel ratio per tier: 1 for low, 1.5 for medium, min(device ratio, 2) for high. */
 export const LOW_PIXEL_RATIO = 1;
+/**
+ * The low tier's largest texture side (QualitySettings.textureLimit); the loader worker also decodes
+ * at it while a detected tier is still unknown (src/scene/model-images.ts).
+ */
+export const LOW_TEXTURE_LIMIT = 1024;
 export const MEDIUM_PIXEL_RATIO = 1.5;
 export const MAX_PIXEL_RATIO = 2;
 /** Visibility layer 15: helpers drawn on screen, never in pictures or picks. */

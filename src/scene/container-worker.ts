@@ -3,6 +3,7 @@ import type { InstanceSet } from '../protocol/instance-set.ts';
 import { fetchBinary, HttpError } from './fetch.ts';
 import { fetchInstanceSet } from './instance-set-fetch.ts';
 import { decodeGlbImages } from './model-images.ts';
+import { LOW_TEXTURE_LIMIT } from '../protocol/constants.ts';
 
 /**
  * Module Web Worker of the loader (index.html starts it in a built embed, else
@@ -22,7 +23,8 @@ export interface DecodeRequest {
   /**
    * Decode a GLB's images too (model-images.ts), scaled to this texture limit (null or not a
    * positive number: none); undefined: the page's TextureLimitMessage, its value if it has come,
-   * else awaited. Absent: no images.
+   * else awaited (the images are decoded meanwhile at the low tier's LOW_TEXTURE_LIMIT, and again
+   * if the limit comes out larger). Absent: no images.
    */
   textureLimit?: number | null;
   images?: boolean;
@@ -36,7 +38,7 @@ export interface ModelRequest extends Omit<DecodeRequest, 'buffer'> {
 
 /**
  * The viewer's texture limit, once its tier is known: the requests index.html sent before the app
- * ran (textureLimit undefined) scale their images to it.
+ * ran (textureLimit undefined) reply with their images at it.
  */
 export interface TextureLimitMessage {
   kind: 'texture-limit';
@@ -161,7 +163,7 @@ async function decoded(id: number, buffer: ArrayBuffer, request: Partial<DecodeR
   const exact = toExactArrayBuffer(asset);
   if (!request.images || format !== 'glb') return { reply: { id, asset: exact, header, format }, transfer: [exact] };
   const limit = request.textureLimit === undefined ? pageLimit : positiveOrNull(request.textureLimit);
-  const images = await decodeGlbImages(new Uint8Array(exact), limit);
+  const images = await decodeGlbImages(new Uint8Array(exact), limit, LOW_TEXTURE_LIMIT);
   const bitmaps = images.filter((image): image is ImageBitmap => image !== null);
   return { reply: { id, asset: exact, header, format, images }, transfer: [exact, ...bitmaps] };
 }

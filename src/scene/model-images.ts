@@ -66,12 +66,16 @@ export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
  * not decoded here. Images larger than the limit (the tier's texture limit, null for none) come out
  * scaled as the low tier's LimitedImageBitmapLoader scales them. When the limit is known at the call
  * and an image's header gives its size, the image is decoded at the scaled size in one step, which
- * costs about what the full-size decode alone costs; otherwise (a limit still to come: index.html
- * asks before the tier is known) it is decoded at once at full size and scaled when the limit
- * resolves. Never rejects: an image that fails is null, and a GLB whose structure is broken gives no
- * images.
+ * costs about what the full-size decode alone costs.
+ *
+ * A limit still to come (index.html asks before a detected tier is known): the images are decoded
+ * at once at `likely` (the low tier's limit: the weak devices whose loads wait for this are low) and
+ * decoded again, at full size or at the limit, if the limit comes out larger; without `likely`, at
+ * full size and scaled when the limit resolves (a second step that cost a weak device 110-125 ms for
+ * DamagedHelmet's five images). Never rejects: an image that fails is null, and a GLB whose
+ * structure is broken gives no images.
  */
-export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Promise<number | null>): Promise<(ImageBitmap | null)[]> {
+export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Promise<number | null>, likely: number | null = null): Promise<(ImageBitmap | null)[]> {
   if (typeof createImageBitmap !== 'function' || typeof Blob !== 'function') return [];
   let sources: GlbImageSource[];
   try {
@@ -80,15 +84,25 @@ export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Pr
     return [];
   }
   if (sources.length === 0) return [];
-  const known = typeof limit === 'number' ? limit : null;
-  const decoded = sources.map((source) =>
-    createImageBitmap(new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType }), decodeOptions(source, known)).catch(() => null),
-  );
+  const pending = limit instanceof Promise;
+  const now = pending ? likely : limit;
+  const decode = (source: GlbImageSource, options: ImageBitmapOptions) =>
+    createImageBitmap(new Blob([source.bytes as Uint8Array<ArrayBuffer>], { type: source.mimeType }), options).catch(() => null);
+  const options = sources.map((source) => decodeOptions(source, now));
+  const decoded = sources.map((source, i) => decode(source, options[i]));
   const cap = await limit;
   const out: (ImageBitmap | null)[] = [];
   await Promise.all(
     sources.map(async (source, i) => {
-      const bitmap = await decoded[i];
+      let bitmap = await decoded[i];
+      if (bitmap && options[i] !== DECODE_OPTIONS) {
+        // Decoded smaller than the limit that came allows: again, from the file.
+        const wanted = decodeOptions(source, cap);
+        if (wanted === DECODE_OPTIONS || (wanted.resizeWidth ?? 0) > bitmap.width) {
+          bitmap.close();
+          bitmap = await decode(source, wanted);
+        }
+      }
       out[source.index] = bitmap && cap ? await scaled(bitmap, cap) : bitmap;
     }),
   );

@@ -1,4 +1,4 @@
-import { HIGH_TIER_SCORE, LOW_PIXEL_RATIO, MAX_PIXEL_RATIO, MEDIUM_PIXEL_RATIO, MEDIUM_TIER_SCORE } from '../protocol/constants';
+import { HIGH_TIER_SCORE, LOW_PIXEL_RATIO, LOW_TEXTURE_LIMIT, MAX_PIXEL_RATIO, MEDIUM_PIXEL_RATIO, MEDIUM_TIER_SCORE } from '../protocol/constants';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 /**
  * Quality tiers (viewer specification section 9): a score from the CPU, the memory, the GPU and a
@@ -242,8 +242,7 @@ export const LOW_ENVIRONMENT_SIZE = 128;
 /** The sun's shadow map on the medium and low tiers (high has the specification's SHADOW_MAP_SIZE, 4192). */
 export const MEDIUM_SHADOW_MAP_SIZE = 2048;
 export const LOW_SHADOW_MAP_SIZE = 1024;
-/** The low tier's largest texture side (QualitySettings.textureLimit). */
-export const LOW_TEXTURE_LIMIT = 1024;
+export { LOW_TEXTURE_LIMIT } from '../protocol/constants';
 
 /** Pixel ratio, antialiasing, post-processing and environment size of a tier. */
 export function settingsForTier(tier: QualityTier, devicePixelRatio: number): QualitySettings {

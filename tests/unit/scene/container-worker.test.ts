@@ -5,6 +5,7 @@ import { encodeInstanceSet, INSTANCE_SET_MIME } from '../../../src/protocol/inst
 import { fetchInstanceSetInWorker, loadModelFile, terminateContainerWorker } from '../../../src/scene/container-client';
 import { answerModelRequest, installWorkerHandlers, answerInstanceSetRequest, PROGRESS_INTERVAL_MS, type DecodeReply, type ProgressReply, type WorkerScope } from '../../../src/scene/container-worker';
 import { HttpError } from '../../../src/scene/fetch';
+import { LOW_TEXTURE_LIMIT } from '../../../src/protocol/constants';
 
 /**
  * The loader worker's instance set downloads (container-worker.ts answers, container-client.ts
@@ -251,7 +252,7 @@ describe('loader worker: models', () => {
     await vi.waitFor(() => expect(aborted).toEqual(['http://cdn.test/slow']));
   });
 
-  it('a request sent before the page knew its tier scales its images once the page says its texture limit', async () => {
+  it("a request sent before the page knew its tier decodes its images at the low tier's limit at once, and replies once the page says its texture limit", async () => {
     // The page's limit is one per worker (module-level state here): this is the only test that sends it.
     const container = await encodedHelmet();
     vi.stubGlobal('fetch', vi.fn(async () => new Response(container.slice(), { status: 200 })));
@@ -259,17 +260,20 @@ describe('loader worker: models', () => {
     const worker = new LoopbackWorker();
     const replies: DecodeReply[] = [];
     worker.onmessage = ({ data }) => replies.push(data);
-    // As index.html asks when no tier is forced: textureLimit undefined. The images are decoded at once, at full size ...
+    // As index.html asks when no tier is forced: textureLimit undefined. The images are decoded at
+    // once, at the low tier's limit (the likely one on the weak devices whose loads wait for it) ...
     worker.postMessage({ id: 1_000_000_000, kind: 'model', url: 'http://cdn.test/early', images: true, textureLimit: undefined });
-    await vi.waitFor(() => expect(made).toEqual([2048, 2048, 2048, 2048, 2048]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(made).toEqual([LOW_TEXTURE_LIMIT, LOW_TEXTURE_LIMIT, LOW_TEXTURE_LIMIT, LOW_TEXTURE_LIMIT, LOW_TEXTURE_LIMIT]), { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     // ... and the reply waits for the limit.
     expect(replies.filter((r) => !('progress' in r))).toEqual([]);
     worker.postMessage({ kind: 'texture-limit', limit: 1024 });
     await vi.waitFor(() => expect(replies.some((r) => 'asset' in r)).toBe(true));
     const reply = replies.find((r) => 'asset' in r) as Extract<DecodeReply, { images?: unknown }>;
+    // It was the low tier's: nothing decoded or scaled again (tests/unit/scene/model-images.test.ts
+    // has the other limits).
     expect(reply.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
-    expect(made).toEqual([2048, 2048, 2048, 2048, 2048, 1024, 1024, 1024, 1024, 1024]);
+    expect(made).toEqual([1024, 1024, 1024, 1024, 1024]);
     // The first limit stays: the tier is detected once.
     worker.postMessage({ kind: 'texture-limit', limit: 256 });
     // A request that comes once the limit is known decodes its images at the limit, in one step.
@@ -277,6 +281,6 @@ describe('loader worker: models', () => {
     await vi.waitFor(() => expect(replies.filter((r) => 'asset' in r)).toHaveLength(2));
     const late = replies.filter((r) => 'asset' in r)[1] as Extract<DecodeReply, { images?: unknown }>;
     expect(late.images!.map((b) => b && b.width)).toEqual([1024, 1024, 1024, 1024, 1024]);
-    expect(made.slice(10)).toEqual([1024, 1024, 1024, 1024, 1024]);
+    expect(made.slice(5)).toEqual([1024, 1024, 1024, 1024, 1024]);
   });
 });

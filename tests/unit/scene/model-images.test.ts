@@ -204,6 +204,58 @@ describe('decodeGlbImages', () => {
     expect(calls.map((options) => options.resizeWidth)).toEqual([undefined, undefined, 1024]);
   });
 
+  it("a limit still to come, with a likely one: decoded at the likely limit at once, and again only if the limit comes out larger", async () => {
+    const [jpeg] = glbImageSources(helmet()); // 2048 x 2048, its size in its header
+    const model = packGlb(
+      {
+        asset: { version: '2.0' },
+        buffers: [{ byteLength: jpeg.bytes.length }],
+        bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: jpeg.bytes.length }],
+        images: [{ bufferView: 0, mimeType: 'image/jpeg' }],
+        textures: [{ source: 0 }],
+      },
+      jpeg.bytes,
+    );
+    const made: FakeBitmap[] = [];
+    const calls: { scaling: boolean; resizeWidth?: number }[] = [];
+    vi.stubGlobal('createImageBitmap', async (source: Blob | FakeBitmap, options?: ImageBitmapOptions) => {
+      calls.push({ scaling: source instanceof FakeBitmap, resizeWidth: options?.resizeWidth });
+      const side = options?.resizeWidth ?? 2048;
+      const bitmap = new FakeBitmap(side, side, source instanceof FakeBitmap ? 'scaled' : 'file');
+      made.push(bitmap);
+      return bitmap;
+    });
+    const decode = async (limit: number | null) => {
+      calls.length = 0;
+      made.length = 0;
+      let tell!: (value: number | null) => void;
+      const coming = new Promise<number | null>((resolve) => (tell = resolve));
+      const decoding = decodeGlbImages(model, coming, 1024);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // Decoded at once, at the likely limit, before the limit is known.
+      expect(calls).toEqual([{ scaling: false, resizeWidth: 1024 }]);
+      tell(limit);
+      const [image] = (await decoding) as unknown as FakeBitmap[];
+      return image;
+    };
+    // The likely limit it is (a weak device): one decode.
+    expect((await decode(1024)).width).toBe(1024);
+    expect(calls).toHaveLength(1);
+    // No limit (a strong device): decoded again from the file at full size; the small one closed.
+    expect((await decode(null)).width).toBe(2048);
+    expect(calls).toEqual([{ scaling: false, resizeWidth: 1024 }, { scaling: false, resizeWidth: undefined }]);
+    expect(made[0].closed).toBe(true);
+    // A larger limit that still halves it to the likely size (halved until it fits): kept.
+    expect((await decode(2047)).width).toBe(1024);
+    expect(calls).toHaveLength(1);
+    // A limit it fits: decoded again at full size.
+    expect((await decode(4096)).width).toBe(2048);
+    expect(calls[1]).toEqual({ scaling: false, resizeWidth: undefined });
+    // A smaller one: the decoded bitmap is scaled, not decoded again.
+    expect((await decode(512)).width).toBe(512);
+    expect(calls[1]).toEqual({ scaling: true, resizeWidth: 512 });
+  });
+
   it('an image that cannot be scaled is left to GLTFLoader', async () => {
     stubDecoder({ 'big ': [26, 26], smal: [8, 8] });
     const images = (await decodeGlbImages(glb(), 16)) as unknown as (FakeBitmap | null)[];
