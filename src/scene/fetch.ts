@@ -14,7 +14,8 @@ export class HttpError extends Error {
 
 /**
  * The response of a download that index.html started before the app's code ran (the embed's
- * configuration, scene document and models), taken once: a second call for the same URL, or a URL
+ * configuration, scene document, models, their saved edits' first page and the groups' assets),
+ * taken once: a second call for the same URL, or a URL
  * that was never started early, gives null and the caller fetches it itself. An aborted caller
  * gets its AbortError as with its own fetch.
  */
@@ -34,7 +35,9 @@ type EarlyGlobals = { __earlyFetches?: Record<string, Promise<Response> | undefi
  * has been parsed; the app parses its copies at the same time and can get to a model or an asset
  * first. So a URL not (yet) started early waits until index.html's chain has started everything it
  * will start (`__earlyFetchesStarted`, which settles either way) and looks again: one download per
- * URL, never a wasted early one. Without the chain (other pages, tests) it fetches at once.
+ * URL, and none started early for nothing (but a scene document asked for at an address the page
+ * gave and the configuration then did not). Without the chain (other pages, tests) it fetches at
+ * once.
  */
 export async function earlyOrFetch(url: string, init: RequestInit, signal?: AbortSignal): Promise<Response> {
   const now = takeEarlyFetch(url, signal);

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import fastifyStatic from '@fastify/static';
@@ -22,6 +21,7 @@ import { createInstanceService, type InstanceService } from './instances.ts';
 import commentRoutes from './routes/comments.ts';
 import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot, type UploadService } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
+import { createIndexPage } from './index-page.ts';
 import { StoreError, type Store } from './store.ts';
 
 /**
@@ -361,18 +361,19 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     },
   });
 
+  // The page with the model service's address in it (src/server/index-page.ts).
+  const indexPage = createIndexPage(indexHtml, clientConfig(config).endpoints.modelService);
   const serveApp = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
     if (!isAppRoute(path)) return reply.callNotFound();
-    try {
-      if (!(await stat(indexHtml)).isFile()) throw new Error('not a file');
-    } catch {
+    const page = await indexPage();
+    if (page === null) {
       return sendError(reply, 503, `The viewer app is not built: ${indexHtml} is missing. Run \`npm run build\` (or \`npm start\`, which builds it).`);
     }
     reply.header('cache-control', 'no-cache');
     // The embedded viewer is made to be framed by any page; the home page and the editor by none.
     reply.headers(pageHeaders(config, { scriptHashes: await indexHashes(), frameable: /^\/embed(\/|$)/.test(path) }));
-    return reply.sendFile('index.html', config.distDir, { cacheControl: false });
+    return reply.type('text/html; charset=utf-8').send(page);
   };
   for (const url of APP_ROUTES) app.get(url, serveApp);
 

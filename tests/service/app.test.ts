@@ -5,6 +5,7 @@ import { SceneDoc } from '../../src/protocol/scene.ts';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { importModel } from '../../src/server/import.ts';
 import { INDEX_HTML, MODELS_DIR, rawRequest, startServer, type TestServer } from './helpers.ts';
+import { indexPageHtml } from '../../src/server/index-page.ts';
 
 describe('app', () => {
   let server: TestServer;
@@ -127,7 +128,20 @@ describe('app', () => {
         expect({ path, status: res.status }).toEqual({ path, status: 200 });
         expect(res.headers.get('content-type')).toMatch(/^text\/html/);
         expect(res.headers.get('cache-control')).toBe('no-cache');
-        expect(await res.text()).toBe(INDEX_HTML);
+        // The built page, with the model service's address for its early downloads (src/server/index-page.ts).
+        expect(await res.text()).toBe(indexPageHtml(INDEX_HTML, ''));
+      }
+    });
+
+    it("the page carries the configured model service's address, the one /v1/config gives", async () => {
+      const other = await startServer({ env: { MODEL_SERVICE_URL: 'https://models.example.com/' } });
+      try {
+        const config = await (await fetch(`${other.url}/v1/config`)).json();
+        const page = await (await fetch(`${other.url}/embed/demo`)).text();
+        expect(/<meta name="model-service" content="([^"]*)" \/>/.exec(page)?.[1]).toBe(config.endpoints.modelService);
+        expect(config.endpoints.modelService).toMatch(/^https:\/\/models\.example\.com/);
+      } finally {
+        await other.close();
       }
     });
 

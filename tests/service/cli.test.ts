@@ -7,6 +7,7 @@ import { ModelDoc, SceneDoc } from '../../src/protocol/scene.ts';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { openFileStore } from '../../src/server/store.ts';
 import { INDEX_HTML, MODELS_DIR, REPO_ROOT, tempDir } from './helpers.ts';
+import { indexPageHtml } from '../../src/server/index-page.ts';
 
 interface Run {
   code: number | null;
@@ -140,7 +141,7 @@ describe('npm run serve (main.ts)', () => {
     const port = new URL(origin).port;
     const scene = await (await fetch(`http://127.0.0.1:${port}/v1/scenes/demo`)).json();
     expect(scene.name).toBe('Demo machine');
-    expect(await (await fetch(`http://127.0.0.1:${port}/embed/demo`)).text()).toBe(INDEX_HTML);
+    expect(await (await fetch(`http://127.0.0.1:${port}/embed/demo`)).text()).toBe(indexPageHtml(INDEX_HTML, ''));
 
     // The import CLI writes into the running server's DATA_DIR; the server sees it at once.
     const run = await runTs('src/server/import-cli.ts', [join(MODELS_DIR, 'BoxAnimated.glb'), '--scene', 'demo'], { DATA_DIR: join(root, 'data') });

@@ -2,17 +2,25 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientConfig } from '../../src/protocol/config';
 import { fetchMutationLog } from '../../src/scene/apply-mutations';
+import { takeEarlyFetch } from '../../src/scene/fetch';
 import { fetchClientConfig, fetchScene } from '../../src/scene/load-scene';
+import { indexPageHtml } from '../../src/server/index-page';
+
+const PAGE = readFileSync(new URL('../../index.html', import.meta.url), 'utf8');
 
 /**
  * index.html's first inline script (the embed's early downloads), run as the page runs it, against a
- * fetch that records each request and answers when the test says. The app's own functions then take
- * the responses by their URLs, as on the page.
+ * fetch that records each request and answers when the test says. `modelService`: the address the
+ * server wrote into the page (src/server/index-page.ts); null for a page served without it. The
+ * app's own functions then take the responses by their URLs, as on the page.
  */
-function runEarlyDownloads(href: string) {
-  const html = readFileSync(new URL('../../index.html', import.meta.url), 'utf8');
+function runEarlyDownloads(href: string, modelService: string | null) {
+  const html = modelService === null ? PAGE : indexPageHtml(PAGE, modelService);
   const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1];
   if (!script) throw new Error('index.html has no inline script');
+  const meta = /<meta name="model-service" content="([^"]*)" \/>/.exec(html);
+  // The meta element comes before the script that reads it.
+  if (meta) expect(meta.index).toBeLessThan(html.indexOf('<script>'));
   const requests: string[] = [];
   const answers = new Map<string, (response: Response) => void>();
   const fetchStub = (url: string) => {
@@ -20,7 +28,10 @@ function runEarlyDownloads(href: string) {
     return new Promise<Response>((resolve) => answers.set(url, resolve));
   };
   const page: { __earlyFetches?: Record<string, Promise<Response>>; __earlyFetchesStarted?: Promise<unknown> } = {};
-  const documentStub = { createElement: () => ({ getContext: () => null }) };
+  const documentStub = {
+    createElement: () => ({ getContext: () => null }),
+    querySelector: (selector: string) => (selector === 'meta[name="model-service"]' && meta ? { getAttribute: (name: string) => (name === 'content' ? meta[1].replace(/&amp;/g, '&') : null) } : null),
+  };
   new Function('window', 'location', 'fetch', 'Worker', 'document', script)(page, new URL(href), fetchStub, undefined, documentStub);
   // The app reads them from its global scope.
   Object.assign(globalThis, { __earlyFetches: page.__earlyFetches, __earlyFetchesStarted: page.__earlyFetchesStarted });
@@ -40,6 +51,8 @@ const SCENE = {
   name: 'Early',
   models: [{ _id: 'm 1', name: 'Model', sourceFileName: 'a.glb', outputFormat: 'glb', latestVersionKey: 'derivatives/m1/v1' }],
 };
+const LOG = '/v1/models/m%201/mutations?after=0&limit=1000';
+const MODEL = '/cdn/derivatives/m1/v1/model_file.binz';
 
 function config(modelService: string): ClientConfig {
   return {
@@ -49,6 +62,13 @@ function config(modelService: string): ClientConfig {
   };
 }
 
+/** The app's own fetch: the tests expect it never to be called. */
+function stubOwnFetch() {
+  const own = vi.fn(async () => new Response('{}'));
+  vi.stubGlobal('fetch', own);
+  return own;
+}
+
 afterEach(() => {
   delete (globalThis as { __earlyFetches?: unknown }).__earlyFetches;
   delete (globalThis as { __earlyFetchesStarted?: unknown }).__earlyFetchesStarted;
@@ -56,33 +76,49 @@ afterEach(() => {
 });
 
 describe("index.html's early downloads", () => {
-  it('ask for the scene document beside the configuration, not one round trip after it', () => {
-    const { requests } = runEarlyDownloads('http://viewer.test/embed/s1');
-    // Nothing has answered yet.
-    expect(requests).toEqual(['/v1/scenes/s1', '/v1/config']);
+  it('ask for the scene document beside the configuration where the page says the model service is, not one round trip after it', () => {
+    expect(runEarlyDownloads('http://viewer.test/embed/s1', '').requests).toEqual(['/v1/scenes/s1', '/v1/config']);
+    expect(runEarlyDownloads('http://viewer.test/embed/s%201', 'https://models.test/').requests).toEqual(['https://models.test/v1/scenes/s%201', '/v1/config']);
   });
 
-  it("on this server's model service the app takes the scene document and the model's saved edits asked for early, and asks for nothing itself", async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1');
-    const ownFetch = vi.fn(async () => new Response('{}'));
-    vi.stubGlobal('fetch', ownFetch);
+  it('a page served without the address (another host, the dev server) waits for the configuration', async () => {
+    const early = runEarlyDownloads('http://viewer.test/embed/s1', null);
+    expect(early.requests).toEqual(['/v1/config']);
+    early.answer('/v1/config', config('https://models.test'));
+    await vi.waitFor(() => expect(early.requests).toEqual(['/v1/config', 'https://models.test/v1/scenes/s1']));
+  });
+
+  it('the app takes the configuration, the scene document and the saved edits asked for early, and asks for nothing itself', async () => {
+    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const own = stubOwnFetch();
     early.answer('/v1/config', config(''));
     early.answer('/v1/scenes/s1', SCENE);
     await early.page.__earlyFetchesStarted;
-    const log = "/v1/models/m%201/mutations?after=0&limit=1000";
-    expect(early.requests).toEqual(['/v1/scenes/s1', '/v1/config', log, '/cdn/derivatives/m1/v1/model_file.binz']);
-    early.answer(log, { modelId: 'm 1', mutations: [], lastSeq: 0 });
+    expect(early.requests).toEqual(['/v1/scenes/s1', '/v1/config', LOG, MODEL]);
+    early.answer(LOG, { modelId: 'm 1', mutations: [], lastSeq: 0 });
     // The app's own requests for the same documents (src/scene/load-scene.ts, apply-mutations.ts).
     expect(await fetchClientConfig()).toEqual(config(''));
     expect((await fetchScene(config(''), 's1')).name).toBe('Early');
     expect(await fetchMutationLog('', 'm 1')).toEqual([]);
-    expect(ownFetch).not.toHaveBeenCalled();
+    expect(own).not.toHaveBeenCalled();
     // What is left is the model file, which the model's load takes (tests/unit/scene/load-scene.test.ts).
-    expect(Object.keys(early.page.__earlyFetches!)).toEqual(['/cdn/derivatives/m1/v1/model_file.binz']);
+    expect(Object.keys(early.page.__earlyFetches!)).toEqual([MODEL]);
   });
 
-  it('a model service elsewhere: the guess is dropped and the document asked for there', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1');
+  it('the app may take and read the scene document before the configuration has answered: the models still start early', async () => {
+    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const own = stubOwnFetch();
+    early.answer('/v1/scenes/s1', SCENE);
+    const taken = takeEarlyFetch('/v1/scenes/s1')!;
+    expect((await (await taken).json()).name).toBe('Early');
+    early.answer('/v1/config', config(''));
+    await early.page.__earlyFetchesStarted;
+    expect(early.requests).toEqual(['/v1/scenes/s1', '/v1/config', LOG, MODEL]);
+    expect(own).not.toHaveBeenCalled();
+  });
+
+  it('a configuration that names another address: the early document is dropped and asked for there', async () => {
+    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
     early.answer('/v1/config', config('https://models.test/'));
     await vi.waitFor(() => expect(early.requests).toContain('https://models.test/v1/scenes/s1'));
     expect(early.page.__earlyFetches).not.toHaveProperty('/v1/scenes/s1');
@@ -91,16 +127,22 @@ describe("index.html's early downloads", () => {
     expect(early.requests).toContain('https://models.test/v1/models/m%201/mutations?after=0&limit=1000');
   });
 
-  it('the model service named by its address on this origin: the early document is kept under that URL, not asked for twice', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1');
+  it('the same address written another way (absolute on this origin): the early document is kept under the URL the app asks for', async () => {
+    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
     early.answer('/v1/config', config('http://viewer.test'));
     early.answer('/v1/scenes/s1', SCENE);
     await early.page.__earlyFetchesStarted;
     expect(early.requests.filter((url) => url.includes('/v1/scenes/'))).toEqual(['/v1/scenes/s1']);
-    const ownFetch = vi.fn(async () => new Response('{}'));
-    vi.stubGlobal('fetch', ownFetch);
+    const own = stubOwnFetch();
     expect((await fetchScene(config('http://viewer.test'), 's1')).name).toBe('Early');
-    expect(ownFetch).not.toHaveBeenCalled();
+    expect(own).not.toHaveBeenCalled();
   });
 
+  it('a cover (autoPlay off) asks for the documents only: no model, no saved edits', async () => {
+    const early = runEarlyDownloads('http://viewer.test/embed/s1?autoPlay=false', '');
+    early.answer('/v1/config', config(''));
+    early.answer('/v1/scenes/s1', SCENE);
+    await early.page.__earlyFetchesStarted;
+    expect(early.requests).toEqual(['/v1/scenes/s1', '/v1/config']);
+  });
 });
