@@ -227,7 +227,8 @@ async function loadModelHere(url: string, options: ModelFileOptions): Promise<Mo
 
 /**
  * Tells the loader worker index.html started the viewer's texture limit once its tier is known:
- * the models it was asked for before the app ran scale their images to it. Nothing to do on a page
+ * the models it was asked for before the app ran reply with their images at it (decoded meanwhile
+ * at the likely limit, and again if it is larger: src/scene/model-images.ts). Nothing to do on a page
  * without that worker (the app's own requests carry the limit).
  */
 export function setEarlyTextureLimit(limit: number | null): void {

@@ -2,8 +2,7 @@ import { ContainerError, decodeContainer, toExactArrayBuffer, type AssetFormat, 
 import type { InstanceSet } from '../protocol/instance-set.ts';
 import { fetchBinary, HttpError } from './fetch.ts';
 import { fetchInstanceSet } from './instance-set-fetch.ts';
-import { decodeGlbImages } from './model-images.ts';
-import { LOW_TEXTURE_LIMIT } from '../protocol/constants.ts';
+import { decodeGlbImages, likelyTextureLimit } from './model-images.ts';
 
 /**
  * Module Web Worker of the loader (index.html starts it in a built embed, else
@@ -23,8 +22,8 @@ export interface DecodeRequest {
   /**
    * Decode a GLB's images too (model-images.ts), scaled to this texture limit (null or not a
    * positive number: none); undefined: the page's TextureLimitMessage, its value if it has come,
-   * else awaited (the images are decoded meanwhile at the low tier's LOW_TEXTURE_LIMIT, and again
-   * if the limit comes out larger). Absent: no images.
+   * else awaited (the images are decoded meanwhile at likelyTextureLimit, and again if the limit
+   * comes out larger). Absent: no images.
    */
   textureLimit?: number | null;
   images?: boolean;
@@ -163,7 +162,7 @@ async function decoded(id: number, buffer: ArrayBuffer, request: Partial<DecodeR
   const exact = toExactArrayBuffer(asset);
   if (!request.images || format !== 'glb') return { reply: { id, asset: exact, header, format }, transfer: [exact] };
   const limit = request.textureLimit === undefined ? pageLimit : positiveOrNull(request.textureLimit);
-  const images = await decodeGlbImages(new Uint8Array(exact), limit, LOW_TEXTURE_LIMIT);
+  const images = await decodeGlbImages(new Uint8Array(exact), limit, likelyTextureLimit(globalThis.navigator ?? {}));
   const bitmaps = images.filter((image): image is ImageBitmap => image !== null);
   return { reply: { id, asset: exact, header, format, images }, transfer: [exact, ...bitmaps] };
 }

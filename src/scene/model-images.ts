@@ -1,6 +1,7 @@
 import { checkGlb } from '../protocol/glb.ts';
 import { imageHeaderSize } from './image-header.ts';
 import { limitedSize, scaleOptions } from './texture-size.ts';
+import { LOW_TEXTURE_LIMIT } from '../protocol/constants.ts';
 
 /**
  * The images of a GLB decoded ahead of its parse, in the loader worker (container-worker.ts): the
@@ -69,10 +70,11 @@ export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
  * costs about what the full-size decode alone costs.
  *
  * A limit still to come (index.html asks before a detected tier is known): the images are decoded
- * at once at `likely` (the low tier's limit: the weak devices whose loads wait for this are low) and
- * decoded again, at full size or at the limit, if the limit comes out larger; without `likely`, at
- * full size and scaled when the limit resolves (a second step that cost a weak device 110-125 ms for
- * DamagedHelmet's five images). Never rejects: an image that fails is null, and a GLB whose
+ * at once at `likely` (likelyTextureLimit: the low tier's limit, unless the device is clearly
+ * stronger) and, if the limit comes out larger, decoded again from the file as soon as it comes (a
+ * device whose tier has no limit then pays one small decode more, in the worker, and its full-size
+ * decode starts when its tier is known); without `likely`, at full size and scaled when the limit
+ * resolves (a second step that cost a weak device 110-125 ms for DamagedHelmet's five images). Never rejects: an image that fails is null, and a GLB whose
  * structure is broken gives no images.
  */
 export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Promise<number | null>, likely: number | null = null): Promise<(ImageBitmap | null)[]> {
@@ -94,21 +96,36 @@ export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Pr
   const out: (ImageBitmap | null)[] = [];
   await Promise.all(
     sources.map(async (source, i) => {
-      let bitmap = await decoded[i];
-      if (bitmap && options[i] !== DECODE_OPTIONS) {
-        // Decoded smaller than the limit that came allows: again, from the file.
+      let bitmap: Promise<ImageBitmap | null> = decoded[i];
+      if (pending && options[i] !== DECODE_OPTIONS) {
+        // Decoded smaller than the limit that came allows: again, from the file, at once (the
+        // smaller one is closed whenever it is done).
         const wanted = decodeOptions(source, cap);
-        if (wanted === DECODE_OPTIONS || (wanted.resizeWidth ?? 0) > bitmap.width) {
-          bitmap.close();
-          bitmap = await decode(source, wanted);
+        if (wanted === DECODE_OPTIONS || (wanted.resizeWidth ?? 0) > (options[i].resizeWidth ?? 0)) {
+          void decoded[i].then((small) => small?.close());
+          bitmap = decode(source, wanted);
         }
       }
-      out[source.index] = bitmap && cap ? await scaled(bitmap, cap) : bitmap;
+      const done = await bitmap;
+      out[source.index] = done && cap ? await scaled(done, cap) : done;
     }),
   );
   for (let i = 0; i < out.length; i++) out[i] ??= null;
   return out;
 }
+
+/**
+ * The limit to decode at while a detected tier is still unknown (decodeGlbImages' `likely`): the low
+ * tier's, unless the device has at least 6 cores and 8 GB of memory (as its navigator says, in a
+ * worker too). The tier score (src/viewer/quality.ts) puts such a device at medium or above with any
+ * GPU that takes 4096 px textures: only a software renderer makes it low, and then its images are
+ * scaled once the limit comes. Held to the score table by tests/unit/scene/model-images.test.ts.
+ */
+export function likelyTextureLimit(nav: { hardwareConcurrency?: number; deviceMemory?: number }): number | null {
+  return (nav.hardwareConcurrency ?? 0) >= STRONG_CORES && (nav.deviceMemory ?? 0) >= STRONG_MEMORY_GB ? null : LOW_TEXTURE_LIMIT;
+}
+export const STRONG_CORES = 6;
+export const STRONG_MEMORY_GB = 8;
 
 /** DECODE_OPTIONS, scaling to `limit` in the decode when the image's header gives a size above it. */
 function decodeOptions(source: GlbImageSource, limit: number | null): ImageBitmapOptions {

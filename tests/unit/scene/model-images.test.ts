@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decodeGlbImages, glbImageSources } from '../../../src/scene/model-images';
+import { decodeGlbImages, glbImageSources, likelyTextureLimit, STRONG_CORES, STRONG_MEMORY_GB } from '../../../src/scene/model-images';
+import { LOW_TEXTURE_LIMIT } from '../../../src/protocol/constants';
+import { cpuScore, gpuScore, memoryScore, tierForScore } from '../../../src/viewer/quality';
 import { packGlb } from '../../support/glb';
 
 const MODELS = new URL('../../../../shared/models/', import.meta.url);
@@ -254,6 +256,35 @@ describe('decodeGlbImages', () => {
     // A smaller one: the decoded bitmap is scaled, not decoded again.
     expect((await decode(512)).width).toBe(512);
     expect(calls[1]).toEqual({ scaling: true, resizeWidth: 512 });
+  });
+
+  it('a limit already known wins over a likely one', async () => {
+    const [jpeg] = glbImageSources(helmet());
+    const model = packGlb(
+      { asset: { version: '2.0' }, buffers: [{ byteLength: jpeg.bytes.length }], bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: jpeg.bytes.length }], images: [{ bufferView: 0, mimeType: 'image/jpeg' }], textures: [{ source: 0 }] },
+      jpeg.bytes,
+    );
+    const calls: (number | undefined)[] = [];
+    vi.stubGlobal('createImageBitmap', async (_source: Blob, options?: ImageBitmapOptions) => {
+      calls.push(options?.resizeWidth);
+      return new FakeBitmap(options?.resizeWidth ?? 2048, options?.resizeHeight ?? 2048, 'file');
+    });
+    expect(((await decodeGlbImages(model, null, 1024)) as unknown as FakeBitmap[])[0].width).toBe(2048);
+    expect(((await decodeGlbImages(model, 512, 1024)) as unknown as FakeBitmap[])[0].width).toBe(512);
+    expect(calls).toEqual([undefined, 512]);
+  });
+
+  it('the likely limit is the low tier\'s, unless the tier score cannot make the device low with a hardware GPU', () => {
+    expect(likelyTextureLimit({})).toBe(LOW_TEXTURE_LIMIT);
+    expect(likelyTextureLimit({ hardwareConcurrency: 2, deviceMemory: 8 })).toBe(LOW_TEXTURE_LIMIT);
+    expect(likelyTextureLimit({ hardwareConcurrency: 8, deviceMemory: 4 })).toBe(LOW_TEXTURE_LIMIT);
+    expect(likelyTextureLimit({ hardwareConcurrency: STRONG_CORES, deviceMemory: STRONG_MEMORY_GB })).toBeNull();
+    // The table: the weakest 'strong' device with the weakest GPU that is not a software renderer
+    // scores medium; one core or one step of memory less may score low.
+    const hardware = gpuScore({ maxTextureSize: 4096, floatRenderTarget: false });
+    expect(tierForScore(cpuScore(STRONG_CORES) + memoryScore(STRONG_MEMORY_GB) + hardware)).not.toBe('low');
+    expect(tierForScore(cpuScore(STRONG_CORES - 1) + memoryScore(STRONG_MEMORY_GB) + hardware)).toBe('low');
+    expect(tierForScore(cpuScore(STRONG_CORES) + memoryScore(STRONG_MEMORY_GB - 1) + hardware)).toBe('low');
   });
 
   it('an image that cannot be scaled is left to GLTFLoader', async () => {
