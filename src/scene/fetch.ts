@@ -15,9 +15,8 @@ export class HttpError extends Error {
 /**
  * The response of a download that index.html started before the app's code ran (the embed's
  * configuration, scene document, models, their saved edits' first page and the groups' assets),
- * taken once: a second call for the same URL, or a URL
- * that was never started early, gives null and the caller fetches it itself. An aborted caller
- * gets its AbortError as with its own fetch.
+ * taken once: a second call for the same URL, or a URL that was never started early, gives null
+ * and the caller fetches it itself. An aborted caller gets its AbortError as with its own fetch.
  */
 export function takeEarlyFetch(url: string, signal?: AbortSignal): Promise<Response> | null {
   const early = (globalThis as EarlyGlobals).__earlyFetches;

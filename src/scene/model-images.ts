@@ -74,8 +74,9 @@ export function glbImageSources(glb: Uint8Array): GlbImageSource[] {
  * stronger) and, if the limit comes out larger, decoded again from the file as soon as it comes (a
  * device whose tier has no limit then pays one small decode more, in the worker, and its full-size
  * decode starts when its tier is known); without `likely`, at full size and scaled when the limit
- * resolves (a second step that cost a weak device 110-125 ms for DamagedHelmet's five images). Never rejects: an image that fails is null, and a GLB whose
- * structure is broken gives no images.
+ * resolves (a second step that cost a weak device 110-125 ms for DamagedHelmet's five images).
+ *
+ * Never rejects: an image that fails is null, and a GLB whose structure is broken gives no images.
  */
 export async function decodeGlbImages(glb: Uint8Array, limit: number | null | Promise<number | null>, likely: number | null = null): Promise<(ImageBitmap | null)[]> {
   if (typeof createImageBitmap !== 'function' || typeof Blob !== 'function') return [];
