@@ -20,7 +20,7 @@ import instanceRoutes from './routes/instances.ts';
 import { createInstanceService, type InstanceService } from './instances.ts';
 import commentRoutes from './routes/comments.ts';
 import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot, type UploadService } from './routes/uploads.ts';
-import { COMMON_HEADERS, CSP_REPORT_PATH, createIndexHashes, pageHeaders } from './security-headers.ts';
+import { COMMON_HEADERS, CSP_REPORT_PATH, pageHeaders } from './security-headers.ts';
 import { createIndexPage } from './index-page.ts';
 import { StoreError, type Store } from './store.ts';
 
@@ -260,11 +260,12 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   // Every answer: nosniff and a referrer policy; HTML pages without a policy of their own (files of
   // DIST_DIR such as /index.html) get the app's, unframeable (security-headers.ts).
   const indexHtml = join(config.distDir, 'index.html');
-  const indexHashes = createIndexHashes(indexHtml);
+  // The app's page with the model service's address in it, and its scripts' hashes (src/server/index-page.ts).
+  const indexPage = createIndexPage(indexHtml, clientConfig(config).endpoints.modelService);
   app.addHook('onSend', async (request, reply, payload) => {
     for (const [name, value] of Object.entries(COMMON_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
     if (!reply.hasHeader('content-security-policy') && String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-      reply.headers(pageHeaders(config, { scriptHashes: await indexHashes(), frameable: false }));
+      reply.headers(pageHeaders(config, { scriptHashes: (await indexPage())?.scriptHashes ?? [], frameable: false }));
     }
     return payload;
   });
@@ -361,8 +362,6 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     },
   });
 
-  // The page with the model service's address in it (src/server/index-page.ts).
-  const indexPage = createIndexPage(indexHtml, clientConfig(config).endpoints.modelService);
   const serveApp = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0];
     if (!isAppRoute(path)) return reply.callNotFound();
@@ -372,8 +371,8 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     }
     reply.header('cache-control', 'no-cache');
     // The embedded viewer is made to be framed by any page; the home page and the editor by none.
-    reply.headers(pageHeaders(config, { scriptHashes: await indexHashes(), frameable: /^\/embed(\/|$)/.test(path) }));
-    return reply.type('text/html; charset=utf-8').send(page);
+    reply.headers(pageHeaders(config, { scriptHashes: page.scriptHashes, frameable: /^\/embed(\/|$)/.test(path) }));
+    return reply.type('text/html; charset=utf-8').send(page.html);
   };
   for (const url of APP_ROUTES) app.get(url, serveApp);
 

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { inlineScriptHashes } from './security-headers.ts';
 
 /**
  * The app's page (the built index.html) as this server sends it: with the model service's address
@@ -16,19 +17,29 @@ export function indexPageHtml(html: string, modelService: string): string {
   return `${html.slice(0, at)}\n    ${meta}${html.slice(at)}`;
 }
 
+/** The page as sent, and the hashes of its inline scripts (its CSP allows those). */
+export interface IndexPage {
+  html: string;
+  scriptHashes: string[];
+}
+
 /**
- * indexPageHtml of the file at `indexHtml`, read again only when the file changes (a new build
- * while the server runs); null when it cannot be read (the app answers 503 then).
+ * indexPageHtml of the file at `indexHtml` and its script hashes, from one read, read again only
+ * when the file changes (a new build while the server runs); null when it cannot be read (the app
+ * answers 503 then).
  */
-export function createIndexPage(indexHtml: string, modelService: string): () => Promise<string | null> {
-  let cached: { key: string; page: string } | undefined;
+export function createIndexPage(indexHtml: string, modelService: string): () => Promise<IndexPage | null> {
+  let cached: { key: string; page: IndexPage } | undefined;
   return async () => {
     let key: string;
     try {
       const info = await stat(indexHtml);
       if (!info.isFile()) return null;
       key = `${info.size}:${info.mtimeMs}`;
-      if (cached?.key !== key) cached = { key, page: indexPageHtml(await readFile(indexHtml, 'utf8'), modelService) };
+      if (cached?.key !== key) {
+        const html = indexPageHtml(await readFile(indexHtml, 'utf8'), modelService);
+        cached = { key, page: { html, scriptHashes: inlineScriptHashes(html) } };
+      }
     } catch {
       return null;
     }

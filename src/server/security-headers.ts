@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import type { ServerConfig } from './config.ts';
 
 /**
@@ -93,23 +92,4 @@ export function pageHeaders(config: ServerConfig, policy: PagePolicy): Record<st
   const headers: Record<string, string> = { 'content-security-policy': contentSecurityPolicy(config, policy) };
   if (!policy.frameable) headers['x-frame-options'] = 'DENY';
   return headers;
-}
-
-/**
- * The inline-script hashes of a built index.html, read again only when the file changes (a new
- * build while the server runs). Empty when the file cannot be read (the app answers 503 then).
- */
-export function createIndexHashes(indexHtml: string): () => Promise<string[]> {
-  let cached: { key: string; hashes: string[] } | undefined;
-  return async () => {
-    let key: string;
-    try {
-      const info = await stat(indexHtml);
-      key = `${info.size}:${info.mtimeMs}`;
-    } catch {
-      return [];
-    }
-    if (cached?.key !== key) cached = { key, hashes: inlineScriptHashes(await readFile(indexHtml, 'utf8')) };
-    return cached.hashes;
-  };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createIndexPage, indexPageHtml } from '../../../src/server/index-page';
+import { inlineScriptHashes } from '../../../src/server/security-headers';
 
 describe('the page as the server sends it', () => {
   it("carries the model service's address at the top of its head, escaped", () => {
@@ -14,17 +15,19 @@ describe('the page as the server sends it', () => {
     expect(indexPageHtml('<p>no head</p>', '/ms')).toBe('<p>no head</p>');
   });
 
-  it('is read again when the file changes, and is null when there is none', async () => {
+  it('is read again, with its script hashes, when the file changes, and is null when there is none', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'index-page-'));
     try {
       const file = join(dir, 'index.html');
       const page = createIndexPage(file, '');
       expect(await page()).toBeNull();
-      await writeFile(file, '<head></head>one');
-      expect(await page()).toContain('one');
-      await writeFile(file, '<head></head>two, longer');
+      await writeFile(file, '<head><script>one()</script></head>');
+      expect((await page())?.html).toContain('one()');
+      expect((await page())?.scriptHashes).toEqual(inlineScriptHashes('<script>one()</script>'));
+      await writeFile(file, '<head><script>two(), longer()</script></head>');
       await utimes(file, new Date(), new Date(Date.now() + 5000));
-      expect(await page()).toContain('two, longer');
+      expect((await page())?.html).toContain('two(), longer()');
+      expect((await page())?.scriptHashes).toEqual(inlineScriptHashes('<script>two(), longer()</script>'));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
