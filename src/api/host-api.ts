@@ -8,6 +8,7 @@ import {
   HOST_FUNCTIONS,
   InstanceId,
   isHostFunction,
+  normalizeHostOrigins,
   RequestId,
   type Access,
   type ApiInitResult,
@@ -25,7 +26,9 @@ import {
  * listener catches everything and reports it as an error answer.
  *
  * The functions themselves run through `execute` (src/api/viewer-api.ts queues them as scene
- * messages, applied by the message system at its slot of the frame).
+ * messages, applied by the message system at its slot of the frame). The changes of one page (one
+ * origin in one window) run in the order sent, each after the one before it was answered (a change
+ * may take longer than its frame: setAuthToken asks the model service); see Lane.
  */
 
 export interface MessageTarget {
@@ -57,7 +60,7 @@ export type Execute = (func: HostFunctionName, args: unknown) => Promise<unknown
 
 export interface HostApi {
   readonly instanceId: string;
-  /** The scene's hostOrigins (undefined: the open default); requests wait until this is known. */
+  /** The scene's hostOrigins (undefined or []: the open default); requests wait until this is known. */
   setOrigins(origins: readonly string[] | undefined): void;
   /** The viewer is ready: requests run through `execute` from now on. */
   ready(execute: Execute): void;
@@ -80,6 +83,19 @@ export const MAX_PENDING_REQUESTS = 1000;
 export const MAX_IN_FLIGHT = 32;
 
 export const NOT_READY = 'The viewer is not ready yet: wait for the viewerready message.';
+/** The answer to a request that waited behind a change of its page when the viewer stopped. */
+export const CLOSED = 'The viewer stopped before this request could run.';
+
+/**
+ * One page's requests (one origin in one window) in the order sent: its changes run one at a time,
+ * each once the one before is answered, and a read sent behind a change waits for it (so it sees
+ * the change); a read sent while none is waiting runs at once, and reads never hold the lane.
+ */
+interface Lane {
+  /** A change of the page is running (until it is answered, however it ends). */
+  changing: boolean;
+  waiting: { change: boolean; start: () => void }[];
+}
 
 const READ_ONLY = HOST_FUNCTION_NAMES.filter((name) => HOST_FUNCTIONS[name].access === 'read');
 
@@ -103,6 +119,8 @@ export function createHostApi(options: HostApiOptions): HostApi {
   /** Pages that called api.init, by origin (the latest window of each). */
   const subscribers = new Map<string, MessageTarget>();
   const inFlight = new Map<string, number>();
+  /** Each page's requests that wait behind its changes, by window and origin. */
+  const lanes = new Map<MessageTarget | null, Map<string, Lane>>();
 
   const id = () => (instanceId ??= generateInstanceId());
 
@@ -188,28 +206,75 @@ export function createHostApi(options: HostApiOptions): HostApi {
     if (!execute) return fail(NOT_READY);
     const busy = inFlight.get(origin) ?? 0;
     if (busy >= MAX_IN_FLIGHT) return fail(`The page at ${origin} has ${busy} requests waiting for an answer; send more after they are answered.`);
-    let running: Promise<unknown>;
-    try {
-      running = execute(func, args.data);
-    } catch (error) {
-      return fail(`${func} failed: ${messageOf(error)}`);
-    }
     inFlight.set(origin, busy + 1);
+    const change = spec.access === 'change';
     const settled = () => {
       const left = (inFlight.get(origin) ?? 1) - 1;
       if (left > 0) inFlight.set(origin, left);
       else inFlight.delete(origin);
     };
-    running.then(
-      (response) => {
-        settled();
-        respond(source, origin, requestId, { response: response === undefined ? null : response });
-      },
-      (error) => {
-        settled();
-        fail(`${func} failed: ${messageOf(error)}`);
-      },
-    );
+    let lane: Lane | undefined;
+    const finish = (outcome: { response: unknown } | { error: string }) => {
+      settled();
+      respond(source, origin, requestId, outcome);
+      if (change && lane) {
+        lane.changing = false;
+        drain(lane, source, origin);
+      }
+    };
+    const start = () => {
+      // The viewer may have stopped while this waited behind the page's changes.
+      if (disposed) return finish({ error: CLOSED });
+      const run = execute;
+      if (!run) return finish({ error: failure ?? NOT_READY });
+      let running: Promise<unknown>;
+      try {
+        running = Promise.resolve(run(func, args.data));
+      } catch (error) {
+        return finish({ error: `${func} failed: ${messageOf(error)}` });
+      }
+      running.then(
+        (response) => finish({ response: response === undefined ? null : response }),
+        (error) => finish({ error: `${func} failed: ${messageOf(error)}` }),
+      );
+    };
+    lane = lanes.get(source)?.get(origin);
+    if (!change && (!lane || (!lane.changing && lane.waiting.length === 0))) {
+      // A read of a page none of whose changes is waiting: answered at once.
+      start();
+      return;
+    }
+    lane ??= laneFor(source, origin);
+    lane.waiting.push({ change, start });
+    drain(lane, source, origin);
+  };
+
+  /** The page's lane of requests (one origin in one window). */
+  const laneFor = (source: MessageTarget | null, origin: string): Lane => {
+    let bySource = lanes.get(source);
+    if (!bySource) lanes.set(source, (bySource = new Map()));
+    let lane = bySource.get(origin);
+    if (!lane) bySource.set(origin, (lane = { changing: false, waiting: [] }));
+    return lane;
+  };
+
+  /**
+   * Starts what may start: while no change of the page runs, the next waiting request; a change
+   * holds the lane until it is answered (however it ends), a read does not. An idle lane is dropped.
+   */
+  const drain = (lane: Lane, source: MessageTarget | null, origin: string) => {
+    while (!lane.changing && lane.waiting.length > 0) {
+      const next = lane.waiting.shift()!;
+      if (next.change) lane.changing = true;
+      next.start();
+    }
+    if (!lane.changing && lane.waiting.length === 0) {
+      const bySource = lanes.get(source);
+      if (bySource?.get(origin) === lane) {
+        bySource.delete(origin);
+        if (bySource.size === 0) lanes.delete(source);
+      }
+    }
   };
 
   const handle = (data: unknown, origin: string, source: MessageTarget | null) => {
@@ -268,7 +333,7 @@ export function createHostApi(options: HostApiOptions): HostApi {
       return id();
     },
     setOrigins(list) {
-      origins = list ? [...list] : undefined;
+      origins = normalizeHostOrigins(list);
       originsKnown = true;
       // Pages that were allowed and no longer are stop hearing events.
       for (const origin of [...subscribers.keys()]) if (access(origin) === 'none') subscribers.delete(origin);
@@ -300,6 +365,10 @@ export function createHostApi(options: HostApiOptions): HostApi {
       options.self.removeEventListener('message', listener);
       subscribers.clear();
       pending.length = 0;
+      // What waits behind a change of its page never runs: each is answered that the viewer stopped.
+      const waiting = [...lanes.values()].flatMap((bySource) => [...bySource.values()]);
+      lanes.clear();
+      for (const lane of waiting) for (const item of lane.waiting.splice(0)) item.start();
     },
   };
 }

@@ -105,8 +105,11 @@ api.init; \`{type: 'viewerinit' | 'viewerready', instanceId, sceneId}\` to the e
 
 Who may call what: the scene's \`hostOrigins\` (set by its owner in the editor's Scene panel, "Host pages", or with
 \`PATCH /v1/scenes/{id} {hostOrigins: [...]}\`).
-Absent: any page may call the *read* functions and hear events, only the viewer's own origin may call *change* functions;
-\`["*"]\`: any page may do anything; a list: those origins may do anything, any other page gets only an error.
+Absent (or \`[]\`, which is the same and is stored as absent): any page may call the *read* functions and hear events,
+only the viewer's own origin may call *change* functions; \`["*"]\`: any page may do anything; a list: those origins may
+do anything, any other page gets only an error.
+Changes from one page (one origin in one window) apply in the order sent: each starts once the one before it is answered
+(a failed one does not hold the next); a read sent behind a change waits for it.
 Vectors are \`[x, y, z]\` in world units (metres); angles are degrees unless said otherwise.
 
 Saving as a person: annotations are the scene's comments, saved by the model service as the signed-in person. A page

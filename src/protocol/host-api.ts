@@ -41,17 +41,7 @@ export const AREA_PLANE_TOLERANCE = 1e-3;
 // ---- the scene's allowlist (src/protocol/host-origins.ts: the scene document's schema uses it,
 // and it must not bring these schemas into the embed's first download)
 
-export { HostOrigin, HostOrigins, MAX_HOST_ORIGINS } from './host-origins.ts';
-
-export type Access = 'none' | 'read' | 'all';
-
-/** What a page of `origin` may do with a viewer at `selfOrigin` whose scene lists `origins`. */
-export function accessFor(origins: readonly string[] | undefined, origin: string, selfOrigin: string): Access {
-  if (origin === selfOrigin && origin !== 'null') return 'all';
-  if (origins === undefined) return 'read';
-  if (origins.includes('*') || origins.includes(origin)) return 'all';
-  return 'none';
-}
+export { accessFor, HostOrigin, HostOrigins, MAX_HOST_ORIGINS, normalizeHostOrigins, type Access } from './host-origins.ts';
 
 // ---- the envelope ------------------------------------------------------------------------------
 

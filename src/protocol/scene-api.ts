@@ -35,7 +35,7 @@ export const CreateSceneRequest = z.strictObject(
 );
 export type CreateSceneRequest = z.infer<typeof CreateSceneRequest>;
 
-/** PATCH /v1/scenes/{id}: name by owner and editors; public, editors, hostOrigins and commentsEnabled by the owner only (null removes hostOrigins). */
+/** PATCH /v1/scenes/{id}: name by owner and editors; public, editors, hostOrigins and commentsEnabled by the owner only (null or [] removes hostOrigins: the open default). */
 export const UpdateSceneRequest = z.strictObject(
   {
     name: name.optional(),

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { normalizeHostOrigins } from '../../protocol/host-origins.ts';
 import { CreateSceneRequest, SetThumbnailRequest, UpdateSceneRequest, UpdateViewerConfigRequest, type SceneSummary } from '../../protocol/scene-api.ts';
 import type { SceneDoc } from '../../protocol/scene.ts';
 import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWriteScene, isOwner, requireUser } from '../auth/permissions.ts';
@@ -17,7 +18,7 @@ import { HttpError, checkId, parseBody } from './http.ts';
  *   GET   /v1/scenes                      { scenes: [{ id, name, modelCount, thumbnailUrl? }] } (readable ones)
  *   POST  /v1/scenes                      { name, public?, editors?, viewerConfig? } -> 201 Scene (owner: you)
  *   GET   /v1/scenes/{id}                 Scene
- *   PATCH /v1/scenes/{id}                 { name?, public?, editors?, hostOrigins?, commentsEnabled? } -> Scene (hostOrigins: the host API's allowlist, src/protocol/host-api.ts)
+ *   PATCH /v1/scenes/{id}                 { name?, public?, editors?, hostOrigins?, commentsEnabled? } -> Scene (hostOrigins: the host API's allowlist, src/protocol/host-origins.ts; [] and null remove it)
  *   PATCH /v1/scenes/{id}/viewer-config   { scene?, postprocessing?, uiConfig? } -> Scene
  *   PUT   /v1/scenes/{id}/thumbnail       an image (png, jpeg, webp) or { thumbnailUrl } -> Scene
  *   POST  /v1/scenes/{id}/duplicate       -> 201 a copy owned by you ("duplicate to edit", issue 11)
@@ -35,6 +36,16 @@ export function sniffImage(bytes: Uint8Array): ThumbnailExtension | undefined {
   if (starts(0xff, 0xd8, 0xff)) return 'jpg';
   if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return 'webp';
   return undefined;
+}
+
+/**
+ * The scene with its hostOrigins in their one representation: a list without origins (stored
+ * before [] was normalised away) is the open default, so it is not there at all.
+ */
+export function withHostOriginsNormalized(scene: SceneDoc): SceneDoc {
+  if (scene.hostOrigins === undefined || scene.hostOrigins.length > 0) return scene;
+  const { hostOrigins: _empty, ...rest } = scene;
+  return rest;
 }
 
 export default async function sceneRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store; instances: InstanceService }): Promise<void> {
@@ -63,7 +74,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     if (!allowed(scene)) throw denied(scene);
     const updated = await store.updateScene(scene._id, (current) => {
       if (!allowed(current)) throw denied(current);
-      return edit(current);
+      return withHostOriginsNormalized(edit(current));
     });
     if (!updated) throw new HttpError(404, `Scene '${scene._id}' not found`);
     return updated;
@@ -118,7 +129,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     assertCanReadScene(request, scene);
     // A private scene must not sit in a shared cache.
     reply.header('cache-control', scene.public === false ? 'private, no-cache' : 'no-cache');
-    return scene;
+    return withHostOriginsNormalized(scene);
   });
 
   app.patch<{ Params: { id: string } }>('/v1/scenes/:id', async (request, reply) => {
@@ -132,8 +143,12 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
         if (body.name !== undefined) next.name = body.name;
         if (body.public !== undefined) next.public = body.public;
         if (body.editors !== undefined) next.editors = [...new Set(body.editors)];
-        if (body.hostOrigins === null) delete next.hostOrigins;
-        else if (body.hostOrigins !== undefined) next.hostOrigins = [...new Set(body.hostOrigins)];
+        if (body.hostOrigins !== undefined) {
+          // [] is null: the open default, stored as no hostOrigins (src/protocol/host-origins.ts).
+          const origins = normalizeHostOrigins(body.hostOrigins);
+          if (origins) next.hostOrigins = origins;
+          else delete next.hostOrigins;
+        }
         if (body.commentsEnabled !== undefined) next.commentsEnabled = body.commentsEnabled;
         return next;
       },

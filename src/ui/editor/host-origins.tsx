@@ -1,13 +1,14 @@
 import { useState } from 'react';
-import { HostOrigin, MAX_HOST_ORIGINS } from '../../protocol/host-origins';
+import { accessFor, HostOrigin, MAX_HOST_ORIGINS, normalizeHostOrigins } from '../../protocol/host-origins';
 
 /**
  * The scene's `hostOrigins` (the host API's allowlist, src/protocol/host-api.ts), edited by the
  * scene's owner in the editor: a list of the origins of pages that may drive the embedded viewer,
  * with add and remove. Each change is saved at once with the scene's PATCH (owner only on the
  * service); a refused one keeps the list and what was typed, and says why. It is not an edit of the
- * scene's content, so it is not on the undo history. An empty list removes the field: the open
- * default (any page reads, only this site changes).
+ * scene's content, so it is not on the undo history. An empty list is the open default (any page
+ * reads, only this site changes), as the viewer takes it (accessFor): the panel sends null for it
+ * and the service stores no hostOrigins (src/protocol/host-origins.ts).
  */
 
 /** What a typed origin becomes, or why it cannot be added. A trailing '/' of a bare origin is dropped. */
@@ -29,11 +30,20 @@ export function checkNewOrigin(input: string, list: readonly string[]): { origin
   return { origin: value };
 }
 
-/** What the list means for pages of other sites, in a sentence. */
+/** A page of no listed origin (a sandboxed page's origin, never a valid entry of the list). */
+const UNLISTED_PAGE = 'null';
+
+/** What the list means for pages of other sites, in a sentence: what the viewer's accessFor gives them. */
 export function describeHostOrigins(list: readonly string[]): string {
-  if (list.length === 0) return 'None listed: any page may embed this scene, read it and hear its events through the host API; only this site may change it.';
-  if (list.includes('*')) return "'*': every page may drive the embedded viewer, changes included.";
-  return 'These pages (and this site) may drive the embedded viewer, changes included; pages of other origins get nothing.';
+  const origins = normalizeHostOrigins(list);
+  switch (accessFor(origins, UNLISTED_PAGE, '')) {
+    case 'read':
+      return 'None listed: any page may embed this scene, read it and hear its events through the host API; only this site may change it.';
+    case 'all':
+      return "'*': every page may drive the embedded viewer, changes included.";
+    case 'none':
+      return 'These pages (and this site) may drive the embedded viewer, changes included; pages of other origins get nothing.';
+  }
 }
 
 /** PATCH /v1/scenes/{id} { hostOrigins } (null when the list is empty); the list the service kept. */
@@ -47,7 +57,7 @@ export async function saveHostOrigins(
     response = await (options.fetch ?? fetch)(url, {
       method: 'PATCH',
       headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
-      body: JSON.stringify({ hostOrigins: list.length > 0 ? list : null }),
+      body: JSON.stringify({ hostOrigins: normalizeHostOrigins(list) ?? null }),
     });
   } catch (error) {
     throw new Error(`The model service could not be reached (${error instanceof Error ? error.message : String(error)}): nothing was saved.`);
@@ -68,7 +78,7 @@ export interface HostOriginsPanelProps {
 }
 
 export function HostOriginsPanel({ sceneId, modelService, initial, owner, token }: HostOriginsPanelProps) {
-  const [list, setList] = useState<readonly string[]>(initial ?? []);
+  const [list, setList] = useState<readonly string[]>(normalizeHostOrigins(initial) ?? []);
   const [input, setInput] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createHostApi, MAX_IN_FLIGHT, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type HostApiOptions, type MessageTarget } from '../../../src/api/host-api';
+import { CLOSED, createHostApi, MAX_IN_FLIGHT, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type HostApiOptions, type MessageTarget } from '../../../src/api/host-api';
 import { HOST_FUNCTION_NAMES } from '../../../src/protocol/host-api';
 import { drainMessages, enqueueMessage, onMessage } from '../../../src/engine/messages';
 import { createViewerWorld } from '../../../src/engine/world';
@@ -173,6 +173,25 @@ describe('host API origins', () => {
     expect(init.at(-1)).toEqual({ origin: OTHER, message: { type: 'api.event', instanceId: 'viewer-1', event: 'raycast', data: { nodeName: 'a' } } });
   });
 
+  it('an empty list is the open default, as no list: other pages read and hear events, only the own origin changes', async () => {
+    const execute = vi.fn<Execute>(async () => 'ran');
+    const { api, send, parent, flush } = setup([], execute);
+    const init = send({ type: 'api.init' }, OTHER);
+    expect(init[0].message).toMatchObject({ mayChange: false, instanceId: 'viewer-1' });
+    expect(init[0].message).not.toHaveProperty('error');
+    const read = send({ type: 'api.request', requestId: 1, func: 'getCamera' }, OTHER);
+    const change = send({ type: 'api.request', requestId: 2, func: 'setProjection', arguments: { projection: 'Orthographic' } }, OTHER);
+    const own = send({ type: 'api.request', requestId: 3, func: 'setProjection', arguments: { projection: 'Orthographic' } }, SELF);
+    await flush();
+    expect(read[0].message.response).toBe('ran');
+    expect(change[0].message.error).toMatch(/'setProjection' changes the scene, and the page at https:\/\/evil\.example may only read/);
+    expect(own[0].message.response).toBe('ran');
+    api.emit('raycast', { nodeName: 'a' });
+    expect(init.at(-1)).toMatchObject({ origin: OTHER, message: { type: 'api.event', event: 'raycast' } });
+    api.lifecycle('viewerready');
+    expect(parent.posted).toEqual([{ origin: '*', message: { type: 'viewerready', instanceId: 'viewer-1', sceneId: 'scene-1' } }]);
+  });
+
   it("'*' opens everything", async () => {
     const { send, flush } = setup(['*'], async () => 'ran');
     const change = send({ type: 'api.request', requestId: 2, func: 'setProjection', arguments: { projection: 'Orthographic' } }, OTHER);
@@ -188,7 +207,7 @@ describe('host API origins', () => {
     expect(host.at(-1)).toMatchObject({ origin: HOST, message: { type: 'api.event', event: 'camerastart' } });
     expect(other).toHaveLength(1); // only its refused init
     // Taken off the list: it hears nothing more.
-    api.setOrigins([]);
+    api.setOrigins([OTHER]);
     api.emit('camerastop', {});
     expect(host.at(-1)!.message.event).toBe('camerastart');
   });
@@ -250,6 +269,152 @@ describe('host API origins', () => {
     api.setOrigins([HOST]);
     expect(source.posted).toHaveLength(MAX_PENDING_REQUESTS + 2);
     expect(source.posted[2].message.error).toMatch(/may not use this viewer's API/);
+  });
+});
+
+describe('host API order of one page', () => {
+  const TOKEN = { token: 'e30.e30.bm90LWEtc2lnbmF0dXJl' };
+  const NOTE = { position: [0, 1, 0], title: 'Valve' };
+
+  /** An execute whose calls wait until the test settles them, in any order. */
+  function deferredExecute() {
+    const calls: { func: string; resolve: (value: unknown) => void; reject: (error: Error) => void }[] = [];
+    const execute: Execute = (func) => new Promise((resolve, reject) => calls.push({ func, resolve, reject }));
+    const started = () => calls.map((c) => c.func);
+    const call = (func: string) => calls.find((c) => c.func === func)!;
+    return { execute, calls, started, call };
+  }
+
+  /** One page: every message from the same window (the real source of a host page). */
+  function page(made: ReturnType<typeof setup>, origin = HOST) {
+    const window = fakeWindow();
+    const send = (requestId: number | string, func: string, args?: unknown) => {
+      for (const l of made.listeners) l({ data: { type: 'api.request', requestId, func, arguments: args }, origin, source: window.target } as unknown as MessageEvent);
+    };
+    const answers = () => window.posted.map((p) => p.message).filter((m) => m.type === 'api.response');
+    const answer = (requestId: number | string) => answers().find((m) => m.requestId === requestId);
+    return { send, answers, answer };
+  }
+
+  it("runs a page's changes in the order sent: createAnnotation only after setAuthToken is answered; reads wait only behind that page's changes", async () => {
+    const run = deferredExecute();
+    const made = setup([HOST, OTHER], run.execute);
+    const host = page(made);
+    const other = page(made, OTHER);
+    host.send(1, 'setAuthToken', TOKEN);
+    host.send(2, 'createAnnotation', NOTE);
+    // The README's rule: a read of the host's is answered at once unless a change of its is still queued.
+    host.send(3, 'getCamera');
+    // Another page's read is not held up by this page's changes.
+    other.send('o', 'getCamera');
+    await made.flush();
+    expect(run.started()).toEqual(['setAuthToken', 'getCamera']);
+    expect(host.answers()).toEqual([]);
+
+    run.call('setAuthToken').resolve({ signedIn: true });
+    await made.flush();
+    expect(host.answer(1)).toMatchObject({ response: { signedIn: true } });
+    expect(run.started()).toEqual(['setAuthToken', 'getCamera', 'createAnnotation']);
+    expect(host.answer(2)).toBeUndefined();
+
+    run.call('createAnnotation').resolve({ id: 'note-1' });
+    await made.flush();
+    expect(host.answer(2)).toMatchObject({ response: { id: 'note-1' } });
+    // The read sent behind the changes runs after them (it sees them).
+    expect(run.started()).toEqual(['setAuthToken', 'getCamera', 'createAnnotation', 'getCamera']);
+    run.calls[3].resolve('camera');
+    await made.flush();
+    expect(host.answers().map((m) => m.requestId)).toEqual([1, 2, 3]);
+  });
+
+  it('answers a read at once when none of its changes waits, and a running read does not hold the changes sent after it', async () => {
+    const run = deferredExecute();
+    const made = setup([HOST], run.execute);
+    const host = page(made);
+    host.send(1, 'getCamera');
+    expect(run.started()).toEqual(['getCamera']);
+    host.send(2, 'setProjection', { projection: 'Orthographic' });
+    host.send(3, 'setProjection', { projection: 'Perspective' });
+    expect(run.started()).toEqual(['getCamera', 'setProjection']);
+    run.calls[1].resolve(null);
+    await made.flush();
+    expect(run.started()).toEqual(['getCamera', 'setProjection', 'setProjection']);
+    expect(host.answer(1)).toBeUndefined();
+    run.calls[0].resolve('camera');
+    run.calls[2].resolve(null);
+    await made.flush();
+    expect(host.answers().map((m) => m.requestId).sort()).toEqual([1, 2, 3]);
+  });
+
+  it('a change that fails (rejects or throws) does not hold the next: each gets its own answer', async () => {
+    const run = deferredExecute();
+    let throwNext = false;
+    const execute: Execute = (func, args) => {
+      if (throwNext && func === 'setProjection') {
+        throwNext = false;
+        throw new Error('no camera');
+      }
+      return run.execute(func, args);
+    };
+    const made = setup([HOST], execute);
+    const host = page(made);
+    host.send(1, 'setAuthToken', TOKEN);
+    host.send(2, 'setProjection', { projection: 'Orthographic' });
+    host.send(3, 'createAnnotation', NOTE);
+    run.call('setAuthToken').reject(new Error('The model service refused the token: Invalid token'));
+    throwNext = true;
+    await made.flush();
+    expect(host.answer(1)).toMatchObject({ error: 'setAuthToken failed: The model service refused the token: Invalid token' });
+    expect(host.answer(2)).toMatchObject({ error: 'setProjection failed: no camera' });
+    expect(run.started()).toEqual(['setAuthToken', 'createAnnotation']);
+    run.call('createAnnotation').resolve({ id: 'note-1' });
+    await made.flush();
+    expect(host.answer(3)).toMatchObject({ response: { id: 'note-1' } });
+    // Nothing is left waiting: the next change runs at once.
+    host.send(4, 'setProjection', { projection: 'Perspective' });
+    expect(run.started()).toEqual(['setAuthToken', 'createAnnotation', 'setProjection']);
+  });
+
+  it('keeps the pages apart: another window of the same origin is another page', async () => {
+    const run = deferredExecute();
+    const made = setup([HOST], run.execute);
+    const first = page(made);
+    const second = page(made);
+    first.send(1, 'setAuthToken', TOKEN);
+    second.send(1, 'setProjection', { projection: 'Orthographic' });
+    expect(run.started()).toEqual(['setAuthToken', 'setProjection']);
+  });
+
+  it(`counts the changes waiting in order as requests in flight (at most ${MAX_IN_FLIGHT} a page)`, async () => {
+    const run = deferredExecute();
+    const made = setup([HOST], run.execute);
+    const host = page(made);
+    for (let i = 0; i < MAX_IN_FLIGHT; i++) host.send(i, 'setProjection', { projection: 'Orthographic' });
+    expect(run.started()).toEqual(['setProjection']);
+    host.send('one-too-many', 'setProjection', { projection: 'Orthographic' });
+    expect(host.answer('one-too-many')).toMatchObject({ error: expect.stringMatching(new RegExp(`has ${MAX_IN_FLIGHT} requests waiting`)) });
+    for (let i = 0; i < MAX_IN_FLIGHT; i++) {
+      run.calls[i].resolve(i);
+      await made.flush();
+    }
+    expect(host.answers().filter((m) => 'response' in m).map((m) => m.response)).toEqual(Array.from({ length: MAX_IN_FLIGHT }, (_, i) => i));
+  });
+
+  it('dispose runs nothing that waited: each is answered that the viewer stopped', async () => {
+    const run = deferredExecute();
+    const made = setup([HOST], run.execute);
+    const host = page(made);
+    host.send(1, 'setAuthToken', TOKEN);
+    host.send(2, 'createAnnotation', NOTE);
+    host.send(3, 'getCamera');
+    made.api.dispose();
+    expect(host.answers()).toEqual([
+      expect.objectContaining({ requestId: 2, error: CLOSED }),
+      expect.objectContaining({ requestId: 3, error: CLOSED }),
+    ]);
+    run.call('setAuthToken').resolve({ signedIn: true });
+    await made.flush();
+    expect(run.started()).toEqual(['setAuthToken']);
   });
 });
 

@@ -147,7 +147,7 @@ describe('host origins', () => {
     expect(HostOrigins.safeParse(Array(51).fill('*')).success).toBe(false);
   });
 
-  it('decides access: own origin all; absent list read; "*" or listed all; else none', () => {
+  it('decides access: own origin all; absent or empty list read; "*" or listed all; else none', () => {
     const self = 'https://viewer.example';
     expect(accessFor(undefined, self, self)).toBe('all');
     expect(accessFor([], self, self)).toBe('all');
@@ -155,7 +155,9 @@ describe('host origins', () => {
     expect(accessFor(['*'], 'https://a.example', self)).toBe('all');
     expect(accessFor(['https://a.example'], 'https://a.example', self)).toBe('all');
     expect(accessFor(['https://a.example'], 'https://b.example', self)).toBe('none');
-    expect(accessFor([], 'https://a.example', self)).toBe('none');
+    // An empty list is the open default, as no list (issue 33 item 6).
+    expect(accessFor([], 'https://a.example', self)).toBe('read');
+    expect(accessFor([], 'null', self)).toBe('read');
     expect(accessFor(undefined, 'null', 'null')).toBe('read');
   });
 

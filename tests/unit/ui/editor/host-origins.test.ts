@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { checkNewOrigin, describeHostOrigins, saveHostOrigins } from '../../../../src/ui/editor/host-origins';
-import { MAX_HOST_ORIGINS } from '../../../../src/protocol/host-api';
+import { accessFor, MAX_HOST_ORIGINS } from '../../../../src/protocol/host-api';
 
 describe('host pages of the editor (hostOrigins)', () => {
   it('accepts an origin or *, dropping a bare trailing slash', () => {
@@ -26,6 +26,17 @@ describe('host pages of the editor (hostOrigins)', () => {
     expect(describeHostOrigins([])).toMatch(/^None listed: any page may embed this scene, read it/);
     expect(describeHostOrigins(['*', 'https://a.example'])).toMatch(/every page may drive/);
     expect(describeHostOrigins(['https://a.example'])).toMatch(/pages of other origins get nothing/);
+  });
+
+  it('says what the viewer does: each list described as accessFor treats a page of another origin', () => {
+    const sentence = { read: /^None listed: any page may embed this scene, read it and hear its events/, all: /every page may drive/, none: /pages of other origins get nothing/ } as const;
+    const self = 'https://viewer.example';
+    for (const list of [[], ['*'], ['https://a.example'], ['https://a.example', '*'], [self]]) {
+      const viewer = accessFor(list, 'https://unlisted.example', self);
+      expect({ list, text: describeHostOrigins(list) }).toEqual({ list, text: expect.stringMatching(sentence[viewer]) });
+    }
+    // What the panel shows for the empty list is the viewer's open default.
+    expect(accessFor([], 'https://unlisted.example', self)).toBe(accessFor(undefined, 'https://unlisted.example', self));
   });
 
   it('saves with the scene PATCH (null for an empty list) and returns what the service kept', async () => {
