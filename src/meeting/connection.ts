@@ -1,8 +1,10 @@
 import {
+  MEETING_CLOSE,
   MEETING_FINAL_CLOSE_CODES,
   MEETING_HEARTBEAT_INTERVAL_MS,
   MEETING_RECONNECT_DELAY_MS,
   MEETING_RECONNECT_MAX_DELAY_MS,
+  MEETING_TOO_MANY_RETRY_MS,
   parseServerMessage,
   type ClientMessage,
   type MeetingClient,
@@ -15,7 +17,12 @@ import {
  * sends STATE_REQUEST and PING every 5 s; on close it marks itself not connected and reconnects
  * after 2.5 s (after repeated failures the delay doubles, with jitter, up to 30 s). A close the
  * server says is final (a refused token, a meeting one may not join, a frame too large) stops it
- * with the server's reason. Nothing here touches the scene: messages go to `onMessage`.
+ * with the server's reason. Every other close is tried again, among them the server's "try again"
+ * (1001: shutting down, or it could not check the sign-in), 4001 (AUTH_REQUEST came too late: a page
+ * too busy to answer the open in time) and 4029 (too many connections of this person: not before
+ * MEETING_TOO_MANY_RETRY_MS). The token is had before the socket opens and AUTH_REQUEST goes in the
+ * open event itself, so nothing of the page's (a scene still loading, a token generator) stands
+ * between the open and the sign-in. Nothing here touches the scene: messages go to `onMessage`.
  */
 
 export type ConnectionStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'stopped';
@@ -149,7 +156,8 @@ export class MeetingConnection {
         this.setStatus('stopped', { reason });
         return;
       }
-      this.scheduleReconnect(reason);
+      // Too many connections of this person: another tab may close; asking sooner would be refused.
+      this.scheduleReconnect(reason, event.code === MEETING_CLOSE.TOO_MANY ? MEETING_TOO_MANY_RETRY_MS : 0);
     };
   }
 
@@ -186,9 +194,11 @@ export class MeetingConnection {
     this.heartbeat = null;
   }
 
-  private scheduleReconnect(reason: string): void {
+  /** The next attempt after the backoff of this many failures, and not before `atLeastMs` (plus up to a quarter of it, jitter). */
+  private scheduleReconnect(reason: string, atLeastMs = 0): void {
     this.failures++;
-    const delay = reconnectDelay(this.failures, this.o.random);
+    let delay = reconnectDelay(this.failures, this.o.random);
+    if (atLeastMs > 0) delay = Math.max(delay, atLeastMs + Math.round(this.o.random() * (atLeastMs / 4)));
     this.setStatus('reconnecting', { reason, retryInMs: delay });
     this.clearRetry();
     this.retry = this.o.setTimeout(() => {

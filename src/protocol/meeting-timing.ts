@@ -12,8 +12,17 @@ export const MEETING_RECONNECT_MAX_DELAY_MS = 30_000;
 export const MEETING_HEARTBEAT_INTERVAL_MS = 5000;
 /** The server drops a client silent for this many heartbeat intervals and announces USER_LEFT. */
 export const MEETING_SILENT_INTERVALS = 3;
-/** An unauthenticated socket is closed after this. */
+/**
+ * A socket that sends no AUTH_REQUEST within this is closed (4001). Only the client's silence is
+ * counted: the wait stops when AUTH_REQUEST arrives, the server's own check of the token has a
+ * bound of its own (the server's MEETING_AUTH_VERIFY_TIMEOUT_MS).
+ */
 export const MEETING_AUTH_TIMEOUT_MS = 5000;
+/**
+ * A socket refused for too many meeting connections (close 4029) is told to try again after this,
+ * and the client waits at least this long before it does.
+ */
+export const MEETING_TOO_MANY_RETRY_MS = 30_000;
 /** A frame larger than this is refused: the socket is closed with 1009. */
 export const MEETING_MAX_FRAME_BYTES = 64 * 1024;
 /** Messages a socket may send per second on average, and in a burst. */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 // The timing and limits (MEETING_*, AVATAR_*) are a module of their own: the viewer's avatar
 // smoothing reads two of them without taking this module's schemas into the embed's first load.
 export * from './meeting-timing';
+import { MEETING_TOO_MANY_RETRY_MS } from './meeting-timing';
 
 /** Close codes: the standard ones where they fit, ours in 4000-4999, each with a reason text. */
 export const MEETING_CLOSE = {
@@ -30,7 +31,30 @@ export const MEETING_CLOSE = {
   FORBIDDEN: 4004,
   /** Silent for MEETING_SILENT_INTERVALS heartbeat intervals. */
   SILENT: 4008,
+  /**
+   * Too many meeting connections: the person already holds MEETING_SOCKETS_PER_USER sockets on this
+   * server process, or too many sockets of one address are still waiting to sign in. The client
+   * tries again after MEETING_TOO_MANY_RETRY_MS (4000 + HTTP's 429).
+   */
+  TOO_MANY: 4029,
 } as const;
+
+/**
+ * The reason of a 1001 close when the server could not check the sign-in (the identity provider's
+ * keys could not be fetched, or the check took longer than its bound): not the client's fault, and
+ * the client reconnects.
+ */
+export const MEETING_SIGN_IN_UNCHECKED = 'The server could not check the sign-in right now; the viewer reconnects and tries again';
+
+/** The reason of a 4029 close: a person holds `limit` meeting sockets already. */
+export function tooManyMeetingSockets(limit: number): string {
+  return `Too many meeting connections: at most ${limit} per person; close another tab or try again in ${Math.round(MEETING_TOO_MANY_RETRY_MS / 1000)} s`;
+}
+
+/** The reason of a 4029 close: `limit` sockets of one address are waiting to sign in already. */
+export function tooManyPendingMeetingSockets(limit: number): string {
+  return `Too many meeting connections waiting to sign in: at most ${limit} per address; try again in ${Math.round(MEETING_TOO_MANY_RETRY_MS / 1000)} s`;
+}
 
 /** Close codes after which reconnecting cannot help (the client stops and says why). */
 export const MEETING_FINAL_CLOSE_CODES: readonly number[] = [MEETING_CLOSE.AUTH_FAILED, MEETING_CLOSE.FORBIDDEN, MEETING_CLOSE.TOO_BIG];

@@ -8,8 +8,11 @@ import {
   MEETING_MAX_BUFFERED_BYTES,
   MEETING_RATE_BURST,
   MEETING_RATE_PER_S,
+  MEETING_SIGN_IN_UNCHECKED,
   MEETING_SILENT_INTERVALS,
   parseClientMessage,
+  tooManyMeetingSockets,
+  tooManyPendingMeetingSockets,
   RTC_PEER_SIGNALS,
   RTC_SERVER_ID,
   type ClientMessage,
@@ -31,8 +34,37 @@ import type { SfuBridge } from './sfu.ts';
  * MEETING_SILENT_INTERVALS intervals.
  */
 
+/**
+ * The server's own check of a token (the scene, the token's signature against the identity
+ * provider's keys, which may have to be fetched: 5 s at most, src/server/auth/tokens.ts) gets this
+ * long; past it the socket is closed 1001 (MEETING_SIGN_IN_UNCHECKED) and the client reconnects.
+ * It is not the client's time: MEETING_AUTH_TIMEOUT_MS stops when AUTH_REQUEST arrives.
+ */
+export const MEETING_AUTH_VERIFY_TIMEOUT_MS = 10_000;
+
+/**
+ * Sockets of one remote address that are open but not signed in yet (before AUTH_REQUEST, or while
+ * the server checks it), at most: a flood of sockets that never sign in is bounded too. The same
+ * number as the per-person limit by default (attachMeetings passes MEETING_SOCKETS_PER_USER). A
+ * socket is in this state for a round trip and the token's check, so even many people behind one
+ * proxy's address rarely hold more than a few at once; one refused tries again after
+ * MEETING_TOO_MANY_RETRY_MS.
+ */
+export const MEETING_PENDING_SOCKETS_PER_ADDRESS = CONFIG_DEFAULTS.MEETING_SOCKETS_PER_USER;
+
 export interface HubLimits {
+  /** The client's silence before AUTH_REQUEST: past it 4001. */
   authTimeoutMs: number;
+  /** The server's own check of the token (MEETING_AUTH_VERIFY_TIMEOUT_MS): past it 1001. */
+  verifyTimeoutMs: number;
+  /**
+   * Signed-in sockets one person (a userId; a guest: the guest's id) may hold on this process at
+   * once (MEETING_SOCKETS_PER_USER); one more is closed 4029. Per server process: with the Redis
+   * bus each process counts its own sockets.
+   */
+  socketsPerUser: number;
+  /** Open sockets of one remote address not signed in yet (MEETING_PENDING_SOCKETS_PER_ADDRESS); one more is closed 4029. */
+  pendingSocketsPerAddress: number;
   /** The client's heartbeat interval; silent for `silentIntervals` of them -> dropped. */
   heartbeatMs: number;
   silentIntervals: number;
@@ -43,6 +75,9 @@ export interface HubLimits {
 
 export const DEFAULT_HUB_LIMITS: HubLimits = {
   authTimeoutMs: MEETING_AUTH_TIMEOUT_MS,
+  verifyTimeoutMs: MEETING_AUTH_VERIFY_TIMEOUT_MS,
+  socketsPerUser: CONFIG_DEFAULTS.MEETING_SOCKETS_PER_USER,
+  pendingSocketsPerAddress: MEETING_PENDING_SOCKETS_PER_ADDRESS,
   heartbeatMs: MEETING_HEARTBEAT_INTERVAL_MS,
   silentIntervals: MEETING_SILENT_INTERVALS,
   ratePerS: MEETING_RATE_PER_S,
@@ -72,6 +107,10 @@ interface Connection {
   refilled: number;
   authTimer: NodeJS.Timeout | null;
   closed: boolean;
+  /** The remote address whose not-signed-in sockets count this one (until it signs in or closes). */
+  pending: string | null;
+  /** The person whose signed-in sockets count this one (from its sign-in until it closes). */
+  counted: string | null;
   /** Its TCP socket is corked until the end of this turn of the event loop (MeetingHub.cork). */
   corked?: boolean;
 }
@@ -114,6 +153,21 @@ export interface HubStats {
   sockets: number;
   clients: number;
   relayed: number;
+  /** Open sockets not signed in yet, and signed-in sockets counted per person (the limits' counts). */
+  pending: number;
+  counted: number;
+}
+
+/** '5 s'; under a second (tests' short limits) '300 ms'. */
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
+
+/** One fewer of `key` (forgotten at zero, so the maps hold only who has sockets now). */
+function release(counts: Map<string, number>, key: string): void {
+  const n = (counts.get(key) ?? 0) - 1;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }
 
 export class MeetingHub {
@@ -128,6 +182,12 @@ export class MeetingHub {
   private readonly announceTimer: NodeJS.Timeout;
   private relayed = 0;
   private closing = false;
+  /** Open sockets not signed in yet, per remote address. */
+  private readonly pendingByAddress = new Map<string, number>();
+  /** Signed-in sockets (admitted or being admitted), per person. */
+  private readonly socketsByUser = new Map<string, number>();
+  /** When a refusal for too many sockets was last logged, per address or person (a flood logs once a minute). */
+  private readonly refusalsLogged = new Map<string, { at: number; since: number }>();
   /**
    * Sockets corked in this turn of the event loop: a meeting of 64 sends each person 63 frames per
    * 50 ms, and one write system call per frame is most of the relay's cost. Frames sent to a socket
@@ -174,11 +234,15 @@ export class MeetingHub {
   stats(): HubStats {
     let clients = 0;
     for (const room of this.rooms.values()) clients += room.local.size;
-    return { rooms: this.rooms.size, sockets: this.sockets.size, clients, relayed: this.relayed };
+    let pending = 0;
+    for (const n of this.pendingByAddress.values()) pending += n;
+    let counted = 0;
+    for (const n of this.socketsByUser.values()) counted += n;
+    return { rooms: this.rooms.size, sockets: this.sockets.size, clients, relayed: this.relayed, pending, counted };
   }
 
-  /** A socket of `room` after the upgrade (path and Origin already checked). */
-  accept(ws: WebSocket, room: string, endpoint: 'meetings' | 'public'): void {
+  /** A socket of `room` after the upgrade (path and Origin already checked), from `address`. */
+  accept(ws: WebSocket, room: string, endpoint: 'meetings' | 'public', address = 'unknown'): void {
     if (this.closing) {
       ws.close(MEETING_CLOSE.GOING_AWAY, 'The server is shutting down');
       return;
@@ -194,10 +258,14 @@ export class MeetingHub {
       refilled: Date.now(),
       authTimer: null,
       closed: false,
+      pending: null,
+      counted: null,
     };
     this.sockets.add(conn);
+    // Only the client's silence: onMessage stops this timer when AUTH_REQUEST arrives.
     conn.authTimer = setTimeout(() => {
-      if (!conn.client) this.closeConnection(conn, MEETING_CLOSE.AUTH_TIMEOUT, `No AUTH_REQUEST within ${Math.round(this.limits.authTimeoutMs / 1000)} s`);
+      conn.authTimer = null;
+      if (!conn.client && !conn.authenticating) this.closeConnection(conn, MEETING_CLOSE.AUTH_TIMEOUT, `No AUTH_REQUEST within ${seconds(this.limits.authTimeoutMs)}`);
     }, this.limits.authTimeoutMs);
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
@@ -211,6 +279,28 @@ export class MeetingHub {
       // ws closes the socket itself (1009 for an oversized frame, 1002 for a bad frame); note why.
       if ((error as { code?: string }).code !== 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') this.log('warn', `meetings: socket error: ${error.message}`);
     });
+    const pending = this.pendingByAddress.get(address) ?? 0;
+    if (pending >= this.limits.pendingSocketsPerAddress) {
+      this.refuse(conn, `address ${address}`, tooManyPendingMeetingSockets(this.limits.pendingSocketsPerAddress));
+      return;
+    }
+    this.pendingByAddress.set(address, pending + 1);
+    conn.pending = address;
+  }
+
+  /** Closes a socket 4029 (too many); logged once a minute per address or person, with the count. */
+  private refuse(conn: Connection, who: string, reason: string): void {
+    const now = Date.now();
+    const logged = this.refusalsLogged.get(who);
+    if (!logged || now - logged.at >= 60_000) {
+      const more = logged && logged.since > 0 ? ` (and ${logged.since} more since the last such line)` : '';
+      this.log('warn', `meetings: refused a socket of meeting ${conn.room} from ${who} with ${MEETING_CLOSE.TOO_MANY}: ${reason}${more}`);
+      this.refusalsLogged.set(who, { at: now, since: 0 });
+      if (this.refusalsLogged.size > 10_000) for (const [key, value] of this.refusalsLogged) if (now - value.at >= 60_000) this.refusalsLogged.delete(key);
+    } else {
+      logged.since++;
+    }
+    this.closeConnection(conn, MEETING_CLOSE.TOO_MANY, reason, false, false);
   }
 
   private onMessage(conn: Connection, text: string): void {
@@ -237,6 +327,9 @@ export class MeetingHub {
         this.closeConnection(conn, MEETING_CLOSE.PROTOCOL, `Send AUTH_REQUEST first (got ${parsed.value.type})`);
         return;
       }
+      // The client has spoken: from here on the wait is the server's own (verifyTimeoutMs).
+      if (conn.authTimer) clearTimeout(conn.authTimer);
+      conn.authTimer = null;
       void this.onAuth(conn, parsed.value.token);
       return;
     }
@@ -250,11 +343,27 @@ export class MeetingHub {
   private async onAuth(conn: Connection, token: string): Promise<void> {
     conn.authenticating = true;
     let result: Awaited<ReturnType<Authenticate>>;
+    let bound: NodeJS.Timeout | undefined;
+    const timedOut = Symbol('timed out');
     try {
-      result = await this.authenticate(token, conn.room, conn.endpoint);
+      // The server's own check has its own bound; a check that comes later finds the socket closed.
+      const outcome = await Promise.race([
+        this.authenticate(token, conn.room, conn.endpoint),
+        new Promise<typeof timedOut>((resolve) => {
+          bound = setTimeout(() => resolve(timedOut), this.limits.verifyTimeoutMs);
+        }),
+      ]);
+      if (outcome === timedOut) {
+        this.log('warn', `meetings: checking a token for meeting ${conn.room} took over ${this.limits.verifyTimeoutMs} ms (is the identity provider's key server slow?): closed ${MEETING_CLOSE.GOING_AWAY}, the client reconnects`);
+        result = { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: MEETING_SIGN_IN_UNCHECKED };
+      } else {
+        result = outcome;
+      }
     } catch (error) {
       this.log('error', `meetings: authentication failed: ${(error as Error).message}`);
-      result = { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: 'The server cannot check tokens right now; try again later' };
+      result = { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: MEETING_SIGN_IN_UNCHECKED };
+    } finally {
+      clearTimeout(bound);
     }
     conn.authenticating = false;
     if (conn.closed) return;
@@ -262,8 +371,16 @@ export class MeetingHub {
       this.closeConnection(conn, result.code, result.reason);
       return;
     }
-    if (conn.authTimer) clearTimeout(conn.authTimer);
-    conn.authTimer = null;
+    // Signed in: counted as the person's (at most socketsPerUser at once), no longer as its address's.
+    const held = this.socketsByUser.get(result.userId) ?? 0;
+    if (held >= this.limits.socketsPerUser) {
+      this.refuse(conn, `person ${result.userId}`, tooManyMeetingSockets(this.limits.socketsPerUser));
+      return;
+    }
+    this.socketsByUser.set(result.userId, held + 1);
+    conn.counted = result.userId;
+    if (conn.pending !== null) release(this.pendingByAddress, conn.pending);
+    conn.pending = null;
     const client: MeetingClient = {
       _id: randomBytes(9).toString('base64url'),
       userId: result.userId,
@@ -561,10 +678,10 @@ export class MeetingHub {
   }
 
   /** Closes with a code and reason; `hard` also cuts the TCP connection at once (a full buffer). */
-  private closeConnection(conn: Connection, code: number, reason: string, hard = false): void {
+  private closeConnection(conn: Connection, code: number, reason: string, hard = false, log = true): void {
     if (conn.closed) return;
     // Closes that say something about a client or the server (not a normal leave) are logged.
-    if (code !== MEETING_CLOSE.GOING_AWAY) this.log('warn', `meetings: closed a socket of meeting ${conn.room}${conn.client ? ` (client ${conn.client._id})` : ''} with ${code}: ${reason}`);
+    if (log && code !== MEETING_CLOSE.GOING_AWAY) this.log('warn', `meetings: closed a socket of meeting ${conn.room}${conn.client ? ` (client ${conn.client._id})` : ''} with ${code}: ${reason}`);
     conn.ws.close(code, reasonText(reason));
     if (hard) conn.ws.terminate();
     else {
@@ -580,6 +697,9 @@ export class MeetingHub {
     conn.closed = true;
     if (conn.authTimer) clearTimeout(conn.authTimer);
     this.sockets.delete(conn);
+    if (conn.pending !== null) release(this.pendingByAddress, conn.pending);
+    if (conn.counted !== null) release(this.socketsByUser, conn.counted);
+    conn.pending = conn.counted = null;
     const client = conn.client;
     if (!client) return;
     if (this.clients.get(client._id) === conn) this.clients.delete(client._id);

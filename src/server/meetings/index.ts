@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { z } from 'zod';
-import { MEETING_CLOSE, MEETING_MAX_FRAME_BYTES } from '../../protocol/meeting.ts';
+import { MEETING_CLOSE, MEETING_MAX_FRAME_BYTES, MEETING_SIGN_IN_UNCHECKED } from '../../protocol/meeting.ts';
 import { canReadScene } from '../auth/permissions.ts';
 import { TokenError, type TokenVerifier } from '../auth/tokens.ts';
 import type { ServerConfig } from '../config.ts';
@@ -20,7 +20,9 @@ import type { SfuBridge } from './sfu.ts';
  * (bearer or guest tokens), the Origin checked before the upgrade; `POST
  * /v1/meetings/{sceneId}/guests {firstName, lastName}` gives a guest token for a public scene.
  * With REDIS_URL the processes of one deployment share their meetings through Redis; with JANUS_URL
- * calls of meetings larger than RTC_MESH_MAX go through Janus (sfu.ts).
+ * calls of meetings larger than RTC_MESH_MAX go through Janus (sfu.ts). One person holds at most
+ * MEETING_SOCKETS_PER_USER signed-in sockets per process (close 4029 past it), and one address at
+ * most as many sockets that have not signed in yet.
  */
 
 export interface MeetingsOptions {
@@ -99,7 +101,11 @@ export async function attachMeetings(app: FastifyInstance, config: ServerConfig,
     try {
       user = await options.verifyToken(token);
     } catch (error) {
-      if (error instanceof TokenError && error.statusCode === 503) return { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: error.message };
+      if (error instanceof TokenError && error.statusCode === 503) {
+        // Not the client's fault: it reconnects (1001) and the check is tried again.
+        app.log.warn(`meetings: a token for meeting ${room} could not be checked: ${error.message}`);
+        return { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: MEETING_SIGN_IN_UNCHECKED };
+      }
       tokenProblem = (error as Error).message;
     }
     if (!user && endpoint === 'public' && scene.public !== false) {
@@ -122,7 +128,14 @@ export async function attachMeetings(app: FastifyInstance, config: ServerConfig,
     const { JanusSfu } = await import('./sfu.ts');
     sfu = new JanusSfu({ url: config.rtc.janusUrl, apiSecret: config.rtc.janusApiSecret, log });
   }
-  const hub = new MeetingHub(bus, authenticate, options.limits, log, { meshMax: config.rtc.meshMax, sfu });
+  // MEETING_SOCKETS_PER_USER bounds a person's signed-in sockets and, as many again, an address's
+  // sockets that have not signed in yet; both per process (each process counts its own sockets).
+  const limits: Partial<HubLimits> = {
+    socketsPerUser: config.limits.meetingSocketsPerUser,
+    pendingSocketsPerAddress: config.limits.meetingSocketsPerUser,
+    ...options.limits,
+  };
+  const hub = new MeetingHub(bus, authenticate, limits, log, { meshMax: config.rtc.meshMax, sfu });
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes ?? MEETING_MAX_FRAME_BYTES, perMessageDeflate: false });
   const paths: [string, 'meetings' | 'public'][] = [
     [endpointPath(config.endpoints.meetings), 'meetings'],
@@ -145,7 +158,7 @@ export async function attachMeetings(app: FastifyInstance, config: ServerConfig,
     if (!originAllowed(origin, request.headers.host, config)) {
       return refuseUpgrade(socket, 403, `Origin ${origin} may not open meetings on this server (MEETING_ORIGINS)`);
     }
-    wss.handleUpgrade(request, socket, head, (ws) => hub.accept(ws, match.room, match.endpoint));
+    wss.handleUpgrade(request, socket, head, (ws) => hub.accept(ws, match.room, match.endpoint, request.socket.remoteAddress));
   };
   app.server.on('upgrade', onUpgrade);
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MeetingConnection, reconnectDelay, type SocketLike } from '../../../src/meeting/connection';
-import { MEETING_CLOSE } from '../../../src/protocol/meeting';
+import { MEETING_CLOSE, MEETING_SIGN_IN_UNCHECKED, MEETING_TOO_MANY_RETRY_MS, tooManyMeetingSockets } from '../../../src/protocol/meeting';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
@@ -165,5 +165,107 @@ describe('meeting connection (viewer specification section 4)', () => {
     c.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(statuses.at(-1)).toBe('stopped:Sign in required.');
+  });
+
+  // Issue 33, item 7: the server's "try again" and the auth timeout are retried with backoff, each
+  // attempt signing in at once on open with a fresh token; 4029 (item 8) waits its retry time.
+  describe('sign-in retries (issue 33)', () => {
+    let tokens: number;
+    let details: { status: string; reason?: string; retryInMs?: number }[];
+    let c: MeetingConnection;
+    beforeEach(() => {
+      tokens = 0;
+      details = [];
+      c = new MeetingConnection({
+        url: 'ws://x/meetings/s',
+        token: async () => `tok${++tokens}`,
+        onMessage: () => undefined,
+        onStatus: (status, d) => details.push({ status, reason: d.reason, retryInMs: d.retryInMs }),
+        createSocket: () => {
+          const s = new FakeSocket();
+          sockets.push(s);
+          return s;
+        },
+        random: () => 0.5,
+      });
+    });
+    afterEach(() => c.stop());
+
+    it('has the token before the socket exists, and sends AUTH_REQUEST in the open event itself', async () => {
+      let give: (token: string) => void = () => undefined;
+      const slow = new MeetingConnection({
+        url: 'ws://x',
+        token: () => new Promise<string>((resolve) => (give = resolve)),
+        onMessage: () => undefined,
+        createSocket: () => {
+          const s = new FakeSocket();
+          sockets.push(s);
+          return s;
+        },
+      });
+      slow.start();
+      await vi.advanceTimersByTimeAsync(10_000);
+      // A slow token (a host page's generator, a page busy loading) keeps the socket unopened: the
+      // server's AUTH_REQUEST timeout cannot start before the client has what it must send.
+      expect(sockets).toHaveLength(0);
+      give('late-token');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(sockets).toHaveLength(1);
+      sockets[0].open();
+      // Synchronously in the open event: nothing awaited between the open and the send.
+      expect(sockets[0].sent).toEqual([{ type: 'AUTH_REQUEST', token: 'late-token' }]);
+      slow.stop();
+    });
+
+    it("reconnects with backoff after the server's try-again close (1001) and the auth timeout (4001)", async () => {
+      c.start();
+      await vi.advanceTimersByTimeAsync(0);
+      sockets[0].open();
+      expect(sockets[0].sent).toEqual([{ type: 'AUTH_REQUEST', token: 'tok1' }]);
+      // The server could not check the sign-in: try again, 2.5 s later.
+      sockets[0].drop(MEETING_CLOSE.GOING_AWAY, MEETING_SIGN_IN_UNCHECKED);
+      expect(c.status).toBe('reconnecting');
+      expect(details.at(-1)).toEqual({ status: 'reconnecting', reason: MEETING_SIGN_IN_UNCHECKED, retryInMs: 2500 });
+      await vi.advanceTimersByTimeAsync(2500);
+      expect(sockets).toHaveLength(2);
+      sockets[1].open();
+      expect(sockets[1].sent).toEqual([{ type: 'AUTH_REQUEST', token: 'tok2' }]);
+      // Cut for a late AUTH_REQUEST (a page too busy to answer the open): tried again, later.
+      sockets[1].drop(MEETING_CLOSE.AUTH_TIMEOUT, 'No AUTH_REQUEST within 5 s');
+      expect(details.at(-1)).toEqual({ status: 'reconnecting', reason: 'No AUTH_REQUEST within 5 s', retryInMs: 3750 });
+      await vi.advanceTimersByTimeAsync(3749);
+      expect(sockets).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sockets).toHaveLength(3);
+      sockets[2].open();
+      sockets[2].drop(MEETING_CLOSE.GOING_AWAY, MEETING_SIGN_IN_UNCHECKED);
+      expect(details.at(-1)?.retryInMs).toBe(7500);
+      await vi.advanceTimersByTimeAsync(7500);
+      sockets[3].open();
+      expect(sockets[3].sent).toEqual([{ type: 'AUTH_REQUEST', token: 'tok4' }]);
+      // Signed in at last: connected, and the next failure starts from 2.5 s again.
+      sockets[3].receive({ type: 'AUTH_RESPONSE', client: CLIENT });
+      expect(c.connected).toBe(true);
+      sockets[3].drop(MEETING_CLOSE.GOING_AWAY, 'The server is shutting down');
+      expect(details.at(-1)?.retryInMs).toBe(2500);
+    });
+
+    it('after 4029 (too many connections of this person) waits the retry time, then tries again', async () => {
+      c.start();
+      await vi.advanceTimersByTimeAsync(0);
+      sockets[0].open();
+      const reason = tooManyMeetingSockets(16);
+      sockets[0].drop(MEETING_CLOSE.TOO_MANY, reason);
+      // Not final (another tab may close), but not at the quick 2.5 s either: 30 s plus jitter.
+      expect(c.status).toBe('reconnecting');
+      const wait = MEETING_TOO_MANY_RETRY_MS + MEETING_TOO_MANY_RETRY_MS / 8; // random 0.5 of a quarter
+      expect(details.at(-1)).toEqual({ status: 'reconnecting', reason, retryInMs: wait });
+      await vi.advanceTimersByTimeAsync(wait - 1);
+      expect(sockets).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(sockets).toHaveLength(2);
+      sockets[1].open();
+      expect(sockets[1].sent).toEqual([{ type: 'AUTH_REQUEST', token: 'tok2' }]);
+    });
   });
 });
