@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,6 +21,7 @@ import commentRoutes from './routes/comments.ts';
 import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot, type UploadService } from './routes/uploads.ts';
 import { COMMON_HEADERS, CSP_REPORT_PATH, pageHeaders } from './security-headers.ts';
 import { createIndexPage } from './index-page.ts';
+import { bodyWithDeadline, drainBeforeAnswer } from './request-body.ts';
 import { StoreError, type Store } from './store.ts';
 
 /**
@@ -184,7 +184,7 @@ export interface AppOptions {
 }
 
 export async function createApp(config: ServerConfig, store: Store, options: AppOptions = {}): Promise<FastifyInstance> {
-  const timeouts = { ...HTTP_TIMEOUTS, ...options.timeouts };
+  const timeouts: HttpTimeouts = { ...HTTP_TIMEOUTS, ...config.httpTimeouts, ...options.timeouts };
   const app = Fastify({
     logger: { level: config.logLevel },
     return503OnClosing: true,
@@ -204,25 +204,17 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   if (timeouts.headersMs < 30_000) (app.server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = timeouts.headersMs / 2;
 
   // A body other than an upload's must arrive within timeouts.bodyMs: a client trickling it is cut
-  // off with 408 (read through a stream of our own, which fails without destroying the socket
-  // under the answer; the answer then closes the connection).
+  // off with 408. The timer and the stream it takes belong to the request and end with its
+  // response, however it ends (request-body.ts).
   app.addHook('preParsing', async (request, reply, payload) => {
     if ((request.routeOptions.config as { upload?: boolean } | undefined)?.upload) return payload;
-    const body = new PassThrough();
-    const timer = setTimeout(() => {
-      reply.header('connection', 'close');
-      payload.unpipe(body);
-      body.destroy(new HttpError(408, `The request body did not arrive within ${Math.round(timeouts.bodyMs / 1000)} s`));
-    }, timeouts.bodyMs);
-    timer.unref();
-    const clear = () => clearTimeout(timer);
-    payload.once('end', clear);
-    payload.once('close', clear);
-    payload.once('error', (error) => {
-      clear();
-      body.destroy(error);
-    });
-    return payload.pipe(body);
+    return bodyWithDeadline(reply, payload, timeouts.bodyMs);
+  });
+  // An answer given before the body was read (413, 415, 401, 404...) waits until the rest of the
+  // body is off the wire, so the client reads it instead of a reset connection (request-body.ts).
+  app.addHook('onSend', async (request, reply, payload) => {
+    await drainBeforeAnswer(request, reply, request.routeOptions.bodyLimit ?? DEFAULT_BODY_LIMIT, timeouts.bodyMs);
+    return payload;
   });
 
   // Graceful close: responses in flight finish, then their keep-alive connections are closed at

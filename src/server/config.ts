@@ -66,6 +66,19 @@ export const CONFIG_DEFAULTS = {
    * connection carries; 0 = always the call server.
    */
   RTC_MESH_MAX: 4,
+  /**
+   * Per-person limits (issue 33, item 8): one signed-in person (a guest: one address) may hold this
+   * many meeting sockets at once; more are refused with close code 4029 and a retry time.
+   */
+  MEETING_SOCKETS_PER_USER: 16,
+  /** Uploads of one person received or processed at once; more answer 429 with Retry-After. */
+  UPLOADS_IN_FLIGHT_PER_USER: 4,
+  /** Bytes one person may upload in any hour (models, assets, textures together); past it 429 with Retry-After. 2 GiB: 32 uploads of MAX_ASSET_BYTES. */
+  UPLOAD_BYTES_PER_HOUR: 2 * 1024 * 1024 * 1024,
+  /** Bytes of derivatives one person's scenes may store; past it 413 with the quota. 20 GiB. */
+  STORED_BYTES_PER_USER: 20 * 1024 * 1024 * 1024,
+  /** Serve the built app's source maps (*.map) when 'true'; by default they are not served (issue 33, item 11). */
+  SERVE_SOURCE_MAPS: 'false',
 } as const;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -83,6 +96,12 @@ export interface ServerConfig {
   maxAssetBytes: number;
   /** The upload worker pool (src/server/upload/pool.ts). */
   uploads: { workers: number; maxQueued: number; timeoutMs: number; heapMb: number };
+  /** Per-person limits (MEETING_SOCKETS_PER_USER, UPLOADS_IN_FLIGHT_PER_USER, UPLOAD_BYTES_PER_HOUR, STORED_BYTES_PER_USER). */
+  limits: { meetingSocketsPerUser: number; uploadsInFlightPerUser: number; uploadBytesPerHour: number; storedBytesPerUser: number };
+  /** SERVE_SOURCE_MAPS: whether the built app's *.map files are served. */
+  serveSourceMaps: boolean;
+  /** HTTP_BODY_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS, HTTP_IDLE_TIMEOUT_MS when set (app.ts HTTP_TIMEOUTS otherwise). */
+  httpTimeouts: { bodyMs?: number; headersMs?: number; idleMs?: number };
   logLevel: LogLevel;
   endpoints: {
     account: string;
@@ -282,6 +301,22 @@ const VARIABLES = {
     ),
   JANUS_API_SECRET: z.string().trim().min(1, { message: 'must not be empty' }),
   RTC_MESH_MAX: integer(0, 1000),
+  MEETING_SOCKETS_PER_USER: integer(1, 100_000),
+  UPLOADS_IN_FLIGHT_PER_USER: integer(1, 100_000),
+  UPLOAD_BYTES_PER_HOUR: integer(1, Number.MAX_SAFE_INTEGER),
+  STORED_BYTES_PER_USER: integer(1, Number.MAX_SAFE_INTEGER),
+  /**
+   * HTTP deadlines in milliseconds, no default here (app.ts HTTP_TIMEOUTS has them and why): a JSON
+   * body must arrive within HTTP_BODY_TIMEOUT_MS, the headers within HTTP_HEADERS_TIMEOUT_MS, and a
+   * connection with nothing sent for HTTP_IDLE_TIMEOUT_MS is closed.
+   */
+  HTTP_BODY_TIMEOUT_MS: integer(100, 24 * 3600_000),
+  HTTP_HEADERS_TIMEOUT_MS: integer(100, 24 * 3600_000),
+  HTTP_IDLE_TIMEOUT_MS: integer(100, 24 * 3600_000),
+  SERVE_SOURCE_MAPS: z.preprocess(
+    (value) => (typeof value === 'string' ? value.trim().toLowerCase() : value),
+    z.enum(['true', 'false'], { message: 'must be true or false' }),
+  ),
   ICE_SERVERS: z
     .string()
     .trim()
@@ -416,6 +451,14 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
       timeoutMs: get('UPLOAD_TIMEOUT_S') * 1000,
       heapMb: get('UPLOAD_HEAP_MB'),
     },
+    limits: {
+      meetingSocketsPerUser: get('MEETING_SOCKETS_PER_USER'),
+      uploadsInFlightPerUser: get('UPLOADS_IN_FLIGHT_PER_USER'),
+      uploadBytesPerHour: get('UPLOAD_BYTES_PER_HOUR'),
+      storedBytesPerUser: get('STORED_BYTES_PER_USER'),
+    },
+    serveSourceMaps: get('SERVE_SOURCE_MAPS') === 'true',
+    httpTimeouts: {},
     logLevel: get('LOG_LEVEL'),
     sqliteSynchronous: get('SQLITE_SYNCHRONOUS'),
     endpoints: {
@@ -444,6 +487,9 @@ export function loadServerConfig(env: NodeJS.ProcessEnv = process.env): ServerCo
   if (values.DATABASE_URL !== undefined) config.databaseUrl = values.DATABASE_URL;
   if (values.REDIS_URL !== undefined) config.redisUrl = values.REDIS_URL;
   if (values.MEETING_ORIGINS !== undefined) config.meetingOrigins = values.MEETING_ORIGINS;
+  if (values.HTTP_BODY_TIMEOUT_MS !== undefined) config.httpTimeouts.bodyMs = values.HTTP_BODY_TIMEOUT_MS;
+  if (values.HTTP_HEADERS_TIMEOUT_MS !== undefined) config.httpTimeouts.headersMs = values.HTTP_HEADERS_TIMEOUT_MS;
+  if (values.HTTP_IDLE_TIMEOUT_MS !== undefined) config.httpTimeouts.idleMs = values.HTTP_IDLE_TIMEOUT_MS;
   return config;
 }
 

@@ -68,25 +68,6 @@ export function tooLargeError(limit: number): UploadHttpError {
   return new UploadHttpError(413, `The upload is larger than the limit of ${limit} bytes (MAX_ASSET_BYTES): upload a smaller model, or compress it (e.g. meshopt or Draco) first.`);
 }
 
-/**
- * How much of an oversize body is still read (and thrown away) before the 413 goes out: a client
- * still sending when the server answers and closes sees a reset connection instead of the answer.
- * Past this, the connection is cut.
- */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
-
-/** Reads and discards the rest of a stream, up to DRAIN_LIMIT more bytes. */
-async function drain(stream: Readable | IncomingMessage): Promise<void> {
-  let drained = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    drained += chunk.length;
-    if (drained > DRAIN_LIMIT) {
-      stream.destroy();
-      return;
-    }
-  }
-}
-
 /** The slowest accepted upload (app.ts HTTP_TIMEOUTS): `minBytesPerS` on average once `graceMs` has passed. */
 export interface UploadRate {
   minBytesPerS: number;
@@ -103,18 +84,17 @@ interface Counter {
 /**
  * Writes a stream to `file`, failing with 413 as soon as `counter.used` passes `counter.limit` and
  * with 408 when the body comes slower than `counter.minBytesPerS` on average after the first minute.
+ * A failure leaves the stream as it is: the rest of the body is taken off the wire before the
+ * answer (request-body.ts), or the connection is closed with it.
  */
 async function spool(stream: Readable | IncomingMessage, file: string, counter: Counter): Promise<number> {
   const out = createWriteStream(file);
   let size = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       counter.used += chunk.length;
       size += chunk.length;
-      if (counter.used > counter.limit) {
-        await drain(stream);
-        throw tooLargeError(counter.limit);
-      }
+      if (counter.used > counter.limit) throw tooLargeError(counter.limit);
       const elapsed = Date.now() - counter.started;
       if (elapsed > counter.rate.graceMs && counter.used < (elapsed / 1000) * counter.rate.minBytesPerS) {
         throw new UploadHttpError(408, `The upload came slower than ${counter.rate.minBytesPerS} bytes per second on average: try again on a faster connection.`);
@@ -284,19 +264,10 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
   const limit = service.config.maxAssetBytes;
   await app.register(multipart, { limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } });
   app.addContentTypeParser(RAW_CONTENT_TYPES, (request, payload, done) => {
+    // Declared too large: answered before reading; the app takes the rest off the wire first (request-body.ts).
     const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      if (declared > limit + DRAIN_LIMIT) {
-        done(tooLargeError(limit), undefined);
-        return;
-      }
-      drain(payload).then(
-        () => done(tooLargeError(limit), undefined),
-        () => done(tooLargeError(limit), undefined),
-      );
-      return;
-    }
-    done(null, { stream: payload });
+    if (Number.isFinite(declared) && declared > limit) done(tooLargeError(limit), undefined);
+    else done(null, { stream: payload });
   });
 
   // Refused before the body is read: no token (401), and a full queue (503).
