@@ -22,6 +22,7 @@ import uploadRoutes, { createUploadService, removeStaleSpools, spoolRoot, type U
 import { COMMON_HEADERS, CSP_REPORT_PATH, pageHeaders } from './security-headers.ts';
 import { createIndexPage } from './index-page.ts';
 import { bodyWithDeadline, drainBeforeAnswer } from './request-body.ts';
+import { hasPrototypeKeys } from './db/prototype-keys.ts';
 import { StoreError, type Store } from './store.ts';
 
 /**
@@ -98,19 +99,6 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
-/** A key that would change an object's prototype if the body were merged into another object. */
-function hasPrototypeKey(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasPrototypeKey);
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__') return true;
-    const child = (value as Record<string, unknown>)[key];
-    if (key === 'constructor' && typeof child === 'object' && child !== null && 'prototype' in child) return true;
-    if (hasPrototypeKey(child)) return true;
-  }
-  return false;
-}
-
 /** A string anywhere in the value with a NUL character (PostgreSQL cannot store one in JSON). */
 function hasNulCharacter(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
@@ -131,8 +119,8 @@ function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (e
   } catch (error) {
     return done(new HttpError(400, `Malformed JSON body: ${(error as Error).message}`));
   }
-  // Prototype poisoning: only bodies that mention the keys are walked.
-  if ((text.includes('__proto__') || text.includes('constructor')) && hasPrototypeKey(value)) {
+  // Prototype poisoning: the keys of the parsed value, however the text spells them ("\u005f_proto__").
+  if (hasPrototypeKeys(value)) {
     return done(new HttpError(400, 'The JSON body must not have "__proto__" or "constructor.prototype" keys'));
   }
   // Same answer whatever the database: NUL is refused by PostgreSQL's JSON, so by us.

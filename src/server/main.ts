@@ -4,7 +4,7 @@ import { ConfigError, identityNotice, loadServerConfig, publicOrigin } from './c
 import { DEMO_SCENE_ID, WAREHOUSE_SCENE_ID, warehouseNeedsBuild } from './demo-scenes.ts';
 import { createInstanceService } from './instances.ts';
 import { redactUrl } from './meetings/bus.ts';
-import { openStore } from './store.ts';
+import { openStore, removeStoredPrototypeKeys } from './store.ts';
 
 /**
  * `npm run serve` (and `npm start` after building): one process, one port, data in DATA_DIR,
@@ -13,6 +13,9 @@ import { openStore } from './store.ts';
 async function main(): Promise<void> {
   const config = loadServerConfig();
   const store = await openStore(config);
+  // Documents stored before prototype keys were refused (issue 33, item 2) are written back without them.
+  const scrubbed = await removeStoredPrototypeKeys(store);
+  if (scrubbed.length > 0) console.log(`Removed "__proto__" and "constructor.prototype" keys from ${scrubbed.length} stored scene${scrubbed.length === 1 ? '' : 's'}: ${scrubbed.join(', ')}`);
   // The demo scenes' generators (gltf-transform, the import pipeline) load only on a start that
   // has to make or upgrade one (a restart with both in place answered in 1.5 s instead of 2.1 s here).
   const [demoScene, warehouseScene] = await Promise.all([store.getScene(DEMO_SCENE_ID), store.getScene(WAREHOUSE_SCENE_ID)]);

@@ -17,6 +17,7 @@ export {
   isValidThumbnailKey,
   isValidVersionKey,
   newId,
+  removeStoredPrototypeKeys,
   type MutationLog,
   type NewScene,
   type Store,

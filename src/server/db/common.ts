@@ -3,6 +3,7 @@ import { Mutation as MutationSchema, type LoggedMutation, type Mutation, type Sa
 import { ModelDoc, SceneDoc, VersionKey } from '../../protocol/scene.ts';
 import type { CommentStore } from './comments.ts';
 import type { TextureExtension } from '../../protocol/textures.ts';
+import { hasPrototypeKeys, removePrototypeKeys } from './prototype-keys.ts';
 
 /**
  * What every storage adapter (SQLite, PostgreSQL) offers: scene and model documents, the saved
@@ -196,6 +197,8 @@ export type SceneRow = Omit<SceneDoc, 'models'>;
 
 /** Checks a scene on the way in; returns the row part and the models. */
 export function checkScene(doc: SceneDoc): { row: SceneRow; models: ModelDoc[] } {
+  // Whatever wrote it (a route, a script, an import): no document is stored with a prototype key.
+  if (hasPrototypeKeys(doc)) throw new StoreError('BAD_DOCUMENT', 'Invalid scene: it has a "__proto__" or "constructor.prototype" key');
   const result = SceneDoc.safeParse(doc);
   if (!result.success) throw new StoreError('BAD_DOCUMENT', `Invalid scene: ${describeIssues(result.error)}`);
   assertId('scene', result.data._id);
@@ -214,9 +217,32 @@ export function checkModel(doc: ModelDoc): ModelDoc {
 /** Checks a scene on the way out (`where` names the row in the message). */
 export function readScene(where: string, row: unknown, models: unknown[]): SceneDoc {
   const json = typeof row === 'string' ? parseJson(where, row) : row;
+  // A document stored before such keys were refused (issue 33, item 2) is served without them;
+  // removeStoredPrototypeKeys writes it back clean on start.
+  const scrubbed = removePrototypeKeys(json);
   const result = SceneDoc.safeParse({ ...(json as object), models: models.map((m, i) => (typeof m === 'string' ? parseJson(`${where} model ${i}`, m) : m)) });
   if (!result.success) throw new StoreError('CORRUPT', `${where} is not a valid scene: ${describeIssues(result.error)}`);
+  if (scrubbed) scrubbedScenes.add(result.data);
   return result.data;
+}
+
+/** Scenes read whose stored form had prototype keys (removed from what was read). */
+const scrubbedScenes = new WeakSet<SceneDoc>();
+
+/**
+ * Writes back, without their prototype keys, the stored scenes that still have some (stored before
+ * such keys were refused); the ids of those rewritten. Scenes are the only stored documents with
+ * free-form parts (viewerConfig.scene and postprocessing): mutations, comments and instances keep
+ * only their schemas' listed keys.
+ */
+export async function removeStoredPrototypeKeys(store: Pick<Store, 'listScenes' | 'putScene'>): Promise<string[]> {
+  const fixed: string[] = [];
+  for (const scene of await store.listScenes()) {
+    if (!scrubbedScenes.has(scene)) continue;
+    await store.putScene(scene);
+    fixed.push(scene._id);
+  }
+  return fixed;
 }
 
 export function readModel(where: string, doc: unknown): ModelDoc {
