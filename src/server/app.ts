@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -23,6 +24,9 @@ import { COMMON_HEADERS, CSP_REPORT_PATH, pageHeaders } from './security-headers
 import { createIndexPage } from './index-page.ts';
 import { bodyWithDeadline, drainBeforeAnswer } from './request-body.ts';
 import { hasPrototypeKeys } from './db/prototype-keys.ts';
+import { jsonDepth } from './json-depth.ts';
+
+export { jsonDepth };
 import { StoreError, type Store } from './store.ts';
 
 /**
@@ -40,7 +44,6 @@ const APP_ROUTES = ['/', '/embed', '/embed/*', '/edit', '/edit/*'];
 /** Where other origins may call us (CORS), and what they may send and read. */
 /** /api/: the host API's client module (dist/api/viewer-client.js), imported by host pages of any origin. */
 const CORS_PREFIXES = ['/v1/', '/cdn/', '/api/'];
-const CORS_METHODS = 'GET, HEAD, POST, PUT, PATCH, OPTIONS';
 /** x-file-name: the raw upload's file name; prefer: `respond-async` uploads (routes/uploads.ts). */
 export const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-file-name, prefer';
 const CORS_EXPOSED_HEADERS = 'etag, location, retry-after, www-authenticate';
@@ -77,27 +80,6 @@ function describeFrameworkError(error: FastifyError, request: FastifyRequest): s
  * deep would overflow their stack (a 500 instead of a 400).
  */
 export const MAX_JSON_DEPTH = 64;
-
-/** The nesting depth of JSON text, counted without parsing (and without recursion): brackets outside strings. */
-export function jsonDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest) deepest = depth;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-    }
-  }
-  return deepest;
-}
 
 /** A string anywhere in the value with a NUL character (PostgreSQL cannot store one in JSON). */
 function hasNulCharacter(value: unknown): boolean {
@@ -162,6 +144,25 @@ export const HTTP_TIMEOUTS: Readonly<HttpTimeouts> = {
   uploadGraceMs: 60_000,
 };
 
+/**
+ * A request Node's HTTP parser cannot read (a malformed request line or header, headers too large,
+ * too slow): answered in our `{ error }` form with the reason, then the connection is closed.
+ */
+function answerClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, label, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'The request did not arrive in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'The request headers are larger than this server accepts (16 KiB)']
+        : [400, 'Bad Request', `Malformed HTTP request (${error.code ?? 'parse error'}): ${String((error as { reason?: string }).reason ?? error.message).slice(0, 200)}`];
+  const body = JSON.stringify({ error: message });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${label}\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 export interface AppOptions {
   /** Verifies bearer tokens; default: the configured identity provider's. */
   verifyToken?: TokenVerifier;
@@ -181,6 +182,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     connectionTimeout: timeouts.idleMs,
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
+    clientErrorHandler: answerClientError,
     frameworkErrors: (error, _request, reply) => {
       const badUrl = error.code === 'FST_ERR_BAD_URL';
       sendError(reply, badUrl ? 400 : 500, badUrl ? 'Malformed URL' : error.message);
@@ -259,11 +261,19 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     }
     return payload;
   });
+  // A preflight allows every method a route under its prefix has: collected as routes are added, so
+  // a new route's method (DELETE of a comment was missing, issue 33 item 5) is never forgotten.
+  const corsMethods = new Map<string, Set<string>>(CORS_PREFIXES.map((prefix) => [prefix, new Set(['OPTIONS'])]));
+  app.addHook('onRoute', (route) => {
+    const prefix = CORS_PREFIXES.find((p) => route.url.startsWith(p));
+    if (!prefix) return;
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) corsMethods.get(prefix)!.add(method.toUpperCase());
+  });
   for (const prefix of CORS_PREFIXES) {
     app.options(`${prefix}*`, async (_request, reply) =>
       reply
         .code(204)
-        .header('access-control-allow-methods', CORS_METHODS)
+        .header('access-control-allow-methods', [...corsMethods.get(prefix)!].sort().join(', '))
         .header('access-control-allow-headers', CORS_ALLOWED_HEADERS)
         .header('access-control-max-age', '600')
         .send(),

@@ -150,11 +150,54 @@ describe('CORS preflights (item 8)', () => {
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
   });
 
+  it('allows every method the API has, DELETE included (issue 33, item 5: a cross-origin comment delete failed)', async () => {
+    const res = await fetch(`${server.url}/v1/scenes/s/comments/c`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://host.example.com', 'access-control-request-method': 'DELETE', 'access-control-request-headers': 'authorization' },
+    });
+    expect(res.status).toBe(204);
+    const allowed = (res.headers.get('access-control-allow-methods') ?? '').split(',').map((m) => m.trim());
+    for (const method of ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']) expect(allowed).toContain(method);
+    expect(server.app.hasRoute({ method: 'DELETE', url: '/v1/scenes/:id/comments/:commentId' })).toBe(true);
+    // A cross-origin DELETE's answer is readable by the page.
+    const { token } = await signTestToken(server.dataDir, { firstName: 'Cross', lastName: 'Origin' });
+    const deleted = await fetch(`${server.url}/v1/scenes/nope/comments/c1`, { method: 'DELETE', headers: { origin: 'https://host.example.com', authorization: `Bearer ${token}` } });
+    expect(deleted.status).toBe(404);
+    expect(deleted.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('answers preflights under /cdn too', async () => {
     for (const path of ['/cdn/derivatives/m/v/model_file.binz', '/cdn/assets/a/model.3dxa', '/cdn/thumbnails/s/h.png']) {
       const res = await fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://host.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range' } });
       expect({ path, status: res.status, origin: res.headers.get('access-control-allow-origin') }).toEqual({ path, status: 204, origin: '*' });
       expect(res.headers.get('access-control-allow-methods')).toContain('GET');
     }
+  });
+});
+
+describe('requests the HTTP parser cannot read', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  const exchange = (text: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.write(text));
+      let read = '';
+      socket.on('data', (data) => (read += data.toString()));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(read));
+    });
+
+  it('answers in the { error } form with the reason, and closes', async () => {
+    const garbage = await exchange('GET /v1/config HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).toEqual({ error: expect.stringMatching(/^Malformed HTTP request \(HPE_[A-Z_]+\)/) });
+    const huge = await exchange(`GET /v1/config HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge).toContain('{"error":"The request headers are larger than this server accepts (16 KiB)"}');
+    expect((await fetch(`${server.url}/v1/config`)).status).toBe(200);
   });
 });

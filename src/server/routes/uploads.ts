@@ -181,17 +181,23 @@ export async function receiveUpload(request: FastifyRequest, service: UploadServ
     if (request.isMultipart()) {
       let model: { fileName: string; file: string } | undefined;
       const resources: Record<string, string> = {};
-      for await (const part of request.parts({ limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } })) {
-        if (part.type === 'field') {
-          if (typeof part.value === 'string') fields[part.fieldname] = part.value;
-          continue;
+      try {
+        for await (const part of request.parts({ limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } })) {
+          if (part.type === 'field') {
+            if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+            continue;
+          }
+          const name = baseName(part.filename || part.fieldname, 'file');
+          const file = nextFile();
+          if ((await spool(part.file, file, counter)) === 0 && !part.file.truncated) {
+            throw new UploadHttpError(400, `The form's file part '${name}' is empty: send the file's content in it.`);
+          }
+          if (part.file.truncated) throw tooLargeError(limit);
+          if (!model && MODEL_FILE.test(name)) model = { fileName: name, file };
+          else resources[name] = file;
         }
-        const name = baseName(part.filename || part.fieldname, 'file');
-        const file = nextFile();
-        await spool(part.file, file, counter);
-        if (part.file.truncated) throw tooLargeError(limit);
-        if (!model && MODEL_FILE.test(name)) model = { fileName: name, file };
-        else resources[name] = file;
+      } catch (error) {
+        throw formError(error);
       }
       if (!model) {
         // A single file of another name: let the validator say what it is.
@@ -214,6 +220,32 @@ export async function receiveUpload(request: FastifyRequest, service: UploadServ
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
+  }
+}
+
+/**
+ * What a failure while reading a multipart form means for the client: a form that is not well
+ * formed (cut short, a part header without its blank line, no boundary...) is a 400 with the parser's
+ * reason, too many parts a 413; our own answers and the server's faults (a spool file that cannot be
+ * written: an errno code) pass through.
+ */
+export function formError(error: unknown): unknown {
+  if (error instanceof UploadHttpError || !(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  switch (code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return error;
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new UploadHttpError(413, `The form has too many parts: at most ${MAX_FILES} files and ${MAX_FIELDS} fields.`);
+    case 'FST_PROTO_VIOLATION':
+      return new UploadHttpError(400, 'A form part must not be named "__proto__" or "constructor".');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return new UploadHttpError(400, 'The form ended before its last part was complete: the upload was cut short; send it again.');
+    default:
+      if (typeof code === 'string' && /^E[A-Z]/.test(code)) return error;
+      return new UploadHttpError(400, `The multipart form is malformed: ${error.message}. Send multipart/form-data with the model as a file part.`);
   }
 }
 

@@ -1,6 +1,7 @@
 import validator from 'gltf-validator';
 import type { ValidatorMessage, ValidatorReport } from 'gltf-validator';
 import type { ValidationMessage, ValidationReport, ValidationSeverity } from '../../protocol/upload.ts';
+import { jsonDepth } from '../json-depth.ts';
 
 /**
  * Khronos's glTF-Validator on a model as uploaded (GLB, or .gltf with its files). Its messages go
@@ -82,14 +83,47 @@ function toReport(raw: ValidatorReport, repairs: boolean): ValidationReport {
   };
 }
 
+/**
+ * The deepest nesting a glTF's JSON may have. Real files nest a dozen levels (extras a few more);
+ * the validator and gltf-transform recurse, and 100,000 levels overflow their stack.
+ */
+export const MAX_GLTF_JSON_DEPTH = 256;
+
+/** The JSON of a .gltf, or of a GLB's first chunk (whatever its declared length, clamped to the file). */
+function jsonPart(bytes: Uint8Array, format: 'glb' | 'gltf'): Uint8Array {
+  if (format === 'gltf') return bytes;
+  if (bytes.byteLength < 20) return new Uint8Array(0);
+  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(12, true);
+  return bytes.subarray(20, Math.min(bytes.byteLength, 20 + length));
+}
+
+/** A report of one refusing error that the validator did not give (it could not run on the file). */
+function oneError(code: string, message: string): ValidationReport {
+  return {
+    validatorVersion: validator.version(),
+    errors: 1,
+    warnings: 0,
+    infos: 0,
+    hints: 0,
+    repaired: 0,
+    messages: [{ severity: 'error', code, message, pointer: '' }],
+    truncated: false,
+  };
+}
+
 /** Runs Khronos's glTF-Validator over a GLB or a .gltf (with `resources`). Never throws for bad content. */
 export async function validateModel(bytes: Uint8Array, options: ValidateOptions): Promise<ValidationReport> {
   const resources = options.resources ?? {};
+  const format = detectFormat(bytes, options.fileName);
+  const depth = jsonDepth(jsonPart(bytes, format));
+  if (depth > MAX_GLTF_JSON_DEPTH) {
+    return oneError('JSON_TOO_DEEP', `The glTF JSON is nested ${depth} levels deep; at most ${MAX_GLTF_JSON_DEPTH} are allowed.`);
+  }
   let raw: ValidatorReport;
   try {
     raw = await validator.validateBytes(bytes, {
       uri: options.fileName,
-      format: detectFormat(bytes, options.fileName),
+      format,
       maxIssues: 0,
       writeTimestamp: false,
       externalResourceFunction: async (uri: string) => {
@@ -99,17 +133,9 @@ export async function validateModel(bytes: Uint8Array, options: ValidateOptions)
       },
     });
   } catch (error) {
-    // The validator rejects (with a string) only when it cannot start; say so as one error.
-    return {
-      validatorVersion: validator.version(),
-      errors: 1,
-      warnings: 0,
-      infos: 0,
-      hints: 0,
-      repaired: 0,
-      messages: [{ severity: 'error', code: 'VALIDATOR_FAILED', message: String(error instanceof Error ? error.message : error), pointer: '' }],
-      truncated: false,
-    };
+    // The validator rejects (with a string) only when it cannot start, or throws when it fails on
+    // the file (its stack, its memory): say so as one error.
+    return oneError('VALIDATOR_FAILED', String(error instanceof Error ? error.message : error));
   }
   return toReport(raw, options.repairs ?? true);
 }
