@@ -25,6 +25,7 @@ import { createIndexPage } from './index-page.ts';
 import { bodyWithDeadline, drainBeforeAnswer } from './request-body.ts';
 import { hasPrototypeKeys } from './db/prototype-keys.ts';
 import { jsonDepth } from './json-depth.ts';
+import { createRateWindow } from './rate-window.ts';
 
 export { jsonDepth };
 import { StoreError, type Store } from './store.ts';
@@ -47,6 +48,11 @@ const CORS_PREFIXES = ['/v1/', '/cdn/', '/api/'];
 /** x-file-name: the raw upload's file name; prefer: `respond-async` uploads (routes/uploads.ts). */
 export const CORS_ALLOWED_HEADERS = 'authorization, content-type, x-file-name, prefer';
 const CORS_EXPOSED_HEADERS = 'etag, location, retry-after, www-authenticate';
+
+/** Bounds of the CSP report sink (POST /csp-reports): a report's size, and how many a minute. */
+export const CSP_REPORT_MAX_BYTES = 16 * 1024;
+export const CSP_REPORTS_PER_MINUTE_PER_ADDRESS = 30;
+export const CSP_REPORTS_PER_MINUTE = 600;
 
 /** The default body limit (JSON bodies of scenes); routes that take more say so. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -281,16 +287,30 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   }
 
   // Reports of Content-Security-Policy violations (security-headers.ts): logged, so that a page
-  // the policy breaks shows in the server log (the browser tests fail on any).
+  // the policy breaks shows in the server log (the browser tests fail on any). Anyone may send
+  // them, so they are bounded: CSP_REPORT_MAX_BYTES each, CSP_REPORTS_PER_MINUTE_PER_ADDRESS from one
+  // address and CSP_REPORTS_PER_MINUTE in all (429 with Retry-After past either), before the body is read.
+  const reportsByAddress = createRateWindow({ windowMs: 60_000, limit: CSP_REPORTS_PER_MINUTE_PER_ADDRESS });
+  const reportsInAll = createRateWindow({ windowMs: 60_000, limit: CSP_REPORTS_PER_MINUTE });
   app.register(async (reports) => {
-    reports.addContentTypeParser(['application/csp-report', 'application/reports+json'], { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+    reports.addContentTypeParser(['application/csp-report', 'application/reports+json'], { parseAs: 'string', bodyLimit: CSP_REPORT_MAX_BYTES }, (_request, body, done) => {
       try {
         done(null, JSON.parse(body as string));
       } catch {
         done(null, body);
       }
     });
-    reports.post(CSP_REPORT_PATH, async (request, reply) => {
+    reports.addHook('onRequest', async (request, reply) => {
+      const taken = reportsByAddress.take(request.ip);
+      const refused = !taken.ok ? taken : reportsInAll.take('all');
+      if (!refused.ok) {
+        // Refused in all: this address's count does not keep the report it was not let send.
+        if (taken.ok) reportsByAddress.giveBack(request.ip, 1);
+        reply.header('retry-after', String(refused.retryAfterS));
+        return sendError(reply, 429, `Too many policy reports: at most ${taken.ok ? `${CSP_REPORTS_PER_MINUTE} a minute in all` : `${CSP_REPORTS_PER_MINUTE_PER_ADDRESS} a minute from one address`}; try again in ${refused.retryAfterS} s`);
+      }
+    });
+    reports.post(CSP_REPORT_PATH, { bodyLimit: CSP_REPORT_MAX_BYTES }, async (request, reply) => {
       request.log.warn({ report: request.body }, 'csp violation');
       return reply.code(204).send();
     });
@@ -343,6 +363,8 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     redirect: false,
     dotfiles: 'ignore',
     suppressWarning: true,
+    // Source maps give away the app's source: only with SERVE_SOURCE_MAPS=true (issue 33, item 11).
+    allowedPath: (pathName: string) => config.serveSourceMaps || !pathName.endsWith('.map'),
     // Vite content-hashes everything under /assets; other files (decoders, our public files) may change.
     setHeaders: (reply: FastifyReply, path: string) => {
       const relative = path.slice(config.distDir.length).replace(/\\/g, '/');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CSP_REPORT_MAX_BYTES, CSP_REPORTS_PER_MINUTE_PER_ADDRESS } from '../../src/server/app.ts';
 import { inlineScriptHashes } from '../../src/server/security-headers.ts';
 import { startServer, type TestServer } from './helpers.ts';
 
@@ -116,4 +117,38 @@ describe('security headers', () => {
     });
     expect(res.status).toBe(204);
   });
+
+  it('bounds the report sink: a report over the size limit is 413, a flood from one address 429 with Retry-After (issue 33, item 11)', async () => {
+    const send = (body: string) => fetch(`${server.url}/csp-reports`, { method: 'POST', headers: { 'content-type': 'application/csp-report' }, body });
+    const big = await send(JSON.stringify({ 'csp-report': { 'blocked-uri': 'x'.repeat(CSP_REPORT_MAX_BYTES) } }));
+    expect(big.status).toBe(413);
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < CSP_REPORTS_PER_MINUTE_PER_ADDRESS + 5; i++) {
+      last = await send('{"csp-report":{}}');
+      statuses.push(last.status);
+    }
+    // The one before this test and the oversize one count too: at most the limit got through.
+    expect(statuses.filter((s) => s === 204).length).toBeLessThanOrEqual(CSP_REPORTS_PER_MINUTE_PER_ADDRESS);
+    expect(statuses.slice(-5)).toEqual([429, 429, 429, 429, 429]);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await last!.json()) as { error: string }).error).toMatch(/^Too many policy reports: at most 30 a minute from one address; try again in \d+ s$/);
+  });
+});
+
+describe('source maps (issue 33, item 11)', () => {
+  for (const [env, status] of [[{}, 404], [{ SERVE_SOURCE_MAPS: 'true' }, 200]] as const) {
+    it(`are ${status === 200 ? 'served with SERVE_SOURCE_MAPS=true' : 'not served by default'}`, async () => {
+      const server = await startServer({ env });
+      try {
+        await writeFile(join(server.distDir, 'assets', 'index-AbCdEf12.js.map'), '{"version":3,"sources":["src/secret.ts"],"mappings":""}');
+        const res = await fetch(`${server.url}/assets/index-AbCdEf12.js.map`);
+        expect(res.status).toBe(status);
+        if (status === 404) expect(await res.text()).not.toContain('secret');
+        expect((await fetch(`${server.url}/assets/index-AbCdEf12.js`)).status).toBe(200);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 });
