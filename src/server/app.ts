@@ -14,6 +14,7 @@ import modelRoutes from './routes/models.ts';
 import mutationRoutes from './routes/mutations.ts';
 import textureRoutes from './routes/textures.ts';
 import assetRoutes from './routes/assets.ts';
+import { storedBytesOf } from './routes/stored-bytes.ts';
 import sceneRoutes from './routes/scenes.ts';
 import sceneObjectRoutes from './routes/scene-objects.ts';
 import instanceRoutes from './routes/instances.ts';
@@ -230,6 +231,9 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     } else if ('code' in error && typeof error.code === 'string') {
       message = describeFrameworkError(error as FastifyError, request) ?? message;
     }
+    // Refusals that say when to come back (a quota's 429, upload/quotas.ts).
+    const retryAfterS = (error as { retryAfterS?: unknown }).retryAfterS;
+    if (typeof retryAfterS === 'number' && (status === 429 || status === 503)) reply.header('retry-after', String(retryAfterS));
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
       return sendError(reply, status, status === 503 || status === 502 ? message : 'Internal server error (see the server log)');
@@ -333,7 +337,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   });
 
   // Uploads are processed in worker threads (upload/pool.ts), shared by the model and asset routes.
-  const uploads = createUploadService(config, { minBytesPerS: timeouts.uploadMinBytesPerS, graceMs: timeouts.uploadGraceMs });
+  const uploads = createUploadService(config, { minBytesPerS: timeouts.uploadMinBytesPerS, graceMs: timeouts.uploadGraceMs }, (userId) => storedBytesOf(config, store, userId));
   app.addHook('onClose', () => uploads.pool.close());
   await removeStaleSpools(spoolRoot(config));
 

@@ -6,6 +6,7 @@ import type { Store } from '../store.ts';
 import { IMMUTABLE, sendFile } from './cdn.ts';
 import { HttpError, checkId } from './http.ts';
 import { sniffImage } from './scenes.ts';
+import type { UploadService } from './uploads.ts';
 
 /**
  * Uploaded textures of a model (issue 11, the editor's texture upload; src/protocol/textures.ts).
@@ -23,8 +24,9 @@ const PRIVATE_IMMUTABLE = 'private, max-age=31536000, immutable';
 
 const ACCEPTED = Object.keys(TEXTURE_CONTENT_TYPES).join(', ');
 
-export default async function textureRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
+export default async function textureRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store; uploads: UploadService }): Promise<void> {
   const { store } = opts;
+  const { quotas } = opts.uploads;
 
   async function scenesOf(modelId: string) {
     checkId('model', modelId);
@@ -46,8 +48,12 @@ export default async function textureRoutes(app: FastifyInstance, opts: { config
       bodyLimit: MAX_TEXTURE_BYTES,
       // Who may upload is known from the headers: refuse before reading up to 16 MB of body.
       preParsing: async (request: FastifyRequest<{ Params: { id: string } }>) => {
-        requireUser(request);
+        const user = requireUser(request);
         assertCanWriteModel(request, request.params.id, await scenesOf(request.params.id));
+        // The uploader's quotas (upload/quotas.ts): bytes this hour, and room in their store.
+        const declared = Number(request.headers['content-length']);
+        quotas.checkHour(user.id, Number.isFinite(declared) ? declared : 0);
+        await quotas.checkStored(user.id, 1);
       },
     },
     async (request, reply) => {
@@ -56,6 +62,9 @@ export default async function textureRoutes(app: FastifyInstance, opts: { config
         throw new HttpError(400, `The request needs an image body (${ACCEPTED})`);
       }
       const bytes = new Uint8Array(request.body.buffer, request.body.byteOffset, request.body.byteLength);
+      const user = requireUser(request);
+      quotas.count(user.id, bytes.byteLength);
+      await quotas.checkStored(user.id, bytes.byteLength);
       const declaredType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const declared = TEXTURE_CONTENT_TYPES[declaredType as keyof typeof TEXTURE_CONTENT_TYPES];
       const actual = sniffImage(bytes);

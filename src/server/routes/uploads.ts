@@ -17,6 +17,7 @@ import { createUploadJobs, type UploadJobs } from '../upload/jobs.ts';
 import { createUploadPool, UploadBusyError, type UploadPool, type UploadStage } from '../upload/pool.ts';
 import type { ProcessedModel, ProcessOptions } from '../upload/process.ts';
 import { taskError } from '../upload/errors.ts';
+import { QuotaError, createUploadQuotas, type UploadQuotas } from '../upload/quotas.ts';
 import type { UploadTask, UploadTaskResult } from '../upload/worker.ts';
 
 /**
@@ -79,6 +80,8 @@ interface Counter {
   limit: number;
   started: number;
   rate: UploadRate;
+  /** Counts each chunk against its person's hourly bytes (QuotaError 429 past them). */
+  count: (bytes: number) => void;
 }
 
 /**
@@ -95,6 +98,7 @@ async function spool(stream: Readable | IncomingMessage, file: string, counter: 
       counter.used += chunk.length;
       size += chunk.length;
       if (counter.used > counter.limit) throw tooLargeError(counter.limit);
+      counter.count(chunk.length);
       const elapsed = Date.now() - counter.started;
       if (elapsed > counter.rate.graceMs && counter.used < (elapsed / 1000) * counter.rate.minBytesPerS) {
         throw new UploadHttpError(408, `The upload came slower than ${counter.rate.minBytesPerS} bytes per second on average: try again on a faster connection.`);
@@ -168,7 +172,8 @@ export async function removeStaleSpools(root: string): Promise<void> {
 export async function receiveUpload(request: FastifyRequest, service: UploadService): Promise<ReceivedUpload> {
   const { config } = service;
   const limit = config.maxAssetBytes;
-  const counter: Counter = { used: 0, limit, started: Date.now(), rate: service.rate };
+  const user = requireUser(request);
+  const counter: Counter = { used: 0, limit, started: Date.now(), rate: service.rate, count: (bytes) => service.quotas.count(user.id, bytes) };
   const query = (request.query ?? {}) as Record<string, unknown>;
   const fields: Record<string, string> = {};
   for (const key of ['sceneId', 'name']) if (typeof query[key] === 'string') fields[key] = query[key] as string;
@@ -265,7 +270,7 @@ function sendUploadError(reply: FastifyReply, status: number, message: string, v
 function describeFailure(error: unknown): { status: number; error: string; validation?: ValidationReport } | undefined {
   if (error instanceof UploadHttpError) return { status: error.statusCode, error: error.message, ...(error.validation ? { validation: error.validation } : {}) };
   if (error instanceof ImportError) return { status: importErrorStatus(error), error: error.message, ...(error.report ? { validation: error.report } : {}) };
-  if (error instanceof UploadBusyError || error instanceof AuthError) return { status: error.statusCode, error: error.message };
+  if (error instanceof UploadBusyError || error instanceof AuthError || error instanceof QuotaError) return { status: error.statusCode, error: error.message };
   return undefined;
 }
 
@@ -275,16 +280,36 @@ export interface UploadService {
   rate: UploadRate;
   pool: UploadPool;
   jobs: UploadJobs;
+  /** Per-person limits (upload/quotas.ts); the textures route counts against them too. */
+  quotas: UploadQuotas;
 }
 
-/** The upload service of an app: one pool and one job list for every upload route. */
-export function createUploadService(config: ServerConfig, rate: UploadRate): UploadService {
+/**
+ * The upload service of an app: one pool, one job list and one set of per-person quotas for every
+ * upload route. `storedBytes` says what a person stores (routes/stored-bytes.ts).
+ */
+export function createUploadService(config: ServerConfig, rate: UploadRate, storedBytes: (userId: string) => Promise<number>): UploadService {
   return {
     config,
     rate,
     pool: createUploadPool({ workers: config.uploads.workers, maxQueued: config.uploads.maxQueued, timeoutMs: config.uploads.timeoutMs, heapMb: config.uploads.heapMb }),
     jobs: createUploadJobs(),
+    quotas: createUploadQuotas(config.limits, storedBytes),
   };
+}
+
+/**
+ * The upload slot a request holds (UPLOADS_IN_FLIGHT_PER_USER) from before its body is read until
+ * its answer ends, or, for a `Prefer: respond-async` upload, until its processing ends.
+ */
+const slots = new WeakMap<FastifyRequest, { release: () => void; handedOff: boolean }>();
+
+/** The slot of `request` now belongs to its background job: the job releases it (the function returned). */
+function handOffSlot(request: FastifyRequest): () => void {
+  const slot = slots.get(request);
+  if (!slot) return () => {};
+  slot.handedOff = true;
+  return slot.release;
 }
 
 /**
@@ -302,15 +327,25 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
     else done(null, { stream: payload });
   });
 
-  // Refused before the body is read: no token (401), and a full queue (503).
+  // Refused before the body is read: no token (401), a full queue (503), and the person's quotas:
+  // uploads at once and bytes this hour (429), a store already full (413).
   app.addHook('preParsing', async (request, reply) => {
     if (request.method !== 'POST') return;
     if (request.user === null) throw new UploadHttpError(401, 'Sign in to upload: this request has no valid bearer token.');
-    const { pool, config } = service;
+    const { pool, config, quotas } = service;
     if (pool.running + pool.queued >= config.uploads.workers + config.uploads.maxQueued) {
       reply.header('retry-after', '30');
       throw new UploadBusyError(`The server is busy: ${pool.running} uploads are being processed and ${pool.queued} are waiting (UPLOAD_QUEUE). Try again in a minute.`, 30);
     }
+    const userId = request.user.id;
+    const declared = Number(request.headers['content-length']);
+    quotas.checkHour(userId, Number.isFinite(declared) ? declared : 0);
+    await quotas.checkStored(userId, 1);
+    const slot = { release: quotas.claim(userId), handedOff: false };
+    slots.set(request, slot);
+    reply.raw.once('close', () => {
+      if (!slot.handedOff) slot.release();
+    });
   });
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
@@ -319,6 +354,7 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
     const known = describeFailure(error);
     if (known) {
       if (error instanceof UploadBusyError) reply.header('retry-after', String(error.retryAfterS));
+      if (error instanceof QuotaError && error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
       return sendUploadError(reply, known.status, known.error, known.validation);
     }
     const code = (error as FastifyError).code;
@@ -374,6 +410,7 @@ export async function answerUpload<R>(
     request.raw.socket.once('close', onClose);
     try {
       const processed = await processUpload(service, upload, steps.options, () => {}, aborted.signal);
+      await service.quotas.checkStored(user.id, processed.container.byteLength);
       const { location, body } = steps.created(await steps.store(processed));
       return reply.code(201).header('location', location).header('cache-control', 'no-store').send(body);
     } finally {
@@ -383,9 +420,11 @@ export async function answerUpload<R>(
   }
 
   const job = service.jobs.create(user.id, upload.fileName);
+  const release = handOffSlot(request);
   void (async () => {
     try {
       const processed = await processUpload(service, upload, steps.options, (stage) => service.jobs.update(job.uploadId, stage));
+      await service.quotas.checkStored(user.id, processed.container.byteLength);
       service.jobs.update(job.uploadId, { state: 'storing' });
       const { body } = steps.created(await steps.store(processed));
       service.jobs.finish(job.uploadId, { state: 'done', status: 201, result: body });
@@ -399,6 +438,7 @@ export async function answerUpload<R>(
         ...(failure?.validation ? { validation: failure.validation } : {}),
       });
     } finally {
+      release();
       await rm(upload.dir, { recursive: true, force: true });
     }
   })();
