@@ -30,8 +30,8 @@ export class TokenError extends Error {
 
 /** How long a development token is valid. */
 export const DEV_TOKEN_LIFETIME_S = 12 * 60 * 60;
-/** Allowed clock difference between this server and the provider. */
-const CLOCK_TOLERANCE_S = 5;
+/** Allowed clock difference between this server and the provider (exp, nbf, and iat in the future). */
+export const CLOCK_TOLERANCE_S = 5;
 /** Asymmetric algorithms a real provider may use; never 'none', never a shared secret. */
 const PROVIDER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
@@ -74,6 +74,7 @@ export async function createTokenVerifier(config: Pick<ServerConfig, 'dataDir' |
     } catch (error) {
       throw tokenError(error, issuer);
     }
+    checkClaims(payload);
     const user = userFromClaims(payload);
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     cache.set(token, { user, until: Math.min(Date.now() + CACHE_TTL_MS, (payload.exp as number) * 1000) });
@@ -127,6 +128,22 @@ function tokenError(error: unknown, issuer: string): TokenError {
   return new TokenError('Invalid token: it is not a well-formed signed JWT');
 }
 
+/**
+ * What jwtVerify leaves to us: it checks `iat` only with maxTokenAge (a token issued in the future
+ * would otherwise pass), and `sub` only for presence (an empty or blank subject would name a person
+ * with the user id '', who could own scenes).
+ */
+export function checkClaims(payload: JWTPayload, nowS = Date.now() / 1000): void {
+  if (typeof payload.sub !== 'string') throw new TokenError('Invalid token: the subject (sub) must be a string');
+  if (payload.sub.trim() === '') throw new TokenError('Invalid token: the subject (sub) is empty; it must name the person');
+  // jwtVerify has already refused an iat that is not a number.
+  if (typeof payload.iat === 'number' && payload.iat > nowS + CLOCK_TOLERANCE_S) {
+    throw new TokenError(
+      `Invalid token: its issue time (iat) lies ${Math.round(payload.iat - nowS)} s in the future (at most ${CLOCK_TOLERANCE_S} s of clock difference are allowed)`,
+    );
+  }
+}
+
 function claim(payload: JWTPayload, name: string): string | undefined {
   const value = payload[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
@@ -160,6 +177,8 @@ export interface DevelopmentTokenOptions {
   issuer?: string;
   /** Override the subject (default developmentUserId(firstName, lastName)). */
   subject?: string;
+  /** Override the issue time, in seconds from now (tests of the iat check; default: now). */
+  issuedIn?: number;
 }
 
 /** Signs a development token for a person with the key of a DATA_DIR. */
@@ -178,7 +197,7 @@ export async function signDevelopmentToken(
     .setIssuer(options.issuer ?? CONFIG_DEFAULTS.DEV_IDP_ISSUER)
     .setAudience(options.audience ?? TOKEN_AUDIENCE)
     .setSubject(user.id)
-    .setIssuedAt(Math.min(now, now + expiresIn - 60))
+    .setIssuedAt(options.issuedIn !== undefined ? now + options.issuedIn : Math.min(now, now + expiresIn - 60))
     .setExpirationTime(now + expiresIn)
     .sign(key.privateKey);
   return { token, user, expiresIn };
