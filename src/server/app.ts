@@ -40,6 +40,13 @@ import { StoreError, type Store } from './store.ts';
 
 export type { SceneSummary } from '../protocol/scene-api.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the app (method and URL pattern as registered), HEAD routes included. */
+    routeTable: readonly { method: string; url: string }[];
+  }
+}
+
 /** Routes the browser app handles itself; they get index.html. */
 const APP_ROUTES = ['/', '/embed', '/embed/*', '/edit', '/edit/*'];
 
@@ -97,8 +104,16 @@ function hasNulCharacter(value: unknown): boolean {
 }
 
 /** JSON bodies with the parser's own reason when they are malformed (position included). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void {
-  const text = typeof body === 'string' ? body : body.toString('utf8');
+  let text: string;
+  try {
+    // JSON is UTF-8 (RFC 8259): bytes that are not are refused, not replaced with U+FFFD and kept.
+    text = typeof body === 'string' ? body : STRICT_UTF8.decode(body);
+  } catch {
+    return done(new HttpError(400, 'The JSON body is not valid UTF-8'));
+  }
   if (text.trim() === '') return done(new HttpError(400, 'The JSON body is empty'));
   const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH) return done(new HttpError(400, `The JSON body is nested ${depth} levels deep; at most ${MAX_JSON_DEPTH} are allowed`));
@@ -190,9 +205,12 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     clientErrorHandler: answerClientError,
+    // Errors of the router before any route runs: the URL's fault (400, 414), or ours (500).
     frameworkErrors: (error, _request, reply) => {
-      const badUrl = error.code === 'FST_ERR_BAD_URL';
-      sendError(reply, badUrl ? 400 : 500, badUrl ? 'Malformed URL' : error.message);
+      if (error.code === 'FST_ERR_BAD_URL') return sendError(reply, 400, 'Malformed URL: a part of the path is not valid percent-encoding');
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 414, 'A part of the URL path is longer than the 100 characters any id may have');
+      reply.log.error({ err: error }, 'routing failed');
+      return sendError(reply, 500, 'Internal server error (see the server log)');
     },
   });
 
@@ -242,7 +260,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   });
 
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
@@ -274,7 +292,11 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   // A preflight allows every method a route under its prefix has: collected as routes are added, so
   // a new route's method (DELETE of a comment was missing, issue 33 item 5) is never forgotten.
   const corsMethods = new Map<string, Set<string>>(CORS_PREFIXES.map((prefix) => [prefix, new Set(['OPTIONS'])]));
+  // Every route the app has, as registered (the hostile-input test checks that each has its corpus).
+  const routeTable: { method: string; url: string }[] = [];
+  app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routeTable.push({ method: method.toUpperCase(), url: route.url });
     const prefix = CORS_PREFIXES.find((p) => route.url.startsWith(p));
     if (!prefix) return;
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) corsMethods.get(prefix)!.add(method.toUpperCase());
