@@ -103,9 +103,9 @@ function hasNulCharacter(value: unknown): boolean {
   return values.some(hasNulCharacter);
 }
 
-/** JSON bodies with the parser's own reason when they are malformed (position included). */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** JSON bodies with the parser's own reason when they are malformed (position included). */
 function parseJsonBody(_request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void {
   let text: string;
   try {
