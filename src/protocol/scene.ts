@@ -14,6 +14,13 @@ export const VersionKey = z
   .max(200)
   .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'latestVersionKey must be path segments of [A-Za-z0-9_-]');
 
+/** A URL query of plain characters (no '#', '/' or '?'): appended to the derivative URL as it is. */
+export const DerivativeQuery = z
+  .string()
+  .min(1)
+  .max(2048)
+  .regex(/^[A-Za-z0-9._~%=&-]+$/, 'derivativeQuery must be a URL query of A-Z a-z 0-9 . _ ~ % = & -');
+
 export const ModelDoc = z.object({
   _id: z.string().min(1),
   latestVersionKey: VersionKey,
@@ -21,6 +28,13 @@ export const ModelDoc = z.object({
   outputFormat: z.string(),
   /** Becomes the model's scene name. */
   sourceFileName: z.string(),
+  /**
+   * Not in the specification (an extension, issue 33 item 10): the query, without '?', that the
+   * derivative URL needs, `exp={unix s}&sig={signature}`. The model service gives it, in its
+   * answers only (never stored), for a model that only private scenes list; the viewer appends it
+   * to `{modelDerivativeCdn}/{latestVersionKey}/model_file.binz`. Absent: the plain URL.
+   */
+  derivativeQuery: DerivativeQuery.optional(),
 });
 export type ModelDoc = z.infer<typeof ModelDoc>;
 

@@ -81,11 +81,25 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onAbort?:
   });
 }
 
+/** The `error` of a JSON error answer, else undefined (other bodies are not read). */
+async function errorReason(response: Response): Promise<string | undefined> {
+  if (!/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return undefined;
+  try {
+    const body = (await response.json()) as { error?: unknown } | null;
+    return body && typeof body.error === 'string' ? body.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** GET a binary file with byte progress; a non-2xx answer is an HttpError naming the status. */
 export async function fetchBinary(url: string, onProgress?: ProgressListener, signal?: AbortSignal): Promise<ArrayBuffer> {
   const response = await earlyOrFetch(url, {}, signal);
   if (!response.ok) {
-    throw new HttpError(response.status, url, `The model file request failed: ${response.status} ${response.statusText || ''}`.trim() + '.');
+    const failed = `The model file request failed: ${response.status} ${response.statusText || ''}`.trim() + '.';
+    // The service says why in JSON (a private scene's model without a valid signed URL: 403).
+    const reason = await errorReason(response);
+    throw new HttpError(response.status, url, reason ? `${failed} ${reason}` : failed);
   }
   const total = Number(response.headers.get('Content-Length') ?? 0) || 0;
   if (!response.body) {

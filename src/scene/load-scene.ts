@@ -14,9 +14,14 @@ export function mark(name: string): void {
 /** The only model output format the viewer loads (viewer specification section 5). */
 export const LOADABLE_FORMAT = 'glb';
 
-/** The model file URL: {model-derivative CDN}/{latestVersionKey}/model_file.binz. */
+/**
+ * The model file URL: {model-derivative CDN}/{latestVersionKey}/model_file.binz, with the model's
+ * signed query when the scene document gives one (`derivativeQuery`: a model only private scenes
+ * list; src/server/auth/derivative-urls.ts). index.html builds the same URL for its early downloads.
+ */
 export function modelFileUrl(config: ClientConfig, model: ModelDoc): string {
-  return `${config.endpoints.modelDerivativeCdn.replace(/\/+$/, '')}/${model.latestVersionKey}/model_file.binz`;
+  const url = `${config.endpoints.modelDerivativeCdn.replace(/\/+$/, '')}/${model.latestVersionKey}/model_file.binz`;
+  return model.derivativeQuery ? `${url}?${model.derivativeQuery}` : url;
 }
 
 export async function fetchClientConfig(base = '', signal?: AbortSignal): Promise<ClientConfig> {

@@ -97,6 +97,41 @@ describe.each(useBackends())('store on %s', (backend) => {
     expect((await store.scenesWithModel('m1')).map((s) => s._id)).toEqual(['s1', 's2']);
   });
 
+  it('finds the scenes that list a container by its version key, copies on the same container included (issue 33, item 10)', async () => {
+    const copy: ModelDoc = { ...model, _id: 'm1-copy' };
+    const other: ModelDoc = { ...model, _id: 'm2', latestVersionKey: 'm2/v1' };
+    await store.putScene({ _id: 's2', name: 'Two', viewerConfig: {}, models: [other, copy], public: false, ownerId: 'u1' });
+    await store.putScene({ _id: 's1', name: 'One', viewerConfig: {}, models: [model, copy] });
+    await store.putScene({ _id: 's3', name: 'Three', viewerConfig: {}, models: [other] });
+    const found = await store.scenesWithVersion('m1/v1');
+    expect(found.map((s) => s._id)).toEqual(['s1', 's2']);
+    // Whole documents, as scenesWithModel gives them.
+    expect(found[1]).toEqual(await store.getScene('s2'));
+    expect((await store.scenesWithVersion('m2/v1')).map((s) => s._id)).toEqual(['s2', 's3']);
+    expect(await store.scenesWithVersion('m1/v9')).toEqual([]);
+    // A model moved to another version is found under the new key only.
+    await store.putModel({ ...other, latestVersionKey: 'm2/v2' });
+    expect(await store.scenesWithVersion('m2/v1')).toEqual([]);
+    expect((await store.scenesWithVersion('m2/v2')).map((s) => s._id)).toEqual(['s2', 's3']);
+    await expect(store.scenesWithVersion('../etc')).rejects.toMatchObject({ code: 'BAD_ID' });
+    if (backend === 'sqlite') {
+      // Through the index of migration 4, not a scan of every model.
+      const db = new Database(join(dir, SQLITE_FILE_NAME), { readonly: true });
+      const plan = db.prepare("EXPLAIN QUERY PLAN SELECT id FROM models WHERE json_extract(doc, '$.latestVersionKey') = ?").all('m1/v1') as { detail: string }[];
+      db.close();
+      expect(plan.map((row) => row.detail).join('; ')).toContain('models_version_key');
+    }
+  });
+
+  it('never stores a derivativeQuery: it belongs to one answer, not to the document', async () => {
+    const signed = { ...model, derivativeQuery: 'exp=1&sig=x' };
+    expect(await store.putModel(signed)).toEqual(model);
+    const scene = await store.putScene({ _id: 's1', name: 'One', viewerConfig: {}, models: [{ ...signed, _id: 'm9' }] });
+    expect(scene.models).toEqual([{ ...model, _id: 'm9' }]);
+    expect(await store.getModel('m9')).toEqual({ ...model, _id: 'm9' });
+    expect((await store.appendModel('s1', { ...signed, _id: 'm8' }))?.models.map((m) => m.derivativeQuery)).toEqual([undefined, undefined]);
+  });
+
   it('serialises concurrent changes of one scene: none is lost', async () => {
     await store.createScene({ _id: 'busy', name: 'Busy' });
     const models = Array.from({ length: 20 }, (_, i): ModelDoc => ({ ...model, _id: `m${i}`, latestVersionKey: `m${i}/v1` }));

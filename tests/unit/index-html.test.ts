@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientConfig } from '../../src/protocol/config';
 import { fetchMutationLog } from '../../src/scene/apply-mutations';
 import { takeEarlyFetch } from '../../src/scene/fetch';
-import { fetchClientConfig, fetchScene } from '../../src/scene/load-scene';
+import { SceneDoc } from '../../src/protocol/scene';
+import { fetchClientConfig, fetchScene, modelFileUrl } from '../../src/scene/load-scene';
 import { indexPageHtml } from '../../src/server/index-page';
 
 const PAGE = readFileSync(new URL('../../index.html', import.meta.url), 'utf8');
@@ -136,6 +137,22 @@ describe("index.html's early downloads", () => {
     const own = stubOwnFetch();
     expect((await fetchScene(config('http://viewer.test'), 's1')).name).toBe('Early');
     expect(own).not.toHaveBeenCalled();
+  });
+
+  it("a private scene's model starts early at its signed URL, the one the app builds and takes; a public scene's at the plain one", async () => {
+    const query = 'exp=1700003600&sig=abc_-DEF';
+    const signed = { ...SCENE, public: false, models: [{ ...SCENE.models[0], derivativeQuery: query }] };
+    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    early.answer('/v1/config', config(''));
+    early.answer('/v1/scenes/s1', signed);
+    await early.page.__earlyFetchesStarted;
+    const url = modelFileUrl(config(''), SceneDoc.parse(signed).models[0]);
+    expect(url).toBe(`${MODEL}?${query}`);
+    expect(early.requests).toEqual(['/v1/scenes/s1', '/v1/config', LOG, url]);
+    expect(takeEarlyFetch(url)).not.toBeNull();
+    // The plain URL of the same model is not started, so it cannot be taken for the signed one.
+    expect(takeEarlyFetch(MODEL)).toBeNull();
+    expect(modelFileUrl(config(''), SceneDoc.parse(SCENE).models[0])).toBe(MODEL);
   });
 
   it('a cover (autoPlay off) asks for the documents only: no model, no saved edits', async () => {

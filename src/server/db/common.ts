@@ -42,6 +42,12 @@ export interface Store extends CommentStore {
   appendModel(sceneId: string, model: ModelDoc): Promise<SceneDoc | undefined>;
   /** The scenes that list this model. */
   scenesWithModel(modelId: string): Promise<SceneDoc[]>;
+  /**
+   * The scenes that list a model whose latestVersionKey is this one: every model document on the
+   * container, duplicates' copies included (the derivative CDN's question: is it any public
+   * scene's?). Throws StoreError for a bad key.
+   */
+  scenesWithVersion(versionKey: string): Promise<SceneDoc[]>;
 
   getModel(id: string): Promise<ModelDoc | undefined>;
   /** Creates or replaces a model document (its mutation log stays). */
@@ -204,14 +210,21 @@ export function checkScene(doc: SceneDoc): { row: SceneRow; models: ModelDoc[] }
   assertId('scene', result.data._id);
   for (const model of result.data.models) assertId('model', model._id);
   const { models, ...row } = result.data;
-  return { row, models };
+  return { row, models: models.map(storedModel) };
 }
 
 export function checkModel(doc: ModelDoc): ModelDoc {
   const result = ModelDoc.safeParse(doc);
   if (!result.success) throw new StoreError('BAD_DOCUMENT', `Invalid model: ${describeIssues(result.error)}`);
   assertId('model', result.data._id);
-  return result.data;
+  return storedModel(result.data);
+}
+
+/** A model as stored: a signed derivative query belongs to one answer (src/server/auth/derivative-urls.ts), never to the document. */
+function storedModel(model: ModelDoc): ModelDoc {
+  if (model.derivativeQuery === undefined) return model;
+  const { derivativeQuery: _answerOnly, ...stored } = model;
+  return stored;
 }
 
 /** Checks a scene on the way out (`where` names the row in the message). */

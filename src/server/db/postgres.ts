@@ -4,6 +4,7 @@ import type { ModelDoc, SceneDoc } from '../../protocol/scene.ts';
 import {
   StoreError,
   assertId,
+  assertVersionKey,
   checkChangedScene,
   checkMutations,
   checkModel,
@@ -206,6 +207,20 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
          WHERE s.id IN (SELECT scene_id FROM scene_models WHERE model_id = $1)
          ORDER BY s.id COLLATE "C"`,
         [modelId],
+      );
+      return scenes.rows.map((row) => readScene(`scene '${row.id}'`, row.doc, row.models ?? []));
+    },
+
+    async scenesWithVersion(versionKey) {
+      assertVersionKey(versionKey);
+      // As scenesWithModel, found through the models on this container (index models_version_key).
+      const scenes = await pool.query<{ id: string; doc: unknown; models: unknown[] | null }>(
+        `SELECT s.id, s.doc,
+           (SELECT json_agg(m.doc ORDER BY sm.position) FROM scene_models sm JOIN models m ON m.id = sm.model_id WHERE sm.scene_id = s.id) AS models
+         FROM scenes s
+         WHERE s.id IN (SELECT sm.scene_id FROM scene_models sm JOIN models m ON m.id = sm.model_id WHERE m.doc->>'latestVersionKey' = $1)
+         ORDER BY s.id COLLATE "C"`,
+        [versionKey],
       );
       return scenes.rows.map((row) => readScene(`scene '${row.id}'`, row.doc, row.models ?? []));
     },

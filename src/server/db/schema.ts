@@ -74,6 +74,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // 3: comment threads of scenes (issue 16)
   SQLITE_COMMENTS_MIGRATION,
+  // 4: models by version key (scenesWithVersion: the derivative CDN asks which scenes list a
+  // container, issue 33 item 10). The expression is the one the query uses, word for word.
+  `CREATE INDEX models_version_key ON models (json_extract(doc, '$.latestVersionKey'));`,
 ];
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -139,4 +142,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // 3: comment threads of scenes (issue 16)
   POSTGRES_COMMENTS_MIGRATION,
+  // 4: models by version key (see the SQLite migration 4).
+  `CREATE INDEX models_version_key ON models ((doc->>'latestVersionKey'));`,
 ];

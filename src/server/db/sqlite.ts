@@ -6,6 +6,7 @@ import type { ModelDoc, SceneDoc } from '../../protocol/scene.ts';
 import {
   StoreError,
   assertId,
+  assertVersionKey,
   checkChangedScene,
   checkMutations,
   checkModel,
@@ -79,6 +80,10 @@ export async function openSqliteStore(dataDir: string, options: SqliteOptions = 
     ),
     scenesWithModel: db.prepare<[string], { id: string; doc: string }>(
       'SELECT DISTINCT s.id, s.doc FROM scenes s JOIN scene_models sm ON sm.scene_id = s.id WHERE sm.model_id = ? ORDER BY s.id',
+    ),
+    scenesWithVersion: db.prepare<[string], { id: string; doc: string }>(
+      `SELECT DISTINCT s.id, s.doc FROM scenes s JOIN scene_models sm ON sm.scene_id = s.id JOIN models m ON m.id = sm.model_id
+       WHERE json_extract(m.doc, '$.latestVersionKey') = ? ORDER BY s.id`,
     ),
     upsertScene: db.prepare<[string, string, string | null, string, string]>(
       `INSERT INTO scenes (id, doc, owner_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -256,6 +261,11 @@ export async function openSqliteStore(dataDir: string, options: SqliteOptions = 
     async scenesWithModel(modelId) {
       assertId('model', modelId);
       return sql.scenesWithModel.all(modelId).map((row) => readScene(`scene '${row.id}'`, row.doc, sql.sceneModels.all(row.id).map((m) => m.doc)));
+    },
+
+    async scenesWithVersion(versionKey) {
+      assertVersionKey(versionKey);
+      return sql.scenesWithVersion.all(versionKey).map((row) => readScene(`scene '${row.id}'`, row.doc, sql.sceneModels.all(row.id).map((m) => m.doc)));
     },
 
     async getModel(id) {

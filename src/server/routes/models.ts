@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { derivativeAccess } from '../auth/derivative-urls.ts';
 import { assertCanReadModel } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Store } from '../store.ts';
@@ -10,6 +11,7 @@ import { HttpError, checkId } from './http.ts';
  */
 export default async function modelRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store }): Promise<void> {
   const { store } = opts;
+  const access = derivativeAccess(store, opts.config.dataDir);
 
   app.get<{ Params: { id: string } }>('/v1/models/:id', async (request, reply) => {
     const { id } = request.params;
@@ -19,6 +21,7 @@ export default async function modelRoutes(app: FastifyInstance, opts: { config: 
     const scenes = await store.scenesWithModel(id);
     assertCanReadModel(request, id, scenes);
     reply.header('cache-control', scenes.some((s) => s.public === false) ? 'private, no-cache' : 'no-cache');
-    return model;
+    // A model only private scenes list comes with its container's signed query (derivative-urls.ts).
+    return access.modelForReader(model);
   });
 }

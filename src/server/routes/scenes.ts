@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { normalizeHostOrigins } from '../../protocol/host-origins.ts';
 import { CreateSceneRequest, SetThumbnailRequest, UpdateSceneRequest, UpdateViewerConfigRequest, type SceneSummary } from '../../protocol/scene-api.ts';
 import type { SceneDoc } from '../../protocol/scene.ts';
+import { derivativeAccess } from '../auth/derivative-urls.ts';
 import { AuthError, assertCanReadScene, assertCanWriteScene, canReadScene, canWriteScene, isOwner, requireUser } from '../auth/permissions.ts';
 import type { ServerConfig } from '../config.ts';
 import { newId, type Store, type ThumbnailExtension } from '../store.ts';
@@ -50,6 +51,10 @@ export function withHostOriginsNormalized(scene: SceneDoc): SceneDoc {
 
 export default async function sceneRoutes(app: FastifyInstance, opts: { config: ServerConfig; store: Store; instances: InstanceService }): Promise<void> {
   const { store } = opts;
+  // Every answer that gives a reader a private scene gives its models' signed derivative queries
+  // (src/server/auth/derivative-urls.ts): its containers are not served without them.
+  const access = derivativeAccess(store, opts.config.dataDir);
+  const forReader = (scene: SceneDoc) => access.sceneForReader(scene);
   // Bodies here are JSON (or, for thumbnails, images): anything else is 415, not a string.
   app.removeContentTypeParser('text/plain');
 
@@ -121,7 +126,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     for (const [groupId, set] of sets) await opts.instances.replace(scene._id, groupId, set);
     if (sets.size > 0) scene = (await store.getScene(scene._id)) ?? scene;
     reply.code(201).header('location', `/v1/scenes/${scene._id}`).header('cache-control', 'no-store');
-    return scene;
+    return forReader(scene);
   });
 
   app.get<{ Params: { id: string } }>('/v1/scenes/:id', async (request, reply) => {
@@ -129,7 +134,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     assertCanReadScene(request, scene);
     // A private scene must not sit in a shared cache.
     reply.header('cache-control', scene.public === false ? 'private, no-cache' : 'no-cache');
-    return withHostOriginsNormalized(scene);
+    return forReader(withHostOriginsNormalized(scene));
   });
 
   app.patch<{ Params: { id: string } }>('/v1/scenes/:id', async (request, reply) => {
@@ -154,8 +159,11 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
       },
       sharing,
     );
+    // Who may fetch its containers unsigned changed: what this process remembers of it goes (other
+    // processes sharing the database hold theirs for at most ACCESS_CACHE_MS).
+    if (body.public !== undefined) access.forget();
     reply.header('cache-control', 'no-store');
-    return updated;
+    return forReader(updated);
   });
 
   app.patch<{ Params: { id: string } }>('/v1/scenes/:id/viewer-config', async (request, reply) => {
@@ -169,7 +177,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
       return { ...scene, viewerConfig };
     });
     reply.header('cache-control', 'no-store');
-    return updated;
+    return forReader(updated);
   });
 
   /**
@@ -212,7 +220,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
     }
     const stored = (await store.getScene(copy._id)) ?? copy;
     reply.code(201).header('location', `/v1/scenes/${stored._id}`).header('cache-control', 'no-store');
-    return stored;
+    return forReader(stored);
   });
 
   // Thumbnail images arrive as raw bytes.
@@ -241,7 +249,7 @@ export default async function sceneRoutes(app: FastifyInstance, opts: { config: 
         return next;
       });
       reply.header('cache-control', 'no-store');
-      return updated;
+      return forReader(updated);
     });
   });
 }

@@ -28,6 +28,26 @@ describe('modelFileUrl', () => {
     const url = modelFileUrl(config, { _id: 'm1', latestVersionKey: 'm1/v7', outputFormat: 'glb', sourceFileName: 'a.glb' });
     expect(url).toBe('https://cdn.test/derivatives/m1/v7/model_file.binz');
   });
+  it("appends the signed query a private scene's model carries (derivativeQuery), and nothing without one", () => {
+    const signed = { _id: 'm1', latestVersionKey: 'm1/v7', outputFormat: 'glb', sourceFileName: 'a.glb', derivativeQuery: 'exp=1700003600&sig=abc_-DEF' };
+    expect(modelFileUrl(config, signed)).toBe('https://cdn.test/derivatives/m1/v7/model_file.binz?exp=1700003600&sig=abc_-DEF');
+    expect(modelFileUrl({ ...config, endpoints: { ...config.endpoints, modelDerivativeCdn: '/cdn/derivatives' } }, signed)).toBe('/cdn/derivatives/m1/v7/model_file.binz?exp=1700003600&sig=abc_-DEF');
+  });
+});
+
+describe("a scene document's derivativeQuery", () => {
+  const scene = (derivativeQuery: string) => ({ _id: 's', name: 'S', models: [{ _id: 'm1', latestVersionKey: 'm1/v7', outputFormat: 'glb', sourceFileName: 'a.glb', derivativeQuery }] });
+  it('is kept by the scene schema, so the load builds the signed URL', async () => {
+    respond(JSON.stringify(scene('exp=1700003600&sig=abc')), { status: 200 });
+    const doc = await fetchScene(config, 's');
+    expect(modelFileUrl(config, doc.models[0])).toBe('https://cdn.test/derivatives/m1/v7/model_file.binz?exp=1700003600&sig=abc');
+  });
+  it('is refused when it would change more than the query (a path, a fragment, another query)', async () => {
+    for (const query of ['../../x', 'a#b', '?a=1', 'a=1 b', '']) {
+      respond(JSON.stringify(scene(query)), { status: 200 });
+      await expect(fetchScene(config, 's')).rejects.toThrow(/models\.0\.derivativeQuery/);
+    }
+  });
 });
 
 describe('fetchScene', () => {
@@ -78,6 +98,12 @@ describe('fetchBinary', () => {
     expect(error).toBeInstanceOf(HttpError);
     expect(error.status).toBe(404);
     expect(error.message).toBe('The model file request failed: 404 Not Found.');
+  });
+  it("gives the service's reason from a JSON answer (a private scene's model without a valid signed URL)", async () => {
+    const reason = 'This model belongs to a private scene: its file needs the signed URL the scene document gives, and this one expired at 2024-01-01T00:00:00.000Z: fetch the scene document again for a new one';
+    respond(JSON.stringify({ error: reason }), { status: 403, statusText: 'Forbidden', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const error = await fetchBinary('http://x/f').catch((e) => e);
+    expect(error).toMatchObject({ status: 403, message: `The model file request failed: 403 Forbidden. ${reason}` });
   });
 });
 
