@@ -44,6 +44,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route of the app (method and URL pattern as registered), HEAD routes included. */
     routeTable: readonly { method: string; url: string }[];
+    /** The upload service: its worker pool, jobs and per-person quotas (for metrics and tests). */
+    uploads: UploadService;
   }
 }
 
@@ -360,6 +362,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
 
   // Uploads are processed in worker threads (upload/pool.ts), shared by the model and asset routes.
   const uploads = createUploadService(config, { minBytesPerS: timeouts.uploadMinBytesPerS, graceMs: timeouts.uploadGraceMs }, (userId) => storedBytesOf(config, store, userId));
+  app.decorate('uploads', uploads);
   app.addHook('onClose', () => uploads.pool.close());
   await removeStaleSpools(spoolRoot(config));
 

@@ -24,22 +24,31 @@ interface Use {
   amount: number;
 }
 
+/** A key's uses, oldest first, with their sum (so a take costs the uses that expire, not all of them). */
+interface Uses {
+  list: Use[];
+  total: number;
+}
+
+/** Uses closer together than this are one entry: a 2 GiB upload in 64 KiB chunks is not 32,768 entries. */
+const MERGE_MS = 1000;
+
 export function createRateWindow(options: { windowMs: number; limit: number }): RateWindow {
   const { windowMs, limit } = options;
-  const uses = new Map<string, Use[]>();
+  const uses = new Map<string, Uses>();
   let nextSweep = 0;
 
-  const live = (key: string, now: number): Use[] | undefined => {
-    const list = uses.get(key);
-    if (!list) return undefined;
+  const live = (key: string, now: number): Uses | undefined => {
+    const entry = uses.get(key);
+    if (!entry) return undefined;
     let expired = 0;
-    while (expired < list.length && list[expired].at <= now - windowMs) expired++;
-    if (expired > 0) list.splice(0, expired);
-    if (list.length === 0) {
+    while (expired < entry.list.length && entry.list[expired].at <= now - windowMs) entry.total -= entry.list[expired++].amount;
+    if (expired > 0) entry.list.splice(0, expired);
+    if (entry.list.length === 0) {
       uses.delete(key);
       return undefined;
     }
-    return list;
+    return entry;
   };
 
   const sweep = (now: number) => {
@@ -48,23 +57,28 @@ export function createRateWindow(options: { windowMs: number; limit: number }): 
     for (const key of [...uses.keys()]) live(key, now);
   };
 
-  const total = (list: Use[] | undefined) => (list ? list.reduce((sum, use) => sum + use.amount, 0) : 0);
-
   return {
     take(key, amount = 1, now = Date.now()) {
       sweep(now);
-      const list = live(key, now);
-      const used = total(list);
+      const entry = live(key, now);
+      const used = entry?.total ?? 0;
       if (used + amount <= limit) {
-        if (list) list.push({ at: now, amount });
-        else uses.set(key, [{ at: now, amount }]);
+        if (!entry) {
+          uses.set(key, { list: [{ at: now, amount }], total: amount });
+        } else {
+          const last = entry.list[entry.list.length - 1];
+          // Merged into the last use: it then expires a moment early, which errs towards the client.
+          if (now - last.at < MERGE_MS) last.amount += amount;
+          else entry.list.push({ at: now, amount });
+          entry.total += amount;
+        }
         return { ok: true };
       }
-      if (amount > limit || !list) return { ok: false, retryAfterS: Math.ceil(windowMs / 1000), used };
+      if (amount > limit || !entry) return { ok: false, retryAfterS: Math.ceil(windowMs / 1000), used };
       // The earliest moment enough has expired for `amount` to fit.
       let freed = 0;
       let until = now + windowMs;
-      for (const use of list) {
+      for (const use of entry.list) {
         freed += use.amount;
         if (used - freed + amount <= limit) {
           until = use.at + windowMs;
@@ -74,13 +88,15 @@ export function createRateWindow(options: { windowMs: number; limit: number }): 
       return { ok: false, retryAfterS: Math.max(1, Math.ceil((until - now) / 1000)), used };
     },
     used(key, now = Date.now()) {
-      return total(live(key, now));
+      return live(key, now)?.total ?? 0;
     },
     giveBack(key, amount) {
-      const list = uses.get(key);
-      if (!list || list.length === 0) return;
-      const last = list[list.length - 1];
-      last.amount = Math.max(0, last.amount - amount);
+      const entry = uses.get(key);
+      if (!entry || entry.list.length === 0) return;
+      const last = entry.list[entry.list.length - 1];
+      const back = Math.min(amount, last.amount);
+      last.amount -= back;
+      entry.total -= back;
     },
     get size() {
       return uses.size;

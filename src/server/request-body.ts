@@ -46,8 +46,10 @@ export function bodyWithDeadline(reply: FastifyReply, payload: Readable, timeout
     stopTimer();
     body.destroy(error);
   });
-  // 'close' comes once the answer is sent or the connection is gone, in every case.
-  reply.raw.once('close', release);
+  // 'close' comes once the answer is sent or the connection is gone, in every case (and may have
+  // come already, while an earlier hook waited).
+  if (reply.raw.destroyed || reply.request.raw.socket?.destroyed) release();
+  else reply.raw.once('close', release);
   return payload.pipe(body);
 }
 

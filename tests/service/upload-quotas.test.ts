@@ -14,26 +14,37 @@ import { postRaw, readModelFile, startUploadServer, type UploadServer } from './
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits until `test` holds (polling), at most 20 s. */
+async function until(test: () => boolean): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (test()) return;
+    await sleep(50);
+  }
+  throw new Error('the condition did not come true within 20 s');
+}
+
 async function errorOf(res: Response): Promise<string> {
   return ((await res.json()) as { error: string }).error;
 }
 
 describe('uploads in flight per person', () => {
   let server: UploadServer;
+  const inFlight = (name: string) => server.app.uploads.quotas.inFlight(server.userId(name));
   beforeAll(async () => {
     server = await startUploadServer({ UPLOADS_IN_FLIGHT_PER_USER: '1' });
   });
   afterAll(() => server.close());
 
-  it('refuses a second upload while the first is still arriving, lets others upload, and frees the slot when the first ends', async () => {
+  it('refuses a second upload while the first is still arriving, lets others upload, and frees the slot when the first ends', { timeout: 120_000 }, async () => {
     const alice = await server.auth('alice');
     const port = Number(new URL(server.url).port);
     // Alice's first upload: its body comes slowly and is never finished.
     const first = connect(port, '127.0.0.1');
     first.on('error', () => {});
+    try {
     await new Promise<void>((resolve) => first.on('connect', resolve));
     first.write(`POST /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: ${alice.authorization}\r\nContent-Type: model/gltf-binary\r\nContent-Length: 100000\r\n\r\nglTF`);
-    await sleep(200);
+    await until(() => inFlight('alice') === 1);
 
     const box = await readModelFile(join(MODELS_DIR, 'Box-draco.glb'));
     const second = await postRaw(server, '/v1/models', box, 'box.glb', alice);
@@ -46,11 +57,34 @@ describe('uploads in flight per person', () => {
 
     // Alice's first upload goes away: her slot is hers again.
     first.destroy();
-    await sleep(200);
+    await until(() => inFlight('alice') === 0);
     expect((await postRaw(server, '/v1/models', box, 'box.glb', alice)).status).toBe(201);
+    } finally {
+      first.destroy();
+    }
   });
 
-  it('keeps the slot of an asynchronous upload until its processing ends', async () => {
+  it('an upload whose client left after sending it: the count never passes the limit and comes back to 0', { timeout: 120_000 }, async () => {
+    const alice = await server.auth('alice');
+    const duck = await readModelFile(join(MODELS_DIR, 'Duck.glb'));
+    const port = Number(new URL(server.url).port);
+    const gone = connect(port, '127.0.0.1');
+    gone.on('error', () => {});
+    await new Promise<void>((resolve) => gone.on('connect', resolve));
+    gone.write(`POST /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: ${alice.authorization}\r\nContent-Type: model/gltf-binary\r\nContent-Length: ${duck.length}\r\n\r\n`);
+    gone.end(Buffer.from(duck));
+    gone.destroy();
+    // Whatever became of it (processed or dropped), the count never passes the limit and comes back to 0.
+    const seen: number[] = [];
+    for (let i = 0; i < 200 && (seen.length === 0 || inFlight('alice') > 0); i++) {
+      seen.push(inFlight('alice'));
+      await sleep(25);
+    }
+    expect(Math.max(...seen)).toBeLessThanOrEqual(1);
+    await until(() => inFlight('alice') === 0);
+  });
+
+  it('keeps the slot of an asynchronous upload until its processing ends', { timeout: 120_000 }, async () => {
     const alice = await server.auth('alice');
     const duck = await readModelFile(join(MODELS_DIR, 'Duck.glb'));
     const started = await postRaw(server, '/v1/models', duck, 'duck.glb', { ...alice, prefer: 'respond-async' });
@@ -74,7 +108,7 @@ describe('upload bytes per hour', () => {
   });
   afterAll(() => server.close());
 
-  it('counts what arrived, refused or not, and answers 429 with Retry-After once the hour is spent', async () => {
+  it('counts what arrived, refused or not, and answers 429 with Retry-After once the hour is spent', { timeout: 120_000 }, async () => {
     const alice = await server.auth('alice');
     const duck = await readModelFile(join(MODELS_DIR, 'Duck.glb')); // 120 KB
     expect((await postRaw(server, '/v1/models', duck, 'duck.glb', alice)).status).toBe(201);
@@ -103,11 +137,19 @@ describe('upload bytes per hour', () => {
     expect(chunked.status).toBe(429);
     expect(chunked.headers.get('retry-after')).not.toBeNull();
 
+    // A form is counted the same way, and its refusal is the same 429 (not a malformed form).
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(duck)]), 'duck.glb');
+    const viaForm = await fetch(`${server.url}/v1/models`, { method: 'POST', headers: alice, body: form });
+    expect(viaForm.status).toBe(429);
+    expect(viaForm.headers.get('retry-after')).not.toBeNull();
+    expect(await errorOf(viaForm)).toMatch(/\(UPLOAD_BYTES_PER_HOUR\)/);
+
     // Bob's hour is his own.
     expect((await postRaw(server, '/v1/models', duck, 'duck.glb', await server.auth('bob'))).status).toBe(201);
   });
 
-  it('counts textures in the same hour', async () => {
+  it('counts textures in the same hour', { timeout: 120_000 }, async () => {
     const carol = await server.auth('carol');
     const duck = await readModelFile(join(MODELS_DIR, 'Duck.glb'));
     const created = (await (await postRaw(server, '/v1/models', duck, 'duck.glb', carol)).json()) as { _id: string };
@@ -126,7 +168,7 @@ describe('stored bytes per person', () => {
   });
   afterAll(() => server.close());
 
-  it('refuses with 413 and the quota once what the person stores would pass it', async () => {
+  it('refuses with 413 and the quota once what the person stores would pass it', { timeout: 120_000 }, async () => {
     const alice = await server.auth('alice');
     const duck = await readModelFile(join(MODELS_DIR, 'Duck.glb'));
     const first = await postRaw(server, '/v1/models', duck, 'duck.glb', alice);

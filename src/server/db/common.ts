@@ -248,11 +248,12 @@ const scrubbedScenes = new WeakSet<SceneDoc>();
  * free-form parts (viewerConfig.scene and postprocessing): mutations, comments and instances keep
  * only their schemas' listed keys.
  */
-export async function removeStoredPrototypeKeys(store: Pick<Store, 'listScenes' | 'putScene'>): Promise<string[]> {
+export async function removeStoredPrototypeKeys(store: Pick<Store, 'listScenes' | 'updateScene'>): Promise<string[]> {
   const fixed: string[] = [];
   for (const scene of await store.listScenes()) {
     if (!scrubbedScenes.has(scene)) continue;
-    await store.putScene(scene);
+    // Read again and written in one change, so a scene another process changed meanwhile keeps that change.
+    await store.updateScene(scene._id, (current) => current);
     fixed.push(scene._id);
   }
   return fixed;

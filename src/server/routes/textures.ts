@@ -64,7 +64,7 @@ export default async function textureRoutes(app: FastifyInstance, opts: { config
       const bytes = new Uint8Array(request.body.buffer, request.body.byteOffset, request.body.byteLength);
       const user = requireUser(request);
       quotas.count(user.id, bytes.byteLength);
-      await quotas.checkStored(user.id, bytes.byteLength);
+      await quotas.checkStored(user.id, bytes.byteLength, { fresh: true });
       const declaredType = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       const declared = TEXTURE_CONTENT_TYPES[declaredType as keyof typeof TEXTURE_CONTENT_TYPES];
       const actual = sniffImage(bytes);

@@ -235,7 +235,7 @@ export async function receiveUpload(request: FastifyRequest, service: UploadServ
  * written: an errno code) pass through.
  */
 export function formError(error: unknown): unknown {
-  if (error instanceof UploadHttpError || !(error instanceof Error)) return error;
+  if (error instanceof UploadHttpError || error instanceof QuotaError || !(error instanceof Error)) return error;
   const code = (error as { code?: unknown }).code;
   switch (code) {
     case 'FST_REQ_FILE_TOO_LARGE':
@@ -299,17 +299,34 @@ export function createUploadService(config: ServerConfig, rate: UploadRate, stor
 }
 
 /**
- * The upload slot a request holds (UPLOADS_IN_FLIGHT_PER_USER) from before its body is read until
- * its answer ends, or, for a `Prefer: respond-async` upload, until its processing ends.
+ * The upload slot a request holds (UPLOADS_IN_FLIGHT_PER_USER): claimed before its body is read and
+ * released when nothing holds it any more: its answer has ended (or its client is gone) and its
+ * processing, synchronous or a `Prefer: respond-async` job, has ended too. So a client that sends
+ * a body and goes away cannot have its upload processed outside the count.
  */
-const slots = new WeakMap<FastifyRequest, { release: () => void; handedOff: boolean }>();
+interface Slot {
+  holds: number;
+  release: () => void;
+}
+const slots = new WeakMap<FastifyRequest, Slot>();
 
-/** The slot of `request` now belongs to its background job: the job releases it (the function returned). */
-function handOffSlot(request: FastifyRequest): () => void {
+/** One more hold on the slot of `request`; the function it returns lets go of it (once). */
+function holdSlot(request: FastifyRequest): () => void {
   const slot = slots.get(request);
   if (!slot) return () => {};
-  slot.handedOff = true;
-  return slot.release;
+  slot.holds++;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    if (--slot.holds === 0) slot.release();
+  };
+}
+
+/** The client of `request` is gone: nothing will read an answer. */
+function clientGone(request: FastifyRequest, reply: FastifyReply): boolean {
+  // (Not request.raw.destroyed: a body read to its end is destroyed too.)
+  return reply.raw.destroyed || request.raw.socket?.destroyed === true;
 }
 
 /**
@@ -340,12 +357,12 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
     const userId = request.user.id;
     const declared = Number(request.headers['content-length']);
     quotas.checkHour(userId, Number.isFinite(declared) ? declared : 0);
+    // The slot first (before any wait), held by the answer until it ends, however it ends.
+    slots.set(request, { holds: 0, release: quotas.claim(userId) });
+    const answered = holdSlot(request);
+    if (clientGone(request, reply)) answered();
+    else reply.raw.once('close', answered);
     await quotas.checkStored(userId, 1);
-    const slot = { release: quotas.claim(userId), handedOff: false };
-    slots.set(request, slot);
-    reply.raw.once('close', () => {
-      if (!slot.handedOff) slot.release();
-    });
   });
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
@@ -399,6 +416,9 @@ export async function answerUpload<R>(
   steps: { options: ProcessOptions; store: (processed: ProcessedModel) => Promise<R>; created: (result: R) => { location: string; body: unknown } },
 ): Promise<FastifyReply> {
   const user = requireUser(request);
+  // Nobody would read the answer: not processed (its slot is let go with the closed answer).
+  if (clientGone(request, reply)) throw new UploadHttpError(400, 'The client closed the connection before the upload was processed.');
+  const processing = holdSlot(request);
   if (!prefersAsync(request)) {
     // The socket may sit silent while the upload waits and is processed: its idle timeout is for
     // clients that stop sending, not for the server's own work (the next request re-arms it).
@@ -410,21 +430,21 @@ export async function answerUpload<R>(
     request.raw.socket.once('close', onClose);
     try {
       const processed = await processUpload(service, upload, steps.options, () => {}, aborted.signal);
-      await service.quotas.checkStored(user.id, processed.container.byteLength);
+      await service.quotas.checkStored(user.id, processed.container.byteLength, { fresh: true });
       const { location, body } = steps.created(await steps.store(processed));
       return reply.code(201).header('location', location).header('cache-control', 'no-store').send(body);
     } finally {
       request.raw.socket.off('close', onClose);
+      processing();
       await rm(upload.dir, { recursive: true, force: true });
     }
   }
 
   const job = service.jobs.create(user.id, upload.fileName);
-  const release = handOffSlot(request);
   void (async () => {
     try {
       const processed = await processUpload(service, upload, steps.options, (stage) => service.jobs.update(job.uploadId, stage));
-      await service.quotas.checkStored(user.id, processed.container.byteLength);
+      await service.quotas.checkStored(user.id, processed.container.byteLength, { fresh: true });
       service.jobs.update(job.uploadId, { state: 'storing' });
       const { body } = steps.created(await steps.store(processed));
       service.jobs.finish(job.uploadId, { state: 'done', status: 201, result: body });
@@ -438,7 +458,7 @@ export async function answerUpload<R>(
         ...(failure?.validation ? { validation: failure.validation } : {}),
       });
     } finally {
-      release();
+      processing();
       await rm(upload.dir, { recursive: true, force: true });
     }
   })();

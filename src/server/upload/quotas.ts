@@ -51,14 +51,32 @@ export interface UploadQuotas {
   checkHour(userId: string, bytes: number): void;
   /** Counts `bytes` received for `userId`: QuotaError 429 when they pass the hour's limit. */
   count(userId: string, bytes: number): void;
-  /** QuotaError 413 unless `adding` bytes more fit in what `userId` may store. */
-  checkStored(userId: string, adding: number): Promise<void>;
+  /**
+   * QuotaError 413 unless `adding` bytes more fit in what `userId` may store. What they store is read
+   * from the data, and kept STORED_BYTES_CACHE_MS for the checks before a body (`fresh: false`), so a
+   * flood of requests reads it once; the check before storing reads it afresh.
+   */
+  checkStored(userId: string, adding: number, options?: { fresh?: boolean }): Promise<void>;
   /** Uploads of `userId` in flight now. */
   inFlight(userId: string): number;
 }
 
+/** How long a person's stored bytes are reused by the checks made before a body is read. */
+export const STORED_BYTES_CACHE_MS = 5000;
+
 export function createUploadQuotas(limits: QuotaLimits, storedBytes: (userId: string) => Promise<number>): UploadQuotas {
   const inFlight = new Map<string, number>();
+  const storedCache = new Map<string, { at: number; bytes: Promise<number> }>();
+  const stored = (userId: string, fresh: boolean): Promise<number> => {
+    const now = Date.now();
+    const cached = storedCache.get(userId);
+    if (!fresh && cached && now - cached.at < STORED_BYTES_CACHE_MS) return cached.bytes;
+    if (storedCache.size > 10_000) storedCache.clear();
+    const bytes = storedBytes(userId);
+    storedCache.set(userId, { at: now, bytes });
+    bytes.catch(() => storedCache.delete(userId));
+    return bytes;
+  };
   const hour = createRateWindow({ windowMs: 3600_000, limit: limits.uploadBytesPerHour });
 
   const hourError = (used: number, retryAfterS: number) =>
@@ -91,6 +109,9 @@ export function createUploadQuotas(limits: QuotaLimits, storedBytes: (userId: st
     },
     checkHour(userId, bytes) {
       if (!(bytes > 0)) return;
+      if (bytes > limits.uploadBytesPerHour) {
+        throw new QuotaError(413, `The upload of ${formatBytes(bytes)} is larger than the ${formatBytes(limits.uploadBytesPerHour)} one person may upload in an hour (UPLOAD_BYTES_PER_HOUR).`);
+      }
       // A probe: a refused take takes nothing and says when enough will have expired.
       const probe = hour.take(userId, bytes);
       if (!probe.ok) throw hourError(probe.used, probe.retryAfterS);
@@ -104,12 +125,12 @@ export function createUploadQuotas(limits: QuotaLimits, storedBytes: (userId: st
         throw hourError(taken.used + bytes, taken.retryAfterS);
       }
     },
-    async checkStored(userId, adding) {
-      const stored = await storedBytes(userId);
-      if (stored + adding <= limits.storedBytesPerUser) return;
+    async checkStored(userId, adding, options = {}) {
+      const storedNow = await stored(userId, options.fresh === true);
+      if (storedNow + adding <= limits.storedBytesPerUser) return;
       throw new QuotaError(
         413,
-        `Your models and assets take ${formatBytes(stored)} of the ${formatBytes(limits.storedBytesPerUser)} one person may store (STORED_BYTES_PER_USER), and this upload needs ${formatBytes(adding)} more: ask the server's operator for more room.`,
+        `Your models and assets take ${formatBytes(storedNow)} of the ${formatBytes(limits.storedBytesPerUser)} one person may store (STORED_BYTES_PER_USER), and this upload needs ${formatBytes(adding)} more: ask the server's operator for more room.`,
       );
     },
     inFlight(userId) {
