@@ -62,7 +62,8 @@ describe('the server process after early answers (item 1)', () => {
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
 
-  it('still answers long after each kind of early answer and a client gone mid-body', async () => {
+  // The server's start (demo scenes in a new DATA_DIR) takes many seconds on a loaded 2-core machine.
+  it('still answers long after each kind of early answer and a client gone mid-body', { timeout: 120_000 }, async () => {
     const dataDir = join(root, 'data');
     const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/server/main.ts')], {
       cwd: REPO_ROOT,
@@ -195,7 +196,7 @@ describe('a client reads every 413 (item 4)', () => {
     }
   });
 
-  it('answers raw uploads between the limit and twice it with the 413 and its reason, declared or chunked', async () => {
+  it('answers raw uploads between the limit and twice it with the 413 and its reason, declared or chunked', { timeout: 120_000 }, async () => {
     const limit = server.config.maxAssetBytes;
     for (const size of [Math.round(limit * 1.5), limit * 2 - 1024]) {
       const bytes = new Uint8Array(size);

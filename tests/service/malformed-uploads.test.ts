@@ -67,7 +67,7 @@ describe('malformed uploads answer 400 with the reason', () => {
     });
   }
 
-  it('a .gltf nested 100,000 deep, raw and in a form, and a GLB whose JSON chunk is', async () => {
+  it('a .gltf nested 100,000 deep, raw and in a form, and a GLB whose JSON chunk is', { timeout: 120_000 }, async () => {
     const deep = `{"asset":{"version":"2.0"},"extras":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const headers = { authorization: `Bearer ${token}` };
     const raw = await fetch(`${server.url}/v1/models`, { method: 'POST', headers: { ...headers, 'content-type': 'model/gltf+json', 'x-file-name': 'deep.gltf' }, body: deep });
