@@ -1,9 +1,11 @@
 import { HalfFloatType } from 'three';
 import { HDRLoader } from 'three/examples/jsm/loaders/HDRLoader.js';
 import { UltraHDRLoader } from 'three/examples/jsm/loaders/UltraHDRLoader.js';
-import { ENVIRONMENT_DECODE_TIMEOUT_MS } from './environments';
 
 /** Decoders of environment images (a chunk of its own, fetched by ./environments.ts when a scene uses one). */
+
+/** A gain-map JPEG decodes asynchronously in the loader and never settles if an image is corrupt. */
+export const ENVIRONMENT_DECODE_TIMEOUT_MS = 30_000;
 
 export interface DecodedImage {
   width: number;

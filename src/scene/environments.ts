@@ -28,9 +28,6 @@ import type { EnvironmentRef } from '../protocol/scene-settings';
  * the background.
  */
 
-/** A gain-map JPEG decodes asynchronously in the loader and never settles if an image is corrupt. */
-export const ENVIRONMENT_DECODE_TIMEOUT_MS = 30_000;
-
 export interface LoadedEnvironment {
   entry: EnvironmentEntry;
   /** The equirectangular image (EquirectangularReflectionMapping, linear, half float). */
