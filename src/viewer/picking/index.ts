@@ -4,6 +4,7 @@ import type { ViewerWorld } from '../../engine/world';
 import { ERR_RAYCASTER, ERR_RENDERER } from '../../protocol/errors';
 import type { PickHit, Picker, PickOptions } from '../pick-types';
 import { hitOn, makeHit } from './hits';
+import { castInstanceGroups } from './instances';
 import { castRay, pickCamera, type RaycastContext } from './raycast';
 import { snapToVertex } from './snapping';
 import { createPickState } from './state';
@@ -63,7 +64,7 @@ export function createPicker(options: PickerOptions): ViewerPicker {
   const { world } = options;
   const trees = createPickTrees({ workerMinTriangles: options.workerMinTriangles, useWorker: options.useWorker });
   const index = options.sceneIndex === false ? null : new SceneMeshIndex(world);
-  const ctx: RaycastContext = { world, trees, state: createPickState(), index };
+  const ctx: RaycastContext = { world, trees, state: createPickState(), index, castInstanceGroups };
   // The index follows moved meshes each frame, after the sync system (a pick also catches up first).
   const removeStep = index ? addFrameStep(world, 'helpers', { name: 'pick-index-refit', run: () => index.refitChanged() }) : () => undefined;
   let disposed = false;

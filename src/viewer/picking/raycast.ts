@@ -19,7 +19,6 @@ import { instancedBounds, posedBounds, rayMisses } from './bounds';
 import { cameraInterval, clipInterval, keptByMaterial, localClippingOf, sectionPlanes, simpleMaterial, type Interval } from './clipping';
 import { followsPose, isDrawable } from './drawables';
 import { resetBest, type PickState } from './state';
-import { castInstanceGroups } from './instances';
 import type { PickTrees } from './trees';
 import type { SceneMeshIndex } from './scene-index';
 import type { InstanceRayVisitor } from '../../engine/instance-bvh';
@@ -38,6 +37,12 @@ export interface RaycastContext {
   state: PickState;
   /** The models' mesh bounds index; without it a model pick visits every object (the full scan). */
   index?: SceneMeshIndex | null;
+  /**
+   * Casts against the instanced asset groups (castInstanceGroups, ./instances.ts, which casts each
+   * instance with castInstance below: passed in, so the two files do not import each other); without
+   * it a model pick casts no group.
+   */
+  castInstanceGroups?: (ctx: RaycastContext) => void;
 }
 
 const MESH_RAYCAST = Mesh.prototype.raycast;
@@ -99,7 +104,7 @@ export function castRay(ctx: RaycastContext, camera: Camera, x: number, y: numbe
       castIndexed(ctx, ctx.index, world.render.scene!);
     } else walk(ctx, !objects);
     // Instanced asset groups: through their bounds index, never instance by instance.
-    if (!objects) castInstanceGroups(ctx);
+    if (!objects) ctx.castInstanceGroups?.(ctx);
   }
   stack.length = 0;
   raycaster.ray.copy(state.ray);
