@@ -1,7 +1,7 @@
 import { Frustum, Matrix4, Sphere, Vector3, type Light as ThreeLight, type PointLight, type SpotLight } from 'three';
 import { Light, LightType } from '../components';
-import { lightEntities, viewFocus } from '../src/engine/lights';
-import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST } from '../src/protocol/constants';
+import { lightEntities, shadowCost, viewFocus } from '../src/engine/lights';
+import { MAX_SHADOW_MAPS } from '../src/protocol/constants';
 import type { ViewerWorld } from '../src/engine/world';
 
 /** Editor specification section 5 and 9: at most 12 active shadow maps, a point light counting 6. */
@@ -17,11 +17,6 @@ const OUT_OF_RANGE = 0.01;
 const MIN_ILLUMINANCE = 0.01;
 /** Directional lights reach everything: they rank above any local light. */
 const DIRECTIONAL_IMPORTANCE = 1e9;
-
-/** Shadow maps a light of this kind needs when it casts. */
-export function shadowCost(type: number): number {
-  return type === LightType.point ? POINT_LIGHT_SHADOW_COST : 1;
-}
 
 type ShadowLight = Pick<SpotLight, 'shadow'>;
 

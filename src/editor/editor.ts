@@ -12,9 +12,8 @@ import { decodeImage, loadUploadedTextures, registerUploadedTexture, uploadedTex
 import { MAX_TEXTURE_BYTES, TEXTURE_CONTENT_TYPES, type UploadTextureResponse } from '../protocol/textures';
 import { fetchEnvironmentCatalog } from '../scene/environments';
 import type { EnvironmentCatalog } from '../protocol/environment';
-import { viewFocus } from '../engine/lights';
+import { shadowCost, viewFocus } from '../engine/lights';
 import { defaultSceneObject, SceneObjectChange, shadowMapsOf, shadowMapWarning, type SceneObject, type SceneObjectType } from '../protocol/scene-objects';
-import { shadowCost } from '../../systems/shadowBudgetSystem';
 import { SceneSettings, type SceneSettingsInput, type SceneSettingsValues } from '../protocol/scene-settings';
 import { Emitter } from '../viewer/events';
 import { applySceneSettings, readSceneSettings } from '../viewer/scene-settings';

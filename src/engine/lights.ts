@@ -7,6 +7,7 @@ import {
   SHADOW_CAMERA_HALF_EXTENT,
   SHADOW_MAP_SIZE,
 } from '../protocol/scene-settings';
+import { POINT_LIGHT_SHADOW_COST } from '../protocol/constants';
 import { bindObject } from './registry';
 import { addViewerEntity, type ViewerWorld } from './world';
 
@@ -17,6 +18,11 @@ export function lightTypeOf(object: Object3D): LightType {
   if (o.isPointLight) return LightType.point;
   if (o.isSpotLight) return LightType.spot;
   return LightType.other;
+}
+
+/** Shadow maps a light of this kind needs when it casts (the shadow budget, the editor's 12-map warning). */
+export function shadowCost(type: number): number {
+  return type === LightType.point ? POINT_LIGHT_SHADOW_COST : 1;
 }
 
 /** Whether a three.js object is a light (any kind). */

@@ -3,13 +3,13 @@ import { DirectionalLight, PerspectiveCamera, PointLight, SpotLight, Vector3, ty
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it, vi } from 'vitest';
 import { Light, LightType } from '../../../components';
-import { lightTypeOf } from '../../../src/engine/lights';
+import { lightTypeOf, shadowCost } from '../../../src/engine/lights';
 import { bindObject } from '../../../src/engine/registry';
 import { addViewerEntity, createViewerWorld, type FrameControls, type ViewerWorld } from '../../../src/engine/world';
 import { spawnModel } from '../../../src/scene/model-entities';
 import { PIPELINE } from '../../../systems';
 import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST } from '../../../src/protocol/constants';
-import { shadowBudgetSystem, shadowCost } from '../../../systems/shadowBudgetSystem';
+import { shadowBudgetSystem } from '../../../systems/shadowBudgetSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
 /** A world with a camera at the origin looking down -Z (no controls: the focus is the camera). */
