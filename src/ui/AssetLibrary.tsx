@@ -14,7 +14,7 @@ function browserClient(): AssetClient {
     base: () => (base ??= modelServiceUrl()),
     token: getToken,
     fetch: (input, init) => fetch(input, init),
-    render: async (url, size) => (await import('../scene/asset-thumbnail')).renderAssetThumbnail(url, size),
+    render: async (url, size) => (await import('../viewer/asset-thumbnail')).renderAssetThumbnail(url, size),
   };
 }
 

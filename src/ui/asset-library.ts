@@ -4,7 +4,7 @@ import { AssetList, AssetListItem, THUMBNAIL_SIZE, UploadError, type AssetUpload
 /**
  * The asset library's state and its client of the model service: the signed-in user's assets a
  * page at a time (GET /v1/assets), newest first; uploads join at the top; thumbnails are rendered
- * in the browser for assets that have none (src/scene/asset-thumbnail.ts, loaded only then) and
+ * in the browser for assets that have none (src/viewer/asset-thumbnail.ts, loaded only then) and
  * stored on the server (PUT /v1/assets/{id}/thumbnail), one at a time.
  */
 

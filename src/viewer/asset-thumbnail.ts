@@ -1,9 +1,9 @@
 import { ACESFilmicToneMapping, Box3, DirectionalLight, HemisphereLight, Mesh, PerspectiveCamera, PMREMGenerator, Scene, Vector3, WebGLRenderer } from 'three';
 import type { Material, Object3D, Texture } from 'three';
 import { RoomEnvironment } from 'three/examples/jsm/environments/RoomEnvironment.js';
-import { decodeContainerInWorker } from './container-client';
-import { fetchBinary } from './fetch';
-import { createModelLoader, type ModelLoader } from './gltf';
+import { decodeContainerInWorker } from '../scene/container-client';
+import { fetchBinary } from '../scene/fetch';
+import { createModelLoader, type ModelLoader } from '../scene/gltf';
 
 /**
  * An asset's thumbnail, rendered in the browser once after upload (or when the library finds an

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { THUMBNAIL_FOV, thumbnailCamera } from '../../../src/scene/asset-thumbnail';
+import { THUMBNAIL_FOV, thumbnailCamera } from '../../../src/viewer/asset-thumbnail';
 
 describe('the thumbnail camera', () => {
   it('looks at the centre of the box from the front right, above, far enough to show it whole', () => {
