@@ -10,7 +10,7 @@ import {
   type CommentView,
 } from '../protocol/comments';
 import type { AnnotationInfo } from '../protocol/host-api';
-import type { AnnotationStore } from './annotations';
+import type { AnnotationStore } from '../viewer/annotations';
 
 /**
  * The scene's comment threads in the page (issue 16): the REST client of

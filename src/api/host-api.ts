@@ -25,7 +25,7 @@ import {
  * answered with an error naming the problem. Nothing a page sends can throw out of here: the
  * listener catches everything and reports it as an error answer.
  *
- * The functions themselves run through `execute` (src/api/viewer-api.ts queues them as scene
+ * The functions themselves run through `execute` (src/viewer/viewer-api.ts queues them as scene
  * messages, applied by the message system at its slot of the frame). The changes of one page (one
  * origin in one window) run in the order sent, each after the one before it was answered (a change
  * may take longer than its frame: setAuthToken asks the model service); see Lane.

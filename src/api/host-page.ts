@@ -4,4 +4,4 @@
  * themselves on the viewer.
  */
 export { createHostApi } from './host-api';
-export { createViewerApi } from './viewer-api';
+export { createViewerApi } from '../viewer/viewer-api';

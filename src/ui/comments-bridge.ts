@@ -1,5 +1,5 @@
 import { commentAnnotationStore, createCommentsClient, createCommentsSession, type CommentsSession } from '../api/comments';
-import type { AnnotationStore } from '../api/annotations';
+import type { AnnotationStore } from '../viewer/annotations';
 import type { ViewerComments } from '../viewer/comments';
 import type { Viewer } from '../viewer/viewer';
 import { CommentsPanel } from './CommentsPanel';

@@ -1,10 +1,10 @@
 import { ref } from 'valtio/vanilla';
-import { deferredAnnotationStore } from '../api/annotations';
+import { deferredAnnotationStore } from '../viewer/annotations';
 import type { PageComments } from './comments-bridge';
 import { createDeferredHostApi } from '../api/deferred-host-api';
 import type { HostApi } from '../api/host-api';
 import { createHostAuth, modelServiceWhoIs } from '../api/host-auth';
-import type { ViewerApi } from '../api/viewer-api';
+import type { ViewerApi } from '../viewer/viewer-api';
 import { mark, prefetchSceneInstances, sceneDocuments } from '../viewer/documents';
 import type { QualityTier } from '../viewer/quality';
 import { createViewer, type Viewer } from '../viewer/viewer';

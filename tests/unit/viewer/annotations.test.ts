@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryAnnotationStore, MAX_ANNOTATIONS } from '../../../src/api/annotations';
+import { createMemoryAnnotationStore, MAX_ANNOTATIONS } from '../../../src/viewer/annotations';
 
 const fields = { title: 'Valve', text: 'check', position: [1, 2, 3] as [number, number, number], eye: [5, 5, 5] as [number, number, number], target: [0, 0, 0] as [number, number, number] };
 

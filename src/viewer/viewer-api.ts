@@ -41,12 +41,11 @@ import {
 } from '../protocol/host-api';
 import { TEXTURE_MAP_PROPERTIES } from '../protocol/mutation';
 import { applyMutations } from '../scene/apply-mutations';
-import { findAnimation } from '../viewer/animation';
-import { applySceneSettings, readSceneSettings } from '../viewer/scene-settings';
-import { createLabelLayer, type Label } from '../viewer/tools/labels';
-import type { Viewer } from '../viewer/viewer';
+import { findAnimation } from './animation';
+import { applySceneSettings, readSceneSettings } from './scene-settings';
+import { createLabelLayer, type Label } from './tools/labels';
+import type { Viewer } from './viewer';
 import { createMemoryAnnotationStore, type AnnotationStore } from './annotations';
-import type { Execute, HostApi } from './host-api';
 
 /**
  * The host API's functions on a running viewer (src/protocol/host-api.ts lists them with their
@@ -57,11 +56,25 @@ import type { Execute, HostApi } from './host-api';
  */
 
 type Impl = { [F in HostFunctionName]: (args: HostParsedArgs<F>) => HostResult<F> | Promise<HostResult<F>> };
+
+/** Runs one checked request (the transport, src/api/host-api.ts, calls it once the viewer is ready). */
+export type Execute = (func: HostFunctionName, args: unknown) => Promise<unknown>;
+
+/**
+ * What the functions need of the host-page API's transport (src/api/host-api.ts's HostApi is one):
+ * declared here, so the viewer does not import the layer above it.
+ */
+export interface HostEvents {
+  /** Whether any page listens (so event producers can skip their work). */
+  readonly listening: boolean;
+  /** An api.event to every page that called api.init and may hear events. */
+  emit(event: HostEventName, data: unknown): void;
+}
 type Vec3T = [number, number, number];
 
 export interface ViewerApiOptions {
   viewer: Viewer;
-  api: HostApi;
+  api: HostEvents;
   /** The viewer's container (annotation pins are drawn over its canvas). */
   container: HTMLElement;
   canvas: HTMLCanvasElement;

@@ -12,7 +12,7 @@ vi.mock('../../../src/viewer/tools/labels', () => ({
 }));
 
 import { ImageLoader, MeshStandardMaterial, Object3D, Texture, TextureLoader, Vector3, type Quaternion } from 'three';
-import { CAMERA_STOP_FRAMES, createViewerApi, IMMEDIATE, MAX_HOTSPOTS } from '../../../src/api/viewer-api';
+import { CAMERA_STOP_FRAMES, createViewerApi, IMMEDIATE, MAX_HOTSPOTS } from '../../../src/viewer/viewer-api';
 import type { HostApi } from '../../../src/api/host-api';
 import { drainMessages } from '../../../src/engine/messages';
 import { runFrameSteps } from '../../../src/engine/frame-steps';
