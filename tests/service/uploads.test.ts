@@ -240,7 +240,7 @@ describe('POST /v1/models when every worker is busy and the queue is full', () =
   });
   afterAll(() => server.close());
 
-  it('answers 503 with Retry-After before reading the body, and takes uploads again once the worker is free', async () => {
+  it('answers 503 with Retry-After before reading the body, and takes uploads again once the worker is free', { timeout: 120_000 }, async () => {
     const auth = await server.auth();
     const helmet = await fileBytes('DamagedHelmet.glb');
     // Accepted at once (respond-async): the worker takes seconds over it.
