@@ -92,6 +92,10 @@ interface Counter {
  */
 async function spool(stream: Readable | IncomingMessage, file: string, counter: Counter): Promise<number> {
   const out = createWriteStream(file);
+  // A write still in flight when the stream is destroyed (a refusal mid-body) reports its error
+  // after the destroy: heard here, never an uncaught exception. A real write error fails the upload.
+  let writeError: Error | undefined;
+  out.on('error', (error) => (writeError ??= error));
   let size = 0;
   try {
     for await (const chunk of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
@@ -103,12 +107,19 @@ async function spool(stream: Readable | IncomingMessage, file: string, counter: 
       if (elapsed > counter.rate.graceMs && counter.used < (elapsed / 1000) * counter.rate.minBytesPerS) {
         throw new UploadHttpError(408, `The upload came slower than ${counter.rate.minBytesPerS} bytes per second on average: try again on a faster connection.`);
       }
+      if (writeError) throw writeError;
       if (!out.write(chunk)) await once(out, 'drain');
     }
     out.end();
     await finished(out);
   } catch (error) {
-    out.destroy();
+    // Closed before the caller removes the spool folder: a file still being opened would
+    // otherwise appear after the removal and stay.
+    if (!out.closed) {
+      const closed = new Promise((resolve) => out.once('close', resolve));
+      out.destroy();
+      await closed;
+    }
     throw error;
   }
   return size;
