@@ -116,7 +116,7 @@ async function spool(stream: Readable | IncomingMessage, file: string, counter: 
     // Closed before the caller removes the spool folder: a file still being opened would
     // otherwise appear after the removal and stay.
     if (!out.closed) {
-      const closed = new Promise((resolve) => out.once('close', resolve));
+      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
       out.destroy();
       await closed;
     }
