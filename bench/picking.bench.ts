@@ -75,7 +75,10 @@ function randomRays(geometry: TorusKnotGeometry, count: number, rnd: () => numbe
     b.fromBufferAttribute(position, index.getX(t * 3 + 1));
     c.fromBufferAttribute(position, index.getX(t * 3 + 2));
     let u = rnd(), v = rnd();
-    if (u + v > 1) (u = 1 - u), (v = 1 - v);
+    if (u + v > 1) {
+      u = 1 - u;
+      v = 1 - v;
+    }
     const target = a.clone().multiplyScalar(1 - u - v).addScaledVector(b, u).addScaledVector(c, v);
     const direction = new Vector3(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
     rays.push({ origin: target.clone().addScaledVector(direction, 60), target });

@@ -35,6 +35,7 @@ export type {
 
 /** Every function as a method: `client.api.setCamera({ position, target })`. */
 export type ViewerFunctions = {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- `{} extends Args`: every argument is optional
   [F in HostFunctionName]: {} extends HostArgs<F> ? (args?: HostArgs<F>) => Promise<HostResult<F>> : (args: HostArgs<F>) => Promise<HostResult<F>>;
 };
 

@@ -262,11 +262,23 @@ export class InstanceBVH {
         const tc = slab(bounds, c, ox, oy, oz, ix, iy, iz);
         // Push the farther first so the nearer is visited next.
         if (ta <= tc) {
-          if (tc <= best && top < stack.length) (stack[top] = c), (stackNear[top++] = tc);
-          if (ta <= best && top < stack.length) (stack[top] = a), (stackNear[top++] = ta);
+          if (tc <= best && top < stack.length) {
+            stack[top] = c;
+            stackNear[top++] = tc;
+          }
+          if (ta <= best && top < stack.length) {
+            stack[top] = a;
+            stackNear[top++] = ta;
+          }
         } else {
-          if (ta <= best && top < stack.length) (stack[top] = a), (stackNear[top++] = ta);
-          if (tc <= best && top < stack.length) (stack[top] = c), (stackNear[top++] = tc);
+          if (ta <= best && top < stack.length) {
+            stack[top] = a;
+            stackNear[top++] = ta;
+          }
+          if (tc <= best && top < stack.length) {
+            stack[top] = c;
+            stackNear[top++] = tc;
+          }
         }
       }
     }

@@ -310,7 +310,12 @@ export function measurementProblem(kind: (typeof MEASUREMENT_KINDS)[number], poi
   const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
-  for (const p of points) for (let i = 0; i < 3; i++) (min[i] = Math.min(min[i], p[i])), (max[i] = Math.max(max[i], p[i]));
+  for (const p of points) {
+    for (let i = 0; i < 3; i++) {
+      min[i] = Math.min(min[i], p[i]);
+      max[i] = Math.max(max[i], p[i]);
+    }
+  }
   const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
   const length = Math.hypot(n[0], n[1], n[2]);
   if (!(length > 1e-12 * size * size) || !Number.isFinite(length)) return { index: 2, message: "an area's first three points must not lie on one line (they give its plane)" };

@@ -153,7 +153,3 @@ export function prefilterEnvironment(renderer: WebGLRenderer, entry: Environment
     },
   };
 }
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

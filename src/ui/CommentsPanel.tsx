@@ -42,7 +42,7 @@ export function CommentsPanel({ viewer, comments, session, sceneName }: { viewer
       }),
     ];
     return () => offs.forEach((off) => off());
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Once per viewer: `show` (a new function each render) is left out of the dependencies on purpose.
   }, [viewer]);
 
   const show = (id: string) => {

@@ -136,6 +136,7 @@ export async function importSceneBcf(
 
 /** The download's file name: the scene's name without characters file systems refuse. */
 export function bcfFileName(sceneName: string): string {
+  // eslint-disable-next-line no-control-regex -- C0 controls are among the characters refused
   const safe = sceneName.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim();
   return `${safe || 'comments'}.bcfzip`;
 }

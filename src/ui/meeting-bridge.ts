@@ -1,7 +1,6 @@
 import { resolveUiConfig, type SceneDoc } from '../protocol/scene';
 import { meetingUrl } from '../protocol/meeting';
 import type { ClientConfig } from '../protocol/config';
-import { readStoredToken } from '../api/token';
 import { createMeeting, type Meeting } from '../meeting/meeting';
 import { createCall, type Call } from '../meeting/call';
 import type { Viewer } from '../viewer/viewer';

@@ -793,7 +793,12 @@ export function createViewerApi(options: ViewerApiOptions): ViewerApi {
       // The limit is checked before anything changes: a refused call leaves the set as it was.
       let added = 0;
       const fresh = new Set<string>();
-      for (const p of points) if (!hotspots.has(p.id) && !fresh.has(p.id)) fresh.add(p.id), added++;
+      for (const p of points) {
+        if (!hotspots.has(p.id) && !fresh.has(p.id)) {
+          fresh.add(p.id);
+          added++;
+        }
+      }
       if (hotspots.size + added > MAX_HOTSPOTS) {
         throw new Error(`At most ${MAX_HOTSPOTS} hotspots may be registered (${hotspots.size} are, and this call adds ${added}).`);
       }

@@ -500,7 +500,10 @@ test('a host page of another origin calls every function and sees its effect', a
   expect([png.width, png.height]).toEqual([320, 240]);
   let clear = 0;
   let opaque = 0;
-  for (let i = 3; i < png.data.length; i += 4) png.data[i] === 0 ? clear++ : opaque++;
+  for (let i = 3; i < png.data.length; i += 4) {
+    if (png.data[i] === 0) clear++;
+    else opaque++;
+  }
   expect(clear).toBeGreaterThan(0);
   expect(opaque).toBeGreaterThan(0);
   expect(await ok(page, 'getCamera')).toEqual(cameraBefore);

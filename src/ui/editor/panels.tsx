@@ -560,7 +560,12 @@ function ObjectPanel({ state, uuid }: { state: EditorUiState; uuid: string }) {
   const descendants = new Set<string>([uuid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const o of editor.objects.list()) if (o.parent && descendants.has(o.parent) && !descendants.has(o.uuid)) descendants.add(o.uuid), (grew = true);
+    for (const o of editor.objects.list()) {
+      if (o.parent && descendants.has(o.parent) && !descendants.has(o.uuid)) {
+        descendants.add(o.uuid);
+        grew = true;
+      }
+    }
   }
   const parents = editor.objects.list().filter((o) => !descendants.has(o.uuid));
   const record = data as Record<string, unknown>;

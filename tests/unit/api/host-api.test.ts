@@ -131,7 +131,7 @@ describe('host API transport', () => {
   });
 
   it('answers a function that throws or rejects with its message', async () => {
-    const { send, flush } = setup([HOST], async (func) => {
+    const { send, flush } = setup([HOST], async () => {
       throw new Error(`There is no loaded model 'x'.`);
     });
     const posted = send({ type: 'api.request', requestId: 1, func: 'listModels' });

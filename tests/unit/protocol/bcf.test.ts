@@ -15,7 +15,7 @@ import {
   verticalFov,
 } from '../../../src/protocol/bcf';
 import { checkBcf21, type Bcf21Schema } from '../../support/bcf21-conformance';
-import { C1, T1, T2, V1, V2, V3, V4, sampleProject, tinyPng } from '../../support/bcf-fixtures';
+import { T1, T2, V1, V2, V3, V4, sampleProject, tinyPng } from '../../support/bcf-fixtures';
 
 function entries(bytes: Uint8Array): Record<string, Uint8Array> {
   return unzipSync(bytes);

@@ -1,17 +1,5 @@
-import {
-  Bone,
-  BoxGeometry,
-  Matrix4,
-  MeshBasicMaterial,
-  Object3D,
-  PerspectiveCamera,
-  Scene,
-  Skeleton,
-  SkinnedMesh,
-  type WebGLRenderer,
-} from 'three';
+import { Object3D, PerspectiveCamera, Scene, type WebGLRenderer } from 'three';
 import { describe, expect, it, vi } from 'vitest';
-import { Transform } from '../../../components';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../../../src/protocol/errors';
 import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy';
 import { bindObject } from '../../../src/engine/registry';

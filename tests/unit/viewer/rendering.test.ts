@@ -44,7 +44,6 @@ function setup(tier: 'low' | 'medium') {
   let ratio = 1;
   const context = { renderer: { getPixelRatio: () => ratio, setPixelRatio: (r: number) => (ratio = r) }, sun: {} };
   const detection = { settings: settingsForTier(tier, 1), score: null, facts: null, forced: true, ms: 0, gpuName: null, earlyProbeMs: null };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { world, rendering: createRendering(world as any, context as any, detection as any, {}, () => {}) };
 }
 
