@@ -24,7 +24,7 @@ import { UploadHttpError, answerUpload, receiveUpload, setUpUploadScope, type Up
  *   time (AssetList: each with its URL and thumbnail URL, and the cursor of the next page).
  * - `PUT /v1/assets/{assetId}/thumbnail`: the asset's picture for lists, PNG or WebP of at most
  *   MAX_THUMBNAIL_BYTES, by its owner only; `GET` serves it (ETag, revalidated). The asset
- *   library renders it in the browser once, after upload (src/scene/asset-thumbnail.ts).
+ *   library renders it in the browser once, after upload (src/viewer/asset-thumbnail.ts).
  * - `POST /v1/assets`: upload (signed-in users; the same forms as POST /v1/models, with an optional
  *   `name` field): validated, optimised, written as `DATA_DIR/assets/{assetId}/model.3dxa` with
  *   `asset.json` beside it. 201 with the document, its URL and the validator's report.
