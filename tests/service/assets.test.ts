@@ -72,7 +72,7 @@ describe('asset CDN on a configured path', () => {
   });
   afterAll(() => server.close());
 
-  it('serves assets below the path of ASSET_CDN_URL', async () => {
+  it('serves assets below the path of ASSET_CDN_URL', { timeout: 120_000 }, async () => {
     const res = await postRaw(server, '/v1/assets', new Uint8Array(await readFile(join(MODELS_DIR, 'Box-draco.glb'))), 'Box-draco.glb', await server.auth());
     const asset = AssetUploadResult.parse(await res.json());
     expect(asset.url).toBe(`/static/cdn/assets/${asset._id}/model.3dxa`);

@@ -270,7 +270,7 @@ describe('POST /v1/models with a size limit', () => {
   });
   afterAll(() => server.close());
 
-  it('answers 413 with a clear message for an oversize upload (raw, chunked, and multipart) and stores nothing', async () => {
+  it('answers 413 with a clear message for an oversize upload (raw, chunked, and multipart) and stores nothing', { timeout: 120_000 }, async () => {
     const auth = await server.auth();
     const big = await fileBytes('Duck.glb'); // 120,484 bytes
     const raw = await postRaw(server, '/v1/models', big, 'Duck.glb', auth);
