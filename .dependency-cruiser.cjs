@@ -59,30 +59,23 @@ const layerRules = Object.entries(MAY_IMPORT).map(([layer, names]) => {
   };
 });
 
+/** The layers that may not import three.js, and why. */
+const NO_THREE = {
+  ui: 'the UI imports neither three nor the engine.',
+  api: 'the host-page API talks to the Viewer only (its typed client is a package of its own, ./client).',
+  components: 'bitecs components are SoA typed arrays and tags, no three.js.',
+};
+
 module.exports = {
   forbidden: [
     ...layerRules,
-    {
-      name: 'no-three-in-ui',
-      comment: 'ARCHITECTURE.md: the UI imports neither three nor the engine.',
+    ...Object.entries(NO_THREE).map(([layer, why]) => ({
+      name: `no-three-in-${layer}`,
+      comment: `ARCHITECTURE.md: ${why}`,
       severity: 'error',
-      from: { path: LAYERS.ui },
+      from: { path: LAYERS[layer] },
       to: { path: THREE },
-    },
-    {
-      name: 'no-three-in-api',
-      comment: 'ARCHITECTURE.md: the host-page API talks to the Viewer only (its typed client is a package of its own, ./client).',
-      severity: 'error',
-      from: { path: LAYERS.api },
-      to: { path: THREE },
-    },
-    {
-      name: 'no-three-in-components',
-      comment: 'ARCHITECTURE.md: bitecs components are SoA typed arrays and tags, no three.js.',
-      severity: 'error',
-      from: { path: LAYERS.components },
-      to: { path: THREE },
-    },
+    })),
     {
       name: 'no-unlayered-folder',
       comment: 'Every folder of src/ is a layer of ARCHITECTURE.md: add a new one there and here.',
