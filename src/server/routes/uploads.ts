@@ -17,6 +17,7 @@ import { createUploadJobs, type UploadJobs } from '../upload/jobs.ts';
 import { createUploadPool, UploadBusyError, type UploadPool, type UploadStage } from '../upload/pool.ts';
 import type { ProcessedModel, ProcessOptions } from '../upload/process.ts';
 import { taskError } from '../upload/errors.ts';
+import { setRetryAfter } from './http.ts';
 import { QuotaError, createUploadQuotas, type UploadQuotas } from '../upload/quotas.ts';
 import type { UploadTask, UploadTaskResult } from '../upload/worker.ts';
 
@@ -381,8 +382,7 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
     if (!request.raw.complete) reply.header('connection', 'close');
     const known = describeFailure(error);
     if (known) {
-      if (error instanceof UploadBusyError) reply.header('retry-after', String(error.retryAfterS));
-      if (error instanceof QuotaError && error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
+      setRetryAfter(reply, error, known.status);
       return sendUploadError(reply, known.status, known.error, known.validation);
     }
     const code = (error as FastifyError).code;
@@ -427,8 +427,12 @@ export async function answerUpload<R>(
   steps: { options: ProcessOptions; store: (processed: ProcessedModel) => Promise<R>; created: (result: R) => { location: string; body: unknown } },
 ): Promise<FastifyReply> {
   const user = requireUser(request);
-  // Nobody would read the answer: not processed (its slot is let go with the closed answer).
-  if (clientGone(request, reply)) throw new UploadHttpError(400, 'The client closed the connection before the upload was processed.');
+  // Nobody would read the answer: not processed (its slot is let go with the closed answer), and
+  // its spool folder removed here, as every other way out of this function does.
+  if (clientGone(request, reply)) {
+    await rm(upload.dir, { recursive: true, force: true });
+    throw new UploadHttpError(400, 'The client closed the connection before the upload was processed.');
+  }
   const processing = holdSlot(request);
   if (!prefersAsync(request)) {
     // The socket may sit silent while the upload waits and is processed: its idle timeout is for
