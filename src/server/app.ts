@@ -9,7 +9,7 @@ import { clientConfig, type ServerConfig } from './config.ts';
 import { attachMeetings, type MeetingsOptions } from './meetings/index.ts';
 import authRoutes from './routes/auth.ts';
 import cdnRoutes, { IMMUTABLE } from './routes/cdn.ts';
-import { HttpError, sendError } from './routes/http.ts';
+import { HttpError, sendError, setRetryAfter } from './routes/http.ts';
 import modelRoutes from './routes/models.ts';
 import mutationRoutes from './routes/mutations.ts';
 import textureRoutes from './routes/textures.ts';
@@ -251,9 +251,7 @@ export async function createApp(config: ServerConfig, store: Store, options: App
     } else if ('code' in error && typeof error.code === 'string') {
       message = describeFrameworkError(error as FastifyError, request) ?? message;
     }
-    // Refusals that say when to come back (a quota's 429, upload/quotas.ts).
-    const retryAfterS = (error as { retryAfterS?: unknown }).retryAfterS;
-    if (typeof retryAfterS === 'number' && (status === 429 || status === 503)) reply.header('retry-after', String(retryAfterS));
+    setRetryAfter(reply, error, status);
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed');
       return sendError(reply, status, status === 503 || status === 502 ? message : 'Internal server error (see the server log)');
@@ -298,10 +296,10 @@ export async function createApp(config: ServerConfig, store: Store, options: App
   const routeTable: { method: string; url: string }[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) routeTable.push({ method: method.toUpperCase(), url: route.url });
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((method) => method.toUpperCase());
+    for (const method of methods) routeTable.push({ method, url: route.url });
     const prefix = CORS_PREFIXES.find((p) => route.url.startsWith(p));
-    if (!prefix) return;
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) corsMethods.get(prefix)!.add(method.toUpperCase());
+    if (prefix) for (const method of methods) corsMethods.get(prefix)!.add(method);
   });
   for (const prefix of CORS_PREFIXES) {
     app.options(`${prefix}*`, async (_request, reply) =>

@@ -19,6 +19,15 @@ export function sendError(reply: FastifyReply, statusCode: number, message: stri
   return reply.code(statusCode).header('cache-control', 'no-store').type('application/json; charset=utf-8').send({ error: message });
 }
 
+/**
+ * `Retry-After` for a refusal that says when to come back (a quota's 429, a full queue's 503: errors
+ * with `retryAfterS`).
+ */
+export function setRetryAfter(reply: FastifyReply, error: unknown, status: number): void {
+  const retryAfterS = (error as { retryAfterS?: unknown } | null)?.retryAfterS;
+  if (typeof retryAfterS === 'number' && (status === 429 || status === 503)) reply.header('retry-after', String(retryAfterS));
+}
+
 export function checkId(kind: string, id: string): void {
   if (!isValidId(id)) throw new HttpError(400, `Invalid ${kind} id '${id}': use 1-64 characters of A-Z a-z 0-9 _ -`);
 }
