@@ -53,6 +53,12 @@ export function bodyWithDeadline(reply: FastifyReply, payload: Readable, timeout
   return payload.pipe(body);
 }
 
+/** The body length a request declares (Content-Length), or undefined (none, or not a number). */
+export function declaredLength(request: Pick<FastifyRequest, 'headers'>): number | undefined {
+  const declared = Number(request.headers['content-length']);
+  return Number.isFinite(declared) ? declared : undefined;
+}
+
 /** At least this much of a body is read and thrown away past its route's limit before answering. */
 export const MIN_DRAIN_BYTES = 64 * 1024 * 1024;
 
@@ -114,8 +120,7 @@ export async function drainBeforeAnswer(request: FastifyRequest, reply: FastifyR
   // A body that came too slowly is not waited for again.
   if (reply.statusCode === 408) return;
   const allowance = limit + drainAllowance(limit);
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > allowance) {
+  if ((declaredLength(request) ?? 0) > allowance) {
     reply.header('connection', 'close');
     return;
   }

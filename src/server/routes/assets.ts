@@ -10,6 +10,7 @@ import type { ServerConfig } from '../config.ts';
 import { isValidId, newId, type Store } from '../store.ts';
 import { AuthError, requireUser } from '../auth/permissions.ts';
 import { UploadHttpError, answerUpload, receiveUpload, setUpUploadScope, type UploadService } from './uploads.ts';
+import { declaredLength } from '../request-body.ts';
 
 /**
  * The asset CDN (viewer specification section 7): reusable models for instanced asset groups.
@@ -241,9 +242,8 @@ export default async function assets(app: FastifyInstance, opts: { config: Serve
         (request.body as Readable | undefined)?.resume();
         throw new UploadHttpError(415, `A thumbnail must be ${THUMBNAIL_TYPES.join(' or ')}, not '${type || 'no content type'}'`);
       }
-      const declared = Number(request.headers['content-length']);
       const tooLarge = () => new UploadHttpError(413, `A thumbnail must be at most ${MAX_THUMBNAIL_BYTES} bytes`);
-      if (Number.isFinite(declared) && declared > MAX_THUMBNAIL_BYTES) {
+      if ((declaredLength(request) ?? 0) > MAX_THUMBNAIL_BYTES) {
         reply.header('connection', 'close');
         throw tooLarge();
       }

@@ -7,6 +7,7 @@ import { IMMUTABLE, sendFile } from './cdn.ts';
 import { HttpError, checkId } from './http.ts';
 import { sniffImage } from './scenes.ts';
 import type { UploadService } from './uploads.ts';
+import { declaredLength } from '../request-body.ts';
 
 /**
  * Uploaded textures of a model (issue 11, the editor's texture upload; src/protocol/textures.ts).
@@ -51,8 +52,7 @@ export default async function textureRoutes(app: FastifyInstance, opts: { config
         const user = requireUser(request);
         assertCanWriteModel(request, request.params.id, await scenesOf(request.params.id));
         // The uploader's quotas (upload/quotas.ts): bytes this hour, and room in their store.
-        const declared = Number(request.headers['content-length']);
-        quotas.checkHour(user.id, Number.isFinite(declared) ? declared : 0);
+        quotas.checkHour(user.id, declaredLength(request) ?? 0);
         await quotas.checkStored(user.id, 1);
       },
     },

@@ -18,6 +18,7 @@ import { createUploadPool, UploadBusyError, type UploadPool, type UploadStage } 
 import type { ProcessedModel, ProcessOptions } from '../upload/process.ts';
 import { taskError } from '../upload/errors.ts';
 import { setRetryAfter } from './http.ts';
+import { declaredLength } from '../request-body.ts';
 import { QuotaError, createUploadQuotas, type UploadQuotas } from '../upload/quotas.ts';
 import type { UploadTask, UploadTaskResult } from '../upload/worker.ts';
 
@@ -351,8 +352,7 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
   await app.register(multipart, { limits: { fileSize: limit, files: MAX_FILES, fields: MAX_FIELDS } });
   app.addContentTypeParser(RAW_CONTENT_TYPES, (request, payload, done) => {
     // Declared too large: answered before reading; the app takes the rest off the wire first (request-body.ts).
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) done(tooLargeError(limit), undefined);
+    if ((declaredLength(request) ?? 0) > limit) done(tooLargeError(limit), undefined);
     else done(null, { stream: payload });
   });
 
@@ -367,8 +367,7 @@ export async function setUpUploadScope(app: FastifyInstance, service: UploadServ
       throw new UploadBusyError(`The server is busy: ${pool.running} uploads are being processed and ${pool.queued} are waiting (UPLOAD_QUEUE). Try again in a minute.`, 30);
     }
     const userId = request.user.id;
-    const declared = Number(request.headers['content-length']);
-    quotas.checkHour(userId, Number.isFinite(declared) ? declared : 0);
+    quotas.checkHour(userId, declaredLength(request) ?? 0);
     // The slot first (before any wait), held by the answer until it ends, however it ends.
     slots.set(request, { holds: 0, release: quotas.claim(userId) });
     const answered = holdSlot(request);
