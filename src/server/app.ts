@@ -327,14 +327,15 @@ export async function createApp(config: ServerConfig, store: Store, options: App
       }
     });
     reports.addHook('onRequest', async (request, reply) => {
-      const taken = reportsByAddress.take(request.ip);
-      const refused = !taken.ok ? taken : reportsInAll.take('all');
+      // Both counts are checked before either takes: a refused report counts against neither.
+      const mine = reportsByAddress.check(request.ip);
+      const refused = !mine.ok ? mine : reportsInAll.check('all');
       if (!refused.ok) {
-        // Refused in all: this address's count does not keep the report it was not let send.
-        if (taken.ok) reportsByAddress.giveBack(request.ip, 1);
         reply.header('retry-after', String(refused.retryAfterS));
-        return sendError(reply, 429, `Too many policy reports: at most ${taken.ok ? `${CSP_REPORTS_PER_MINUTE} a minute in all` : `${CSP_REPORTS_PER_MINUTE_PER_ADDRESS} a minute from one address`}; try again in ${refused.retryAfterS} s`);
+        return sendError(reply, 429, `Too many policy reports: at most ${mine.ok ? `${CSP_REPORTS_PER_MINUTE} a minute in all` : `${CSP_REPORTS_PER_MINUTE_PER_ADDRESS} a minute from one address`}; try again in ${refused.retryAfterS} s`);
       }
+      reportsByAddress.take(request.ip);
+      reportsInAll.take('all');
     });
     reports.post(CSP_REPORT_PATH, { bodyLimit: CSP_REPORT_MAX_BYTES }, async (request, reply) => {
       request.log.warn({ report: request.body }, 'csp violation');

@@ -11,10 +11,10 @@ export interface RateWindow {
    * for an amount over the whole limit: `retryAfterS` is then the window's length).
    */
   take(key: string, amount?: number, now?: number): { ok: true } | { ok: false; retryAfterS: number; used: number };
+  /** What `take` would answer, without taking anything. */
+  check(key: string, amount?: number, now?: number): { ok: true } | { ok: false; retryAfterS: number; used: number };
   /** What `key` used in the window ending `now`. */
   used(key: string, now?: number): number;
-  /** Gives back `amount` taken at the latest take of `key` (a refused upload does not count). */
-  giveBack(key: string, amount: number): void;
   /** Keys tracked now (for tests). */
   readonly size: number;
 }
@@ -57,46 +57,46 @@ export function createRateWindow(options: { windowMs: number; limit: number }): 
     for (const key of [...uses.keys()]) live(key, now);
   };
 
+  /** Whether `amount` more fits for a key whose live uses are `entry`, and if not, when it will. */
+  const verdict = (entry: Uses | undefined, amount: number, now: number): { ok: true } | { ok: false; retryAfterS: number; used: number } => {
+    const used = entry?.total ?? 0;
+    if (used + amount <= limit) return { ok: true };
+    if (amount > limit || !entry) return { ok: false, retryAfterS: Math.ceil(windowMs / 1000), used };
+    // The earliest moment enough has expired for `amount` to fit.
+    let freed = 0;
+    let until = now + windowMs;
+    for (const use of entry.list) {
+      freed += use.amount;
+      if (used - freed + amount <= limit) {
+        until = use.at + windowMs;
+        break;
+      }
+    }
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil((until - now) / 1000)), used };
+  };
+
   return {
     take(key, amount = 1, now = Date.now()) {
       sweep(now);
       const entry = live(key, now);
-      const used = entry?.total ?? 0;
-      if (used + amount <= limit) {
-        if (!entry) {
-          uses.set(key, { list: [{ at: now, amount }], total: amount });
-        } else {
-          const last = entry.list[entry.list.length - 1];
-          // Merged into the last use: it then expires a moment early, which errs towards the client.
-          if (now - last.at < MERGE_MS) last.amount += amount;
-          else entry.list.push({ at: now, amount });
-          entry.total += amount;
-        }
-        return { ok: true };
+      const answer = verdict(entry, amount, now);
+      if (!answer.ok) return answer;
+      if (!entry) {
+        uses.set(key, { list: [{ at: now, amount }], total: amount });
+      } else {
+        const last = entry.list[entry.list.length - 1];
+        // Merged into the last use: it then expires a moment early, which errs towards the client.
+        if (now - last.at < MERGE_MS) last.amount += amount;
+        else entry.list.push({ at: now, amount });
+        entry.total += amount;
       }
-      if (amount > limit || !entry) return { ok: false, retryAfterS: Math.ceil(windowMs / 1000), used };
-      // The earliest moment enough has expired for `amount` to fit.
-      let freed = 0;
-      let until = now + windowMs;
-      for (const use of entry.list) {
-        freed += use.amount;
-        if (used - freed + amount <= limit) {
-          until = use.at + windowMs;
-          break;
-        }
-      }
-      return { ok: false, retryAfterS: Math.max(1, Math.ceil((until - now) / 1000)), used };
+      return answer;
+    },
+    check(key, amount = 1, now = Date.now()) {
+      return verdict(live(key, now), amount, now);
     },
     used(key, now = Date.now()) {
       return live(key, now)?.total ?? 0;
-    },
-    giveBack(key, amount) {
-      const entry = uses.get(key);
-      if (!entry || entry.list.length === 0) return;
-      const last = entry.list[entry.list.length - 1];
-      const back = Math.min(amount, last.amount);
-      last.amount -= back;
-      entry.total -= back;
     },
     get size() {
       return uses.size;

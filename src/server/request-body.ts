@@ -8,8 +8,8 @@ import { HttpError } from './routes/http.ts';
  * body, a timer and a stream, belongs to the request and is released when its response ends,
  * however it ends: answered before the body was read (413, 415, 401, 404...), answered after it,
  * timed out, or the client gone. And a body the server will not read is still taken off the wire
- * before the answer goes out (but after a 408), so that a client that sends its whole body before it reads (Node's
- * fetch, most HTTP libraries) reads the answer instead of a reset connection.
+ * before the answer goes out (except after a 408), so that a client that sends its whole body
+ * before it reads (Node's fetch, most HTTP libraries) reads the answer instead of a reset.
  */
 
 /**

@@ -112,10 +112,8 @@ export function createUploadQuotas(limits: QuotaLimits, storedBytes: (userId: st
       if (bytes > limits.uploadBytesPerHour) {
         throw new QuotaError(413, `The upload of ${formatBytes(bytes)} is larger than the ${formatBytes(limits.uploadBytesPerHour)} one person may upload in an hour (UPLOAD_BYTES_PER_HOUR).`);
       }
-      // A probe: a refused take takes nothing and says when enough will have expired.
-      const probe = hour.take(userId, bytes);
-      if (!probe.ok) throw hourError(probe.used, probe.retryAfterS);
-      hour.giveBack(userId, bytes);
+      const fits = hour.check(userId, bytes);
+      if (!fits.ok) throw hourError(fits.used, fits.retryAfterS);
     },
     count(userId, bytes) {
       const taken = hour.take(userId, bytes);

@@ -13,13 +13,22 @@ describe('createRateWindow', () => {
     expect(window.used('a', 60_001)).toBe(50);
   });
 
-  it('refuses an amount over the whole limit for a window, and gives back what a refused use took', () => {
+  it('refuses an amount over the whole limit for a window, and a check takes nothing', () => {
     const window = createRateWindow({ windowMs: 1000, limit: 10 });
     expect(window.take('a', 11, 0)).toEqual({ ok: false, retryAfterS: 1, used: 0 });
-    expect(window.take('a', 8, 0)).toEqual({ ok: true });
-    window.giveBack('a', 8);
+    expect(window.check('a', 8, 0)).toEqual({ ok: true });
     expect(window.used('a', 1)).toBe(0);
-    expect(window.take('a', 10, 2)).toEqual({ ok: true });
+    expect(window.take('a', 8, 0)).toEqual({ ok: true });
+    expect(window.check('a', 3, 1)).toEqual({ ok: false, retryAfterS: 1, used: 8 });
+    expect(window.used('a', 1)).toBe(8);
+    expect(window.take('a', 2, 2)).toEqual({ ok: true });
+  });
+
+  it('merges uses within a second into one, keeping the sum', () => {
+    const window = createRateWindow({ windowMs: 60_000, limit: 1_000_000 });
+    for (let i = 0; i < 10_000; i++) window.take('a', 100, i / 20);
+    expect(window.used('a', 600)).toBe(1_000_000);
+    expect(window.take('a', 1, 600)).toEqual({ ok: false, retryAfterS: 60, used: 1_000_000 });
   });
 
   it('forgets keys whose use expired', () => {
