@@ -1,14 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import zlib from 'node:zlib';
-import {
-  availableEngines,
-  decodeContainer,
-  encodeContainer,
-  obfuscatePayload,
-  readContainerHeader,
-  type CodecEngine,
-} from '../src/protocol/container-codec.ts';
+import { decodeContainer, encodeContainer } from '../src/protocol/container-codec.ts';
+import { availableEngines, type CodecEngine } from '../src/protocol/container-engines.ts';
+import { readContainerHeader } from '../src/protocol/container-header.ts';
+import { obfuscatePayload } from '../src/protocol/container-obfuscation.ts';
 import type { BenchResult } from './types.ts';
 
 /**

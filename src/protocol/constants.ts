@@ -2,7 +2,7 @@
  * The business constants of both specifications (viewer-and-meetings section 9, editor-and-host-api
  * section 9), named once. Browser, server and systems import them from here; nothing else repeats
  * the literals. Constants that only describe a wire format live beside its schema (scene settings in
- * scene-settings.ts, render config in render-config.ts, containers in container-codec.ts).
+ * scene-settings.ts, render config in render-config.ts, containers in container-header.ts).
  */
 
 // Camera and renderer (viewer specification section 9).

@@ -1,4 +1,5 @@
-import { ContainerError, decodeContainer, toExactArrayBuffer, type AssetFormat, type ContainerErrorCode, type ContainerHeader } from '../protocol/container-codec.ts';
+import { ContainerError, decodeContainer, type ContainerErrorCode } from '../protocol/container-codec.ts';
+import { toExactArrayBuffer, type AssetFormat, type ContainerHeader } from '../protocol/container-header.ts';
 import type { InstanceSet } from '../protocol/instance-set.ts';
 import { fetchBinary, HttpError } from './fetch.ts';
 import { fetchInstanceSet } from './instance-set-fetch.ts';

@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { decodeContainer, encodeContainer, readContainerHeader } from '../protocol/container-codec.ts';
+import { decodeContainer, encodeContainer } from '../protocol/container-codec.ts';
+import { readContainerHeader } from '../protocol/container-header.ts';
 
 /**
  * The model container codec from the command line (DESIGN.md section 6):

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { JSONDocument } from '@gltf-transform/core';
 import { unpartition } from '@gltf-transform/functions';
-import { detectAssetFormat } from '../../protocol/container-codec.ts';
+import { detectAssetFormat } from '../../protocol/container-header.ts';
 import { ModelFormatError, checkGlb } from '../../protocol/glb.ts';
 import { CONFIG_DEFAULTS } from '../config.ts';
 import { createModelIO } from './io.ts';

@@ -1,5 +1,6 @@
 import type { OptimizationSummary, ValidationReport } from '../../protocol/upload.ts';
-import { detectAssetFormat, encodeContainer } from '../../protocol/container-codec.ts';
+import { encodeContainer } from '../../protocol/container-codec.ts';
+import { detectAssetFormat } from '../../protocol/container-header.ts';
 import { ImportError, prepareAsset, resourcesForValidation, tooLarge } from './prepare.ts';
 import { OptimizeError, optimizeModel } from './optimize.ts';
 import { describeRefusal, refuses, validateModel } from './validate.ts';
@@ -7,7 +8,7 @@ import { describeRefusal, refuses, validateModel } from './validate.ts';
 /**
  * Everything an upload costs in CPU, from the file as given to the container that the derivative
  * store keeps: validation (./validate.ts), packing a .gltf into a GLB (./prepare.ts), the
- * optimisation (./optimize.ts) and the container's DEFLATE and SHA-256 (src/protocol/container-codec.ts).
+ * optimisation (./optimize.ts) and the container's DEFLATE and SHA-256 (src/protocol/container-codec.ts, sha256.ts).
  * The HTTP routes run it in a worker thread (./pool.ts); the import CLI and the demo scenes in
  * their own thread. It touches no store.
  */
