@@ -1,6 +1,6 @@
 import type { CommentsSession } from '../api/comments';
-import { exportBcf, importBcf } from '../protocol/bcf';
-import { bcfGuidFor, bcfToComments, commentsToBcf } from '../protocol/bcf-comments';
+import { exportBcf, importBcf } from '../protocol/bcf/archive';
+import { bcfGuidFor, bcfToComments, commentsToBcf } from '../protocol/bcf/comments';
 import type { CommentThread, CommentView } from '../protocol/comments';
 
 /**

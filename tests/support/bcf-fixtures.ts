@@ -1,4 +1,5 @@
-import { nameToBcfAuthor, type BcfProject } from '../../src/protocol/bcf';
+import { nameToBcfAuthor } from '../../src/protocol/bcf/authors';
+import type { BcfProject } from '../../src/protocol/bcf/model';
 
 /** Fixtures of the BCF tests: a project with two topics, both cameras, planes, lines and a snapshot. */
 

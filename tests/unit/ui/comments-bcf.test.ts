@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommentsError, createCommentsSession, type CommentsClient } from '../../../src/api/comments';
-import { BcfImportError, importBcf } from '../../../src/protocol/bcf';
+import { importBcf } from '../../../src/protocol/bcf/archive';
+import { BcfImportError } from '../../../src/protocol/bcf/model';
 import type { CommentThread, CommentView } from '../../../src/protocol/comments';
 import { bcfFileName, exportSceneBcf, importSceneBcf, MAX_BCF_SNAPSHOTS, type BcfViewAccess } from '../../../src/ui/comments-bcf';
 import { tinyPng } from '../../support/bcf-fixtures';

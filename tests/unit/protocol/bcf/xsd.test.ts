@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportBcf } from '../../../src/protocol/bcf';
-import { checkBcf21, type Bcf21Schema } from '../../support/bcf21-conformance';
-import { sampleProject } from '../../support/bcf-fixtures';
+import { exportBcf } from '../../../../src/protocol/bcf/archive';
+import { checkBcf21, type Bcf21Schema } from '../../../support/bcf21-conformance';
+import { sampleProject } from '../../../support/bcf-fixtures';
 
 /**
  * The exported files against BCF 2.1's schemas, twice:

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { exportBcf, horizontalFov, importBcf, isBcfGuid } from '../../../src/protocol/bcf';
+import { exportBcf, importBcf } from '../../../../src/protocol/bcf/archive';
+import { horizontalFov, isBcfGuid } from '../../../../src/protocol/bcf/model';
 import {
   BCF_DEFAULT_TARGET_DISTANCE,
   bcfGuidFor,
@@ -8,9 +9,9 @@ import {
   clippingPlaneToSection,
   commentsToBcf,
   sectionToClippingPlane,
-} from '../../../src/protocol/bcf-comments';
-import { CreateCommentRequest, type CommentThread } from '../../../src/protocol/comments';
-import { tinyPng } from '../../support/bcf-fixtures';
+} from '../../../../src/protocol/bcf/comments';
+import { CreateCommentRequest, type CommentThread } from '../../../../src/protocol/comments';
+import { tinyPng } from '../../../support/bcf-fixtures';
 
 const ada = { _id: 'u1', firstName: 'Ada', lastName: 'Lovelace' };
 const bob = { _id: 'u2', firstName: 'Bob', lastName: 'Builder' };

@@ -1,6 +1,6 @@
 import { DOMParser } from '@xmldom/xmldom';
 import { describe, expect, it } from 'vitest';
-import { el, escapeAttribute, escapeText, renderXml, textEl } from '../../../src/protocol/xml-writer';
+import { el, escapeAttribute, escapeText, renderXml, textEl } from '../../../../src/protocol/bcf/xml-writer';
 
 describe('xml-writer', () => {
   it('escapes text and attributes so a parser reads back the same strings', () => {

@@ -1,21 +1,9 @@
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import {
-  BCF_IMPORT_LIMITS,
-  BcfExportError,
-  BcfImportError,
-  bcfAuthorToName,
-  exportBcf,
-  fromBcfAxes,
-  horizontalFov,
-  importBcf,
-  nameToBcfAuthor,
-  pngSize,
-  toBcfAxes,
-  verticalFov,
-} from '../../../src/protocol/bcf';
-import { checkBcf21, type Bcf21Schema } from '../../support/bcf21-conformance';
-import { T1, T2, V1, V2, V3, V4, sampleProject, tinyPng } from '../../support/bcf-fixtures';
+import { exportBcf, importBcf } from '../../../../src/protocol/bcf/archive';
+import { BCF_IMPORT_LIMITS, BcfExportError, BcfImportError } from '../../../../src/protocol/bcf/model';
+import { checkBcf21, type Bcf21Schema } from '../../../support/bcf21-conformance';
+import { T1, T2, V1, V2, V3, V4, sampleProject, tinyPng } from '../../../support/bcf-fixtures';
 
 function entries(bytes: Uint8Array): Record<string, Uint8Array> {
   return unzipSync(bytes);
@@ -60,7 +48,15 @@ describe('exportBcf', () => {
   it('every XML file it writes conforms to the BCF 2.1 schemas', () => {
     const files = entries(exportBcf(sampleProject()));
     const schemaOf = (name: string): Bcf21Schema | undefined =>
-      name === 'bcf.version' ? 'version.xsd' : name === 'project.bcfp' ? 'project.xsd' : name.endsWith('.bcf') ? 'markup.xsd' : name.endsWith('.bcfv') ? 'visinfo.xsd' : undefined;
+      name === 'bcf.version'
+        ? 'version.xsd'
+        : name === 'project.bcfp'
+          ? 'project.xsd'
+          : name.endsWith('.bcf')
+            ? 'markup.xsd'
+            : name.endsWith('.bcfv')
+              ? 'visinfo.xsd'
+              : undefined;
     let checked = 0;
     for (const [name, data] of Object.entries(files)) {
       const schema = schemaOf(name);
@@ -116,19 +112,6 @@ describe('importBcf', () => {
     expect(rest).toEqual(project);
   });
 
-  it('reads Z-up coordinates back into Y-up, and the conversions are inverse', () => {
-    for (const v of [
-      [1, 2, 3],
-      [-4.5, 0, 7e-9],
-      [0, -1, 0],
-    ] as const) {
-      expect(fromBcfAxes(toBcfAxes(v))).toEqual([...v]);
-      expect(toBcfAxes(fromBcfAxes(v))).toEqual([...v]);
-    }
-    expect(toBcfAxes([0, 1, 0])).toEqual([0, 0, 1]); // our up is BCF's up
-    expect(toBcfAxes([0, 0, -1])).toEqual([0, 1, 0]); // our forward (-Z) is BCF's +Y
-  });
-
   function zip(files: Record<string, string | Uint8Array>): Uint8Array {
     return zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, typeof v === 'string' ? strToU8(v) : v])));
   }
@@ -137,15 +120,21 @@ describe('importBcf', () => {
     `<Markup><Topic Guid="${guid}" TopicStatus="Open"><Title>T</Title><CreationDate>2020-01-01T00:00:00</CreationDate><CreationAuthor>a@b</CreationAuthor></Topic>${extra}</Markup>`;
 
   it('says clearly what is wrong with a file that is not BCF', () => {
-    expect(() => importBcf(strToU8('hello, I am a text file'))).toThrow(new BcfImportError('This file is not a BCF file: it is not a zip archive (or the archive is damaged).'));
+    expect(() => importBcf(strToU8('hello, I am a text file'))).toThrow(
+      new BcfImportError('This file is not a BCF file: it is not a zip archive (or the archive is damaged).'),
+    );
     expect(() => importBcf(zip({ 'readme.txt': 'x' }))).toThrow('This file is not a BCF file: it has no bcf.version and no topic (markup.bcf).');
     expect(() => importBcf(zip({ [`${T1}/markup.bcf`]: markup(T1) }))).toThrow(/has no bcf.version, so its version is unknown/);
     expect(() => importBcf(zip({ 'bcf.version': '<Version VersionId="2.1"' }))).toThrow(/bcf.version cannot be read: bcf.version is not well-formed XML/);
   });
 
   it('takes only 2.1 and names the version it got', () => {
-    expect(() => importBcf(zip({ 'bcf.version': version('2.0') }))).toThrow('This is a BCF 2.0 file; only BCF 2.1 can be imported. Save or export it as BCF 2.1 in the program that made it.');
-    expect(() => importBcf(zip({ 'bcf.version': version('3.0') }))).toThrow('This is a BCF 3.0 file; only BCF 2.1 can be imported. Save or export it as BCF 2.1 in the program that made it.');
+    expect(() => importBcf(zip({ 'bcf.version': version('2.0') }))).toThrow(
+      'This is a BCF 2.0 file; only BCF 2.1 can be imported. Save or export it as BCF 2.1 in the program that made it.',
+    );
+    expect(() => importBcf(zip({ 'bcf.version': version('3.0') }))).toThrow(
+      'This is a BCF 3.0 file; only BCF 2.1 can be imported. Save or export it as BCF 2.1 in the program that made it.',
+    );
     expect(() => importBcf(zip({ 'bcf.version': '<Version/>' }))).toThrow(/does not say its version/);
     expect(importBcf(zip({ 'bcf.version': version('2.1'), [`${T1}/markup.bcf`]: markup(T1) })).topics).toHaveLength(1);
   });
@@ -219,7 +208,10 @@ describe('importBcf', () => {
     const p = importBcf(
       zip({
         'bcf.version': version('2.1'),
-        [`${T1}/markup.bcf`]: markup(T1, `<Viewpoints Guid="${V1}"><Viewpoint>viewpoint.bcfv</Viewpoint><Snapshot>snapshot.png</Snapshot></Viewpoints><Extra/>`),
+        [`${T1}/markup.bcf`]: markup(
+          T1,
+          `<Viewpoints Guid="${V1}"><Viewpoint>viewpoint.bcfv</Viewpoint><Snapshot>snapshot.png</Snapshot></Viewpoints><Extra/>`,
+        ),
         [`${T1}/viewpoint.bcfv`]: vis,
         [`${T1}/snapshot.png`]: tinyPng(),
       }),
@@ -271,43 +263,5 @@ describe('importBcf', () => {
       );
     expect(p).toThrow(BcfImportError);
     expect(p).toThrow(/markup.bcf has a DOCTYPE|not well-formed/);
-  });
-});
-
-describe('authors', () => {
-  it('first and last names go out as e-mail-like strings and come back exactly', () => {
-    for (const name of [
-      { firstName: 'Ada', lastName: 'Lovelace' },
-      { firstName: 'Jean Luc', lastName: 'Picard' },
-      { firstName: 'J.R.R.', lastName: 'Tolkien' },
-      { firstName: 'Zoë', lastName: "O'Neil-Łukasz (jr)" },
-      { firstName: '', lastName: '' },
-      { firstName: '100%', lastName: 'a@b.c' },
-    ]) {
-      const author = nameToBcfAuthor(name);
-      expect(author).toMatch(/^[A-Za-z0-9%_-]*\.[A-Za-z0-9%_-]*@users\.parametricos\.invalid$/);
-      expect(bcfAuthorToName(author)).toEqual(name);
-    }
-    expect(nameToBcfAuthor({ firstName: 'Ada', lastName: 'Lovelace' })).toBe('Ada.Lovelace@users.parametricos.invalid');
-  });
-
-  it('reads other programs’ authors as well as it can', () => {
-    expect(bcfAuthorToName('jane.doe@example.com')).toEqual({ firstName: 'jane', lastName: 'doe' });
-    expect(bcfAuthorToName('jdoe@example.com')).toEqual({ firstName: 'jdoe', lastName: '' });
-    expect(bcfAuthorToName('Jane van Doe')).toEqual({ firstName: 'Jane', lastName: 'van Doe' });
-    expect(bcfAuthorToName('bad%zz.x@y')).toEqual({ firstName: 'bad%zz', lastName: 'x' });
-  });
-});
-
-describe('field of view and snapshots', () => {
-  it('horizontal and vertical angles convert both ways with the aspect', () => {
-    expect(horizontalFov(50, 1)).toBeCloseTo(50, 10);
-    expect(horizontalFov(90, 2)).toBeCloseTo((2 * Math.atan(2) * 180) / Math.PI, 10);
-    expect(verticalFov(horizontalFov(37, 16 / 9), 16 / 9)).toBeCloseTo(37, 10);
-  });
-
-  it('reads a PNG size and refuses what is not a PNG', () => {
-    expect(pngSize(tinyPng(640, 360))).toEqual({ width: 640, height: 360 });
-    expect(pngSize(strToU8('GIF89a.................'))).toBeUndefined();
   });
 });

@@ -1,9 +1,7 @@
+import { bcfAuthorToName, nameToBcfAuthor } from './authors.ts';
 import {
-  bcfAuthorToName,
   horizontalFov,
   isBcfGuid,
-  nameToBcfAuthor,
-  pngSize,
   verticalFov,
   type BcfClippingPlane,
   type BcfComment,
@@ -12,7 +10,8 @@ import {
   type BcfTopic,
   type BcfViewpoint,
   type Vec3,
-} from './bcf.ts';
+} from './model.ts';
+import { pngSize } from './png.ts';
 import {
   MAX_COMMENT_TEXT,
   MAX_COMMENT_TITLE,
@@ -26,7 +25,7 @@ import {
   type CommentThread,
   type CommentView,
   type CreateCommentRequest,
-} from './comments.ts';
+} from '../comments.ts';
 
 /**
  * Our comment threads <-> BCF 2.1 topics (issue 16, item 4).
