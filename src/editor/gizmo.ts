@@ -2,8 +2,8 @@ import { Matrix4, Object3D, Quaternion, Vector3, type Camera, type Scene } from 
 import { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
 import { Transform } from '../../components';
 import { addFrameStep } from '../engine/frame-steps';
-import { markTransformDirty } from '../engine/hierarchy';
 import { HELPER_LAYER } from '../engine/layers';
+import { setLocalTransform } from '../engine/local-transform';
 import type { ViewerWorld } from '../engine/world';
 import { SNAP_ROTATE_RAD, SNAP_SCALE, SNAP_TRANSLATE_M } from '../protocol/editor';
 import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
@@ -171,26 +171,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
   const writeEntity = () => {
     if (target) return writeInstances();
     if (!eid) return;
-    const p = eid * 3;
-    const r = eid * 4;
-    Transform.position[p] = proxy.position.x;
-    Transform.position[p + 1] = proxy.position.y;
-    Transform.position[p + 2] = proxy.position.z;
-    Transform.rotation[r] = proxy.quaternion.x;
-    Transform.rotation[r + 1] = proxy.quaternion.y;
-    Transform.rotation[r + 2] = proxy.quaternion.z;
-    Transform.rotation[r + 3] = proxy.quaternion.w;
-    Transform.scale[p] = proxy.scale.x;
-    Transform.scale[p + 1] = proxy.scale.y;
-    Transform.scale[p + 2] = proxy.scale.z;
-    markTransformDirty(world, eid);
-    const object = world.objects[eid];
-    if (object) {
-      object.position.copy(proxy.position);
-      object.quaternion.copy(proxy.quaternion);
-      object.scale.copy(proxy.scale);
-    }
-    world.render.needsRender = true;
+    setLocalTransform(world, eid, proxy.position, proxy.quaternion, proxy.scale);
   };
   controls.addEventListener('objectChange', writeEntity);
 

@@ -1,6 +1,6 @@
 import { Color, Matrix4, MeshPhysicalMaterial, Quaternion, Vector2, Vector3, type Material, type Mesh, type Object3D, type Texture } from 'three';
-import { Transform } from '../../components';
-import { markTransformDirty, setParent } from '../engine/hierarchy';
+import { setParent } from '../engine/hierarchy';
+import { setLocalTransform } from '../engine/local-transform';
 import { materialTextures, refCount, release, retain } from '../engine/resources';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
 import {
@@ -93,7 +93,7 @@ function updateNode(world: ViewerWorld, record: ModelRecord, nodeId: string, pro
       if (meshEid !== 0 && meshEid !== eid) setShadows(world, meshEid, props.castShadow, props.receiveShadow);
     }
   }
-  if (props.matrix !== undefined) setLocalMatrix(world, eid, object, props.matrix, label, problems);
+  if (props.matrix !== undefined) setLocalMatrix(world, eid, props.matrix, label, problems);
   if (props.parent !== undefined) reparent(world, record, eid, object, props.parent, label, problems);
   if (props.material !== undefined) {
     const material = materialById(record, props.material);
@@ -104,24 +104,14 @@ function updateNode(world: ViewerWorld, record: ModelRecord, nodeId: string, pro
   return true;
 }
 
-function setLocalMatrix(world: ViewerWorld, eid: number, object: Object3D, elements: number[], label: string, problems: string[]): void {
+function setLocalMatrix(world: ViewerWorld, eid: number, elements: number[], label: string, problems: string[]): void {
   matrix.fromArray(elements);
   if (matrix.determinant() === 0) {
     problems.push(`${label}: the matrix is singular (it scales to nothing), so the node keeps its transform.`);
     return;
   }
   matrix.decompose(position, rotation, scale);
-  Transform.position.set([position.x, position.y, position.z], eid * 3);
-  Transform.rotation.set([rotation.x, rotation.y, rotation.z, rotation.w], eid * 4);
-  Transform.scale.set([scale.x, scale.y, scale.z], eid * 3);
-  markTransformDirty(world, eid);
-  // Keep the Object3D's own fields in step (the animation mixer and anything reading them). A
-  // glTF pivot is folded into Transform at spawn; the saved matrix replaces it.
-  if (object.pivot) object.pivot = null;
-  object.position.copy(position);
-  object.quaternion.copy(rotation);
-  object.scale.copy(scale);
-  object.matrix.copy(matrix);
+  setLocalTransform(world, eid, position, rotation, scale);
 }
 
 function reparent(

@@ -73,6 +73,13 @@ function create(materialId: string, name: string, properties: Record<string, unk
   return { type: 'createMaterial', materialId, name, properties, key: `${materialId}/${seq}`, uuid: `c${seq}`, createdAt: 1_700_000_000_000 + seq } as Mutation;
 }
 
+/** The names of the resources disposed from now on, in order (each resource's 'dispose' event). */
+function disposals(...resources: (Material | Texture)[]): () => string[] {
+  const names: string[] = [];
+  for (const r of resources) r.addEventListener('dispose', () => names.push(r.name));
+  return () => names;
+}
+
 function worldMatrix(eid: number): number[] {
   return Array.from(Transform.world.subarray(eid * 16, eid * 16 + 16));
 }
@@ -194,8 +201,13 @@ describe('applyMutations', () => {
     // Node A: both of its primitives.
     applyMutations(world, record, [node('0', { material: '1' })]);
     for (const mesh of primitivesA) expect(mesh.material).toBe(blue);
-    // Despawning releases exactly what is retained now.
-    expect(() => despawnModel(world, record.eid)).not.toThrow();
+    // Red, drawn by nothing now, went when its last mesh left it. Despawning releases exactly what
+    // is retained now: blue's count back to zero, blue disposed once.
+    expect(refCount(red)).toBe(0);
+    const disposed = disposals(red, blue);
+    despawnModel(world, record.eid);
+    expect(refCount(blue)).toBe(0);
+    expect(disposed()).toEqual(['blue']);
   });
 
   it('updateMaterial: colour, roughness, opacity', () => {
@@ -253,7 +265,11 @@ describe('applyMutations', () => {
     applyMutations(world, record, [material('1', { map: null })]);
     expect(blue.map).toBeNull();
     expect(refCount(texture)).toBe(0);
-    expect(() => despawnModel(world, record.eid)).not.toThrow();
+    // The texture went when its last map did (count 0); the despawn releases the two materials once each.
+    const disposed = disposals(texture, blue, record.materials.get('0')!);
+    despawnModel(world, record.eid);
+    expect(refCount(blue)).toBe(0);
+    expect(disposed().sort()).toEqual(['blue', 'red']);
   });
 
   it('createMaterial registers a MeshPhysicalMaterial that a node can then use', () => {
@@ -277,7 +293,12 @@ describe('applyMutations', () => {
     expect(glass.version).toBeGreaterThan(version);
 
     expect(applyMutations(world, record, [create('glass-1', 'Again', {})]).problems[0]).toContain("already has a material 'glass-1'");
-    expect(() => despawnModel(world, record.eid)).not.toThrow();
+    // The made material is counted like a loaded one: released and disposed once with its mesh.
+    expect(refCount(glass)).toBe(1);
+    const disposed = disposals(glass);
+    despawnModel(world, record.eid);
+    expect(refCount(glass)).toBe(0);
+    expect(disposed()).toEqual(['Glass']);
   });
 
   it('unknown ids and invalid mutations are problems; the rest still applies in order', () => {
