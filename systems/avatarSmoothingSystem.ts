@@ -2,6 +2,7 @@ import { query } from 'bitecs';
 import { Avatar, Transform } from '../components';
 import { markTransformDirty } from '../src/engine/hierarchy';
 import { setVisible } from '../src/engine/object-flags';
+import { viewEye } from '../src/engine/view-pose';
 import type { ViewerWorld } from '../src/engine/world';
 import { AVATAR_CURSOR_SMOOTHING, AVATAR_POSITION_SMOOTHING } from '../src/protocol/meeting-timing';
 
@@ -29,12 +30,13 @@ export function avatarSmoothingSystem(world: ViewerWorld): ViewerWorld {
   const c = 1 - Math.pow(1 - AVATAR_CURSOR_SMOOTHING, frames);
   const P = Transform.position;
   const R = Transform.rotation;
-  const camera = world.render.camera;
+  // The eye of the view pose (the camera's position before the navigation wrote one).
+  const eye = viewEye(world);
   for (let i = 0; i < avatars.length; i++) {
     const e = avatars[i];
     // Shown when the meeting shows it, once placed, and not around this viewer's camera.
     const o3 = e * 3;
-    const near = camera !== null && Math.hypot(P[o3] - camera.position.x, P[o3 + 1] - camera.position.y, P[o3 + 2] - camera.position.z) < AVATAR_NEAR_HIDE_DISTANCE ? 1 : 0;
+    const near = eye !== null && Math.hypot(P[o3] - eye.x, P[o3 + 1] - eye.y, P[o3 + 2] - eye.z) < AVATAR_NEAR_HIDE_DISTANCE ? 1 : 0;
     Avatar.near[e] = near;
     const visible = Avatar.shown[e] === 1 && Avatar.placed[e] === 1 && near === 0;
     setVisible(world, e, visible);

@@ -9,6 +9,7 @@ import {
 } from '../protocol/scene-settings';
 import { POINT_LIGHT_SHADOW_COST } from '../protocol/constants';
 import { bindObject } from './registry';
+import { viewEye, viewFocus } from './view-pose';
 import { addViewerEntity, type ViewerWorld } from './world';
 
 /** The kind of a three.js light, by how it uses shadow maps. */
@@ -104,20 +105,8 @@ export function setShadowHalfExtent(world: ViewerWorld, eid: number, halfExtent:
   world.render.needsRender = true;
 }
 
-interface TargetControls {
-  getTarget(out: Vector3, receiveEndValue?: boolean): Vector3;
-}
-
-/**
- * What the view looks at: the orbit target when the navigation has one (camera-controls), else
- * the camera position. Writes `out`; allocates nothing.
- */
-export function viewFocus(world: ViewerWorld, out: Vector3): Vector3 {
-  const controls = world.navigation.controls as Partial<TargetControls> | null;
-  if (controls && typeof controls.getTarget === 'function') return controls.getTarget(out, true);
-  const camera = world.render.camera;
-  return camera ? out.copy(camera.position) : out.set(0, 0, 0);
-}
+// What the view looks at lives with the view pose; re-exported for the editor's lights.
+export { viewFocus };
 
 const focus = new Vector3();
 
@@ -144,11 +133,11 @@ export function placeFollowingShadow(world: ViewerWorld, eid: number): void {
   cam.near = h * 0.01;
   cam.far = h * 4;
   cam.updateProjectionMatrix();
-  const camera = world.render.camera;
-  if (camera) {
-    ShadowFollow.anchor[o] = camera.position.x;
-    ShadowFollow.anchor[o + 1] = camera.position.y;
-    ShadowFollow.anchor[o + 2] = camera.position.z;
+  const eye = viewEye(world);
+  if (eye) {
+    ShadowFollow.anchor[o] = eye.x;
+    ShadowFollow.anchor[o + 1] = eye.y;
+    ShadowFollow.anchor[o + 2] = eye.z;
   }
   ShadowFollow.dirty[eid] = 0;
   world.render.needsRender = true;
@@ -156,12 +145,12 @@ export function placeFollowingShadow(world: ViewerWorld, eid: number): void {
 
 /** Whether the camera has moved more than the follow distance since the light was last placed. */
 export function cameraMovedAway(world: ViewerWorld, eid: number): boolean {
-  const camera = world.render.camera;
-  if (!camera) return false;
+  const eye = viewEye(world);
+  if (!eye) return false;
   const o = eid * 3;
-  const dx = camera.position.x - ShadowFollow.anchor[o];
-  const dy = camera.position.y - ShadowFollow.anchor[o + 1];
-  const dz = camera.position.z - ShadowFollow.anchor[o + 2];
+  const dx = eye.x - ShadowFollow.anchor[o];
+  const dy = eye.y - ShadowFollow.anchor[o + 1];
+  const dz = eye.z - ShadowFollow.anchor[o + 2];
   return dx * dx + dy * dy + dz * dz > SHADOW_CAMERA_FOLLOW_DISTANCE * SHADOW_CAMERA_FOLLOW_DISTANCE;
 }
 

@@ -3,6 +3,7 @@ import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, 
 import { MAX_ENTITIES } from '../../components';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 import type { InstanceGroupRecord } from './instances';
+import { createViewPose, type ViewPose } from './view-pose';
 
 /** Anything the navigation slot of the frame drives; `update` returns true when the camera moved. */
 export interface FrameControls {
@@ -146,6 +147,8 @@ export interface ViewerContext {
   shadows: { sunMapSize: number; pointLights: boolean; reveal: ShadowReveal };
   /** The view: `moved` is true for the frame in which the camera moved; `version` counts those frames. */
   camera: { moved: boolean; version: number };
+  /** The view's pose (eye, target, orientation, projection), written only by the navigation: src/engine/view-pose.ts. */
+  view: ViewPose;
   /** Steps of viewer parts by slot (src/engine/frame-steps.ts). */
   steps: Record<FrameSlot, FrameStep[]>;
   /** Scene messages waiting for the message system, and their handlers by type. */
@@ -196,6 +199,7 @@ export function createViewerWorld(): ViewerWorld {
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
     camera: { moved: false, version: 0 },
+    view: createViewPose(),
     steps: { input: [], helpers: [], afterDraw: [], overlays: [] },
     messages: { queue: [], handlers: new Map() },
     flags: { dirty: new Uint32Array(256), count: 0, flagged: new Uint8Array(MAX_ENTITIES) },

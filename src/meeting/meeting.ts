@@ -278,7 +278,7 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       const cursor = args.length > 3 ? CursorArg.safeParse(args[3]) : null;
       const avatar = avatars.get(sender);
       if (avatar) setAvatarTarget(world, avatar, position, target, cursor?.success ? cursor.data : null, avatarShown(sender));
-      if (following === sender) void viewer.controls.setLookAt(position[0], position[1], position[2], target[0], target[1], target[2], true);
+      if (following === sender) void viewer.navigation.setLookAt(position[0], position[1], position[2], target[0], target[1], target[2], true);
     },
   });
 
@@ -320,9 +320,9 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
   });
 
   const viewState = (): ViewState => ({
-    projection: viewer.navigation.projection,
-    zoom: viewer.navigation.projection === 'Orthographic' ? viewer.navigation.orthographicCamera.zoom : 1,
-    fov: viewer.navigation.perspectiveCamera.fov,
+    projection: world.view.projection,
+    zoom: world.view.projection === 'Orthographic' ? world.view.zoom : 1,
+    fov: world.view.fov,
     // The planes that are this person's own: the meeting's planes reach a follower anyway, and
     // the ones mirrored from whoever this person follows are theirs.
     sections: ownSections().map((s) => ({ normal: [s.normal.x, s.normal.y, s.normal.z] as Vec3, constant: s.constant })),
@@ -348,7 +348,7 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
 
   const applyViewState = (view: ViewState) => {
     if (viewer.navigation.projection !== view.projection) viewer.navigation.setProjection(view.projection);
-    if (view.projection === 'Orthographic') void viewer.controls.zoomTo(view.zoom, true);
+    if (view.projection === 'Orthographic') void viewer.navigation.zoomTo(view.zoom, true);
     const sections = viewer.tools.sections;
     // The copies are the follower's own (not shared), placed without selecting them, and
     // whatever they set off is not the follower enabling a tool: it does not stop following.
@@ -469,8 +469,9 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       if (viewDirty && sendViewState()) viewDirty = false;
       if (following) return;
       if (now - lastSentAt < AVATAR_UPDATE_INTERVAL_MS) return;
-      viewer.controls.getPosition(scratchPosition, false);
-      viewer.controls.getTarget(scratchTarget, false);
+      // The view pose as the navigation wrote it this frame (world.view).
+      scratchPosition.copy(world.view.position);
+      scratchTarget.copy(world.view.target);
       const moved = scratchPosition.distanceTo(lastPosition) > AVATAR_POSITION_THRESHOLD || scratchTarget.distanceTo(lastTarget) > AVATAR_POSITION_THRESHOLD;
       let cursorChanged = false;
       if (pointerMoved) {

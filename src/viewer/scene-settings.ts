@@ -29,6 +29,7 @@ import { ShadowFollow, WaterSurface } from '../../components';
 import { ensureSunEntity, placeFollowingShadow, setShadowHalfExtent, setSunDirection } from '../engine/lights';
 import { bindObject, unbindObject } from '../engine/registry';
 import type { RenderContext } from '../engine/renderer';
+import { viewFocus } from '../engine/view-pose';
 import { addViewerEntity, type ViewerWorld } from '../engine/world';
 import {
   SCENE_SETTINGS_DEFAULTS,
@@ -52,17 +53,16 @@ import { loadEnvironment, resolveEnvironment, type LoadedEnvironment } from '../
  * map keyed by its world.
  */
 
-/** What applySceneSettings needs of the viewer: its world, render context and camera controls. */
+/** What applySceneSettings needs of the viewer: its world, render context and navigation. */
 export interface SceneSettingsHost {
   world: ViewerWorld;
   context: Pick<RenderContext, 'renderer' | 'scene' | 'camera' | 'sun' | 'ambient'>;
-  /** camera-controls (optional: without it the camera is placed directly). */
-  controls?: LookAtControls | null;
+  /** The navigation, which moves the camera and writes the view pose (optional: without it the camera is placed directly). */
+  navigation?: LookAtNavigation | null;
 }
 
-export interface LookAtControls {
+export interface LookAtNavigation {
   setLookAt(px: number, py: number, pz: number, tx: number, ty: number, tz: number, enableTransition?: boolean): unknown;
-  getTarget(out: Vector3, receiveEndValue?: boolean): Vector3;
 }
 
 export interface ApplySceneSettingsOptions {
@@ -357,13 +357,14 @@ function toneMappingName(value: number): ToneMappingName {
 }
 
 function placeCamera(host: SceneSettingsHost, position: Vec3 | null, target: Vec3 | null): void {
-  const { world, context, controls } = host;
+  const { world, context, navigation } = host;
   const camera = context.camera;
   if (!position && !target) return;
-  const t = target ?? (controls ? controls.getTarget(scratch, true) : camera.getWorldDirection(scratch).add(camera.position));
+  // A position alone keeps the view's target (where a move ends: the view pose's).
+  const t = target ?? (navigation ? viewFocus(world, scratch) : camera.getWorldDirection(scratch).add(camera.position));
   const tx = t.x, ty = t.y, tz = t.z;
   const p = position ?? camera.position;
-  if (controls) void controls.setLookAt(p.x, p.y, p.z, tx, ty, tz, false);
+  if (navigation) void navigation.setLookAt(p.x, p.y, p.z, tx, ty, tz, false);
   else {
     camera.position.set(p.x, p.y, p.z);
     camera.lookAt(tx, ty, tz);

@@ -86,9 +86,11 @@ export function createComments(options: CommentsOptions): ViewerComments {
     if (event.tool) setTool(false);
   });
 
+  // The view as the navigation last wrote it (world.view).
+  const pose = world.view;
   const anchorFor = (point: Vector3 | readonly [number, number, number]): Omit<CommentAnchor, '_id'> => {
-    navigation.controls.getPosition(eye, false);
-    navigation.controls.getTarget(target, false);
+    eye.copy(pose.position);
+    target.copy(pose.target);
     direction.subVectors(target, eye);
     if (direction.lengthSq() < 1e-12) direction.set(0, 0, -1);
     direction.normalize();
@@ -97,15 +99,12 @@ export function createComments(options: CommentsOptions): ViewerComments {
   };
 
   const captureView = (): CommentView => {
-    navigation.controls.getPosition(eye, false);
-    navigation.controls.getTarget(target, false);
-    const ortho = navigation.orthographicCamera;
-    const perspective = navigation.perspectiveCamera;
-    const camera = navigation.camera;
-    let orthoHeight = (ortho.top - ortho.bottom) / ortho.zoom;
-    if (navigation.projection === 'Perspective') {
+    eye.copy(pose.position);
+    target.copy(pose.target);
+    let orthoHeight = pose.orthoHeight;
+    if (pose.projection === 'Perspective') {
       // The height seen at the target, so the view opens alike in orthographic.
-      orthoHeight = 2 * eye.distanceTo(target) * Math.tan((perspective.fov * Math.PI) / 360);
+      orthoHeight = 2 * eye.distanceTo(target) * Math.tan((pose.fov * Math.PI) / 360);
     }
     const sections: CommentSectionPlane[] = tools.sections
       .list()
@@ -116,11 +115,11 @@ export function createComments(options: CommentsOptions): ViewerComments {
       .slice(0, MAX_VIEW_MEASUREMENTS)
       .map((m) => ({ kind: m.kind, points: tools.measurements.points(m.id).map(tuple) }));
     return {
-      projection: navigation.projection,
+      projection: pose.projection,
       position: tuple(eye),
       target: tuple(target),
-      up: [camera.up.x, camera.up.y, camera.up.z],
-      fov: perspective.fov,
+      up: [pose.up.x, pose.up.y, pose.up.z],
+      fov: pose.fov,
       orthoHeight: orthoHeight > 0 && Number.isFinite(orthoHeight) ? orthoHeight : 1,
       sections,
       measurements,
@@ -171,11 +170,12 @@ export function createComments(options: CommentsOptions): ViewerComments {
       camera.up.copy(up);
       controls.updateCameraUp();
     }
-    const moves: Promise<unknown>[] = [controls.setLookAt(view.position[0], view.position[1], view.position[2], view.target[0], view.target[1], view.target[2], transition)];
+    // Through the navigation: the view pose is written at once.
+    const moves: Promise<unknown>[] = [navigation.setLookAt(view.position[0], view.position[1], view.position[2], view.target[0], view.target[1], view.target[2], transition)];
     if (view.projection === 'Orthographic') {
       const ortho = camera as OrthographicCamera;
       const zoom = (ortho.top - ortho.bottom) / view.orthoHeight;
-      if (Number.isFinite(zoom) && zoom > 0) moves.push(controls.zoomTo(zoom, transition));
+      if (Number.isFinite(zoom) && zoom > 0) moves.push(navigation.zoomTo(zoom, transition));
     }
     world.render.needsRender = true;
     await Promise.all(moves);
@@ -191,7 +191,7 @@ export function createComments(options: CommentsOptions): ViewerComments {
     if (box.isEmpty()) return;
     const size = Math.max(box.getSize(point).length(), 0.5);
     box.expandByScalar(size * 0.25);
-    void navigation.controls.fitToBox(box, true);
+    void navigation.fitToBox(box, true);
   };
   const point = new Vector3();
 

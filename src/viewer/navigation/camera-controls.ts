@@ -14,12 +14,17 @@ const walkAxis = new Vector3();
  */
 export class ViewerCameraControls extends CameraControls {
   readonly walk = { forward: 0, right: 0, up: 0, speed: 0 };
+  /** Called after every update (the navigation writes the view pose, world.view, there). */
+  afterUpdate: (() => void) | null = null;
 
   override update(delta: number): boolean {
     // Called by the base constructor before our fields exist.
     const w = this.walk as typeof this.walk | undefined;
     if (w && (w.forward !== 0 || w.right !== 0 || w.up !== 0) && delta > 0) this.step(w.forward * w.speed * delta, w.right * w.speed * delta, w.up * w.speed * delta);
-    return super.update(delta);
+    const moved = super.update(delta);
+    const after = this.afterUpdate as (() => void) | null | undefined;
+    if (after) after();
+    return moved;
   }
 
   /** Moves eye and target now: forward along the view direction in the horizontal plane (as camera-controls' forward), right, up. */

@@ -8,6 +8,7 @@ import {
   type PerspectiveCamera,
 } from 'three';
 import { HELPER_LAYER } from '../../engine/layers';
+import { writeViewPose } from '../../engine/view-pose';
 import type { ViewerWorld } from '../../engine/world';
 import { CAMERA_FAR, CAMERA_MIN_DISTANCE, CAMERA_NEAR } from '../../protocol/constants';
 import type { Emitter, ViewerEventMap } from '../events';
@@ -116,6 +117,14 @@ export interface Navigation {
   lookAlong(axis: ViewAxis | string, enableTransition?: boolean): Promise<void>;
   /** The drawing area's CSS size changed. */
   setSize(width: number, height: number): void;
+  /**
+   * The camera moves that others ask for (the host API, follow mode, comments' views, scene
+   * settings): camera-controls' own, and the view pose (world.view) written at once, so a read
+   * right after sees the pose asked for.
+   */
+  setLookAt(px: number, py: number, pz: number, tx: number, ty: number, tz: number, enableTransition?: boolean): Promise<void>;
+  zoomTo(zoom: number, enableTransition?: boolean): Promise<void>;
+  fitToBox(box: Box3, enableTransition?: boolean): Promise<unknown>;
   /** Whether Shift is held (the 'editor' config's truck switch, running); the keyboard reports it. */
   setShift(held: boolean): void;
   /** The mode, projection and config now (a 'navigation' event tells every change). */
@@ -165,6 +174,18 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
 
   function applyInputMapping(): void {
     mouseButtonsFor(config, mode, projection, shift, controls.mouseButtons);
+  /** The view pose from camera-controls and the camera in use: after every update of the controls (the frame's step) and when a move starts. */
+  const writePose = () => writeViewPose(world, controls, active(), projection, perspective.fov, (ortho.top - ortho.bottom) / ortho.zoom);
+  controls.afterUpdate = writePose;
+  /** A move started: its end is known now (the pose is written), and again when it ends. */
+  const posed = <T>(move: Promise<T>): Promise<T> => {
+    writePose();
+    return move.then((value) => {
+      writePose();
+      return value;
+    });
+  };
+
     touchesFor(mode, projection, controls.touches);
   }
 
@@ -254,6 +275,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     updateWalk();
   }
 
+    writePose();
   /**
    * Looks straight down, square to the axes (X to the right, -Z up the screen), and frames the
    * scene's box for that final orientation (camera-controls fits for where the rotation ends, so
@@ -564,6 +586,15 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         controls.getPosition(scratchPosition, true);
         await controls.lookInDirectionOf(
           scratchPosition.x + scratchDirection.x,
+    setLookAt(px, py, pz, tx, ty, tz, enableTransition = false) {
+      return posed(controls.setLookAt(px, py, pz, tx, ty, tz, enableTransition));
+    },
+    zoomTo(zoom, enableTransition = false) {
+      return posed(controls.zoomTo(zoom, enableTransition));
+    },
+    fitToBox(box, enableTransition = false) {
+      return posed(controls.fitToBox(box, enableTransition));
+    },
           scratchPosition.y + scratchDirection.y,
           scratchPosition.z + scratchDirection.z,
           enableTransition,
@@ -586,6 +617,13 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       ortho.updateProjectionMatrix();
       world.render.needsRender = true;
     },
+  // Framing and the view buttons' moves write the pose at once and when they end, like the moves above.
+  const { fit, home: goHome, recentreOn, lookAlong } = api;
+  api.fit = (objects, enableTransition, fitOptions) => posed(fit(objects, enableTransition, fitOptions));
+  api.home = (enableTransition) => posed(goHome(enableTransition));
+  api.recentreOn = (point, enableTransition) => posed(recentreOn(point, enableTransition));
+  api.lookAlong = (axis, enableTransition) => posed(lookAlong(axis, enableTransition));
+  writePose();
     setShift(isHeld) {
       if (isHeld === shift) return;
       shift = isHeld;

@@ -69,17 +69,20 @@ function fakeViewer() {
     world,
     events: tools.events,
     context: { scene, renderer: { domElement: { addEventListener: (type: string, fn: any) => canvasListeners.set(type, fn), removeEventListener: () => undefined } } },
-    controls: {
-      getPosition: (out: Vector3) => out.copy(position),
-      getTarget: (out: Vector3) => out.copy(target),
+    picker: { pick: () => null },
+    navigation: {
+      projection: 'Perspective',
+      orthographicCamera: { zoom: 1 },
+      perspectiveCamera: { fov: 45 },
+      setProjection(p: string) {
+        this.projection = p;
+      },
       setLookAt: (...args: number[]) => {
         lookAts.push(args.slice(0, 6));
         return Promise.resolve();
       },
       zoomTo: () => Promise.resolve(),
     },
-    picker: { pick: () => null },
-    navigation: { projection: 'Perspective', orthographicCamera: { zoom: 1 }, perspectiveCamera: { fov: 45 }, setProjection(p: string) { this.projection = p; } },
     tools: {
       sections: tools.sections,
       measurements: tools.measurements,
@@ -100,7 +103,20 @@ function fakeViewer() {
     },
   };
   scene.add(new Group());
-  return { viewer: viewer as unknown as Viewer, world, tools, position, target, lookAts };
+  /** The navigation's part of a frame: the view pose (world.view) from the camera's pose. */
+  const writePose = () => {
+    const view = world.view;
+    const nav = viewer.navigation;
+    view.position.copy(position);
+    view.positionEnd.copy(position);
+    view.target.copy(target);
+    view.targetEnd.copy(target);
+    view.projection = nav.projection as 'Perspective' | 'Orthographic';
+    view.zoom = nav.projection === 'Orthographic' ? nav.orthographicCamera.zoom : 1;
+    view.fov = nav.perspectiveCamera.fov;
+    view.version++;
+  };
+  return { viewer: viewer as unknown as Viewer, world, tools, position, target, lookAts, writePose };
 }
 
 describe('meeting (src/meeting/meeting.ts)', () => {
@@ -109,9 +125,10 @@ describe('meeting (src/meeting/meeting.ts)', () => {
   let meeting: Meeting;
   let events: MeetingEventData[];
 
-  /** One frame: the message system, then the overlay steps (the pose goes out there). */
+  /** One frame: the message system, the navigation's view pose, then the overlay steps (the pose goes out there). */
   const frame = () => {
     drainMessages(setup.world);
+    setup.writePose();
     runFrameSteps(setup.world, 'helpers');
     runFrameSteps(setup.world, 'overlays');
   };

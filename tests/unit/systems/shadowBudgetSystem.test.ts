@@ -1,11 +1,11 @@
 import { addComponent, query } from 'bitecs';
-import { DirectionalLight, PerspectiveCamera, PointLight, SpotLight, Vector3, type Light as ThreeLight } from 'three';
+import { DirectionalLight, PerspectiveCamera, PointLight, SpotLight, type Light as ThreeLight } from 'three';
 import { GLTFLoader, type GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { describe, expect, it, vi } from 'vitest';
 import { Light, LightType } from '../../../components';
 import { lightTypeOf, shadowCost } from '../../../src/engine/lights';
 import { bindObject } from '../../../src/engine/registry';
-import { addViewerEntity, createViewerWorld, type FrameControls, type ViewerWorld } from '../../../src/engine/world';
+import { addViewerEntity, createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
 import { spawnModel } from '../../../src/scene/model-entities';
 import { PIPELINE } from '../../../systems';
 import { MAX_SHADOW_MAPS, POINT_LIGHT_SHADOW_COST } from '../../../src/protocol/constants';
@@ -110,8 +110,10 @@ describe('shadowBudgetSystem', () => {
 
   it('ranks by importance to the view: intensity, distance to what the camera looks at, reach and frustum', () => {
     const { world } = freshWorld();
-    // The camera looks at (0, 0, -5) (camera-controls' target).
-    world.navigation.controls = { update: () => false, getTarget: (out: Vector3) => out.set(0, 0, -5) } as FrameControls;
+    // The camera looks at (0, 0, -5) (the view pose's target, written by the navigation).
+    world.view.target.set(0, 0, -5);
+    world.view.targetEnd.set(0, 0, -5);
+    world.view.version++;
     // 12 bright spot lights around the target take the budget...
     const front = Array.from({ length: 12 }, (_, i) => spawnLight(world, new SpotLight(0xffffff, 50), i - 6, 0, -5));
     // ...a dim one as near, one behind the camera that reaches only 3 units, and one far away do not.

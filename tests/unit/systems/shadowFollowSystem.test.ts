@@ -2,10 +2,20 @@ import { DirectionalLight, PerspectiveCamera, Scene, Vector3 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { ShadowFollow } from '../../../components';
 import { placeSunShadow, setShadowHalfExtent, setSunDirection } from '../../../src/engine/lights';
-import { createViewerWorld, type FrameControls } from '../../../src/engine/world';
+import { createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
 import { SHADOW_CAMERA_HALF_EXTENT } from '../../../src/protocol/scene-settings';
 import { PIPELINE } from '../../../systems';
 import { shadowFollowSystem } from '../../../systems/shadowFollowSystem';
+
+/** The navigation's part: the view pose (world.view) at rest, eye and target. */
+function pose(world: ViewerWorld, eye: Vector3, target: Vector3): void {
+  const view = world.view;
+  view.position.copy(eye);
+  view.positionEnd.copy(eye);
+  view.target.copy(target);
+  view.targetEnd.copy(target);
+  view.version++;
+}
 
 function setup() {
   const world = createViewerWorld();
@@ -13,7 +23,7 @@ function setup() {
   camera.position.set(0, 0, 20);
   const target = new Vector3(0, 0, 0);
   world.render.camera = camera;
-  world.navigation.controls = { update: () => false, getTarget: (out: Vector3) => out.copy(target) } as FrameControls;
+  pose(world, camera.position, target);
   const sun = new DirectionalLight();
   new Scene().add(sun, sun.target);
   return { world, camera, target, sun };
@@ -46,21 +56,24 @@ describe('shadowFollowSystem', () => {
     const first = sun.target.position.clone();
     camera.position.set(6, 0, 20);
     target.set(6, 0, 0);
+    pose(world, camera.position, target);
     world.render.needsRender = false;
     shadowFollowSystem(world);
     expect(sun.target.position.equals(first)).toBe(true);
     expect(world.render.needsRender).toBe(false);
     camera.position.set(10.5, 0, 20);
     target.set(10.5, 0, 0);
+    pose(world, camera.position, target);
     shadowFollowSystem(world);
     expect(sun.target.position.toArray()).toEqual([10.5, 0, 0]);
     expect(world.render.needsRender).toBe(true);
   });
 
-  it('places again when the extent changes, and uses the camera position without orbit controls', () => {
+  it('places again when the extent changes, and uses the camera position without a view pose', () => {
     const { world, camera, sun } = setup();
     const eid = placeSunShadow(world, sun);
-    world.navigation.controls = null;
+    // No navigation ever wrote the pose (version 0).
+    world.view.version = 0;
     setShadowHalfExtent(world, eid, 50);
     shadowFollowSystem(world);
     expect(sun.shadow.camera.right).toBe(50);

@@ -458,3 +458,49 @@ describe('orientation gizmo projection', () => {
     }
   });
 });
+
+describe('the view pose (world.view), written by the navigation', () => {
+  it('is written when the navigation is made and after each update of the frame', async () => {
+    const { nav, world } = setup();
+    expect(world.view.version).toBeGreaterThan(0);
+    await nav.fit([model()]);
+    settle(nav);
+    // Camera-controls moved by itself (as its pointer input does): the frame's update writes the pose.
+    void nav.controls.rotate(0.5, 0, false);
+    const before = world.view.version;
+    navigationSystem(world);
+    expect(world.view.version).toBeGreaterThan(before);
+    expect(world.view.position.distanceTo(nav.controls.getPosition(new Vector3(), false))).toBeLessThan(1e-9);
+    expect(world.view.quaternion.equals(nav.camera.quaternion)).toBe(true);
+  });
+
+  it('holds where a move ends as soon as it starts, and the picture\'s pose as it goes', async () => {
+    const { nav, world } = setup();
+    await nav.fit([model()]);
+    settle(nav);
+    const start = world.view.position.clone();
+    void nav.setLookAt(8, 1, 2, 0, 1, 0, true);
+    // Read right after the set, in the same frame: the pose asked for.
+    expect(world.view.positionEnd.distanceTo(new Vector3(8, 1, 2))).toBeLessThan(1e-9);
+    expect(world.view.targetEnd.distanceTo(new Vector3(0, 1, 0))).toBeLessThan(1e-9);
+    expect(world.view.position.distanceTo(start)).toBeLessThan(1e-9);
+    settle(nav);
+    expect(world.view.position.distanceTo(new Vector3(8, 1, 2))).toBeLessThan(1e-3);
+  });
+
+  it('follows the projection, the mode and framing at once', async () => {
+    const { nav, world } = setup();
+    await nav.fit([model()]);
+    const fitted = world.view.targetEnd.clone();
+    expect(fitted.length()).toBeLessThan(1e-6);
+    nav.setProjection('Orthographic');
+    expect(world.view.projection).toBe('Orthographic');
+    expect(world.view.orthoHeight).toBeCloseTo((nav.orthographicCamera.top - nav.orthographicCamera.bottom) / nav.orthographicCamera.zoom, 9);
+    nav.setProjection('Perspective');
+    nav.setMode('FirstPerson');
+    // The eye stays, the target moves to just in front of it.
+    expect(world.view.positionEnd.distanceTo(world.view.targetEnd)).toBeCloseTo(FIRST_PERSON_DISTANCE, 6);
+    void nav.zoomTo(1, false);
+    expect(world.view.zoom).toBe(1);
+  });
+});

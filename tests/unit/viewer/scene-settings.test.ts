@@ -289,15 +289,18 @@ describe('applySceneSettings', () => {
     expect(await applySceneSettings(host, { somethingElse: 1 })).toEqual(before);
   });
 
-  it('places the camera through the camera controls when there are some', async () => {
-    const controls = { setLookAt: vi.fn(), getTarget: (out: Vector3) => out.set(0, 0, 0) };
-    const { host } = makeHost({ controls });
+  it('places the camera through the navigation when there is one', async () => {
+    const navigation = { setLookAt: vi.fn() };
+    const { host } = makeHost({ navigation });
+    // The view pose as the navigation wrote it: the current target (where a move ends).
+    host.world.view.targetEnd.set(0, -2, 1);
+    host.world.view.version++;
     await applySceneSettings(host, { initialCameraPosition: { x: 3, y: 4, z: 5 }, initialCameraTarget: { x: 0, y: 1, z: 0 } });
-    expect(controls.setLookAt).toHaveBeenCalledWith(3, 4, 5, 0, 1, 0, false);
+    expect(navigation.setLookAt).toHaveBeenCalledWith(3, 4, 5, 0, 1, 0, false);
     // A position alone keeps the current target.
     await applySceneSettings(host, { initialCameraTarget: null });
     await applySceneSettings(host, { initialCameraPosition: { x: 7, y: 7, z: 7 } });
-    expect(controls.setLookAt).toHaveBeenLastCalledWith(7, 7, 7, 0, 0, 0, false);
+    expect(navigation.setLookAt).toHaveBeenLastCalledWith(7, 7, 7, 0, -2, 1, false);
   });
 });
 
