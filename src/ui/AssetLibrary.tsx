@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
-import { getToken, signInUrl } from '../service/token';
+import { getToken, signInUrl } from '../api/token';
 import { AssetUploadResult } from '../protocol/upload';
-import { createServiceClient, type ServiceClient } from '../service/client';
 import { addUploaded, createAssetLibraryState, fillThumbnails, loadAssets, thumbnailFailed, type AssetClient, type LibraryAsset } from './asset-library';
 import { UploadPanel, formatBytes, modelServiceUrl, useUpload } from './upload';
 
@@ -10,9 +9,11 @@ const parseAssetResult = (body: unknown) => AssetUploadResult.parse(body);
 
 /** The browser's client: the configured model service, the signed-in user's token, thumbnails rendered with three.js (loaded on first use). */
 function browserClient(): AssetClient {
-  let service: Promise<ServiceClient> | null = null;
+  let base: Promise<string> | null = null;
   return {
-    service: () => (service ??= modelServiceUrl().then((baseUrl) => createServiceClient({ baseUrl, token: getToken }))),
+    base: () => (base ??= modelServiceUrl()),
+    token: getToken,
+    fetch: (input, init) => fetch(input, init),
     render: async (url, size) => (await import('../viewer/asset-thumbnail')).renderAssetThumbnail(url, size),
   };
 }

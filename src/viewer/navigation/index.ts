@@ -115,8 +115,6 @@ export interface Navigation {
    * top) and framed on the scene once turned.
    */
   lookAlong(axis: ViewAxis | string, enableTransition?: boolean): Promise<void>;
-  /** The drawing area's CSS size changed. */
-  setSize(width: number, height: number): void;
   /**
    * The camera moves that others ask for (the host API, follow mode, comments' views, scene
    * settings): camera-controls' own, and the view pose (world.view) written at once, so a read
@@ -125,6 +123,8 @@ export interface Navigation {
   setLookAt(px: number, py: number, pz: number, tx: number, ty: number, tz: number, enableTransition?: boolean): Promise<void>;
   zoomTo(zoom: number, enableTransition?: boolean): Promise<void>;
   fitToBox(box: Box3, enableTransition?: boolean): Promise<unknown>;
+  /** The drawing area's CSS size changed. */
+  setSize(width: number, height: number): void;
   /** Whether Shift is held (the 'editor' config's truck switch, running); the keyboard reports it. */
   setShift(held: boolean): void;
   /** The mode, projection and config now (a 'navigation' event tells every change). */
@@ -172,8 +172,6 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
 
   const active = (): ViewerCamera => (projection === 'Orthographic' ? ortho : perspective);
 
-  function applyInputMapping(): void {
-    mouseButtonsFor(config, mode, projection, shift, controls.mouseButtons);
   /** The view pose from camera-controls and the camera in use: after every update of the controls (the frame's step) and when a move starts. */
   const writePose = () => writeViewPose(world, controls, active(), projection, perspective.fov, (ortho.top - ortho.bottom) / ortho.zoom);
   controls.afterUpdate = writePose;
@@ -186,6 +184,8 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     });
   };
 
+  function applyInputMapping(): void {
+    mouseButtonsFor(config, mode, projection, shift, controls.mouseButtons);
     touchesFor(mode, projection, controls.touches);
   }
 
@@ -273,9 +273,9 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     }
     applyInputMapping();
     updateWalk();
+    writePose();
   }
 
-    writePose();
   /**
    * Looks straight down, square to the axes (X to the right, -Z up the screen), and frames the
    * scene's box for that final orientation (camera-controls fits for where the rotation ends, so
@@ -586,15 +586,6 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         controls.getPosition(scratchPosition, true);
         await controls.lookInDirectionOf(
           scratchPosition.x + scratchDirection.x,
-    setLookAt(px, py, pz, tx, ty, tz, enableTransition = false) {
-      return posed(controls.setLookAt(px, py, pz, tx, ty, tz, enableTransition));
-    },
-    zoomTo(zoom, enableTransition = false) {
-      return posed(controls.zoomTo(zoom, enableTransition));
-    },
-    fitToBox(box, enableTransition = false) {
-      return posed(controls.fitToBox(box, enableTransition));
-    },
           scratchPosition.y + scratchDirection.y,
           scratchPosition.z + scratchDirection.z,
           enableTransition,
@@ -608,6 +599,15 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       // Framed for where the turn ends.
       await frameFromAbove(enableTransition, polar);
     },
+    setLookAt(px, py, pz, tx, ty, tz, enableTransition = false) {
+      return posed(controls.setLookAt(px, py, pz, tx, ty, tz, enableTransition));
+    },
+    zoomTo(zoom, enableTransition = false) {
+      return posed(controls.zoomTo(zoom, enableTransition));
+    },
+    fitToBox(box, enableTransition = false) {
+      return posed(controls.fitToBox(box, enableTransition));
+    },
     setSize(width, height) {
       if (!(width > 0 && height > 0)) return;
       aspect = width / height;
@@ -617,13 +617,6 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       ortho.updateProjectionMatrix();
       world.render.needsRender = true;
     },
-  // Framing and the view buttons' moves write the pose at once and when they end, like the moves above.
-  const { fit, home: goHome, recentreOn, lookAlong } = api;
-  api.fit = (objects, enableTransition, fitOptions) => posed(fit(objects, enableTransition, fitOptions));
-  api.home = (enableTransition) => posed(goHome(enableTransition));
-  api.recentreOn = (point, enableTransition) => posed(recentreOn(point, enableTransition));
-  api.lookAlong = (axis, enableTransition) => posed(lookAlong(axis, enableTransition));
-  writePose();
     setShift(isHeld) {
       if (isHeld === shift) return;
       shift = isHeld;
@@ -637,6 +630,13 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       if (world.navigation.controls === controls) world.navigation.controls = null;
     },
   };
+  // Framing and the view buttons' moves write the pose at once and when they end, like the moves above.
+  const { fit, home: goHome, recentreOn, lookAlong } = api;
+  api.fit = (objects, enableTransition, fitOptions) => posed(fit(objects, enableTransition, fitOptions));
+  api.home = (enableTransition) => posed(goHome(enableTransition));
+  api.recentreOn = (point, enableTransition) => posed(recentreOn(point, enableTransition));
+  api.lookAlong = (axis, enableTransition) => posed(lookAlong(axis, enableTransition));
+  writePose();
   return api;
 }
 
