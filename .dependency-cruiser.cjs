@@ -15,6 +15,7 @@ const LAYERS = {
   scene: '^src/scene/',
   engine: '^src/engine/',
   components: '^components/',
+  service: '^src/service/',
   protocol: '^src/protocol/',
   server: '^src/server/',
 };
@@ -28,19 +29,21 @@ const THREE = '^node_modules/(@types/)?three/';
 /** What each layer may import of ours, besides itself. Everything may import src/protocol. */
 const MAY_IMPORT = {
   // Talks to the interfaces below (Viewer, Editor, Meeting, host API) only.
-  ui: ['editor', 'meeting', 'api', 'viewer'],
+  ui: ['editor', 'meeting', 'api', 'viewer', 'service'],
   // editor, meeting and api are three interfaces side by side above the viewer: none imports another.
-  editor: ['viewer', 'scene', 'engine', 'components'],
-  meeting: ['viewer', 'scene', 'engine', 'components'],
-  // The host-page API (transport, typed client, token) talks to the Viewer only.
-  api: ['viewer'],
+  editor: ['viewer', 'scene', 'engine', 'components', 'service'],
+  meeting: ['viewer', 'scene', 'engine', 'components', 'service'],
+  // The host-page API (transport, typed client, comments) talks to the Viewer only.
+  api: ['viewer', 'service'],
   // viewer -> systems -> engine -> components; the viewer composes the pipeline, so only it imports systems/.
-  viewer: ['systems', 'scene', 'engine', 'components'],
+  viewer: ['systems', 'scene', 'engine', 'components', 'service'],
   systems: ['scene', 'engine', 'components'],
-  scene: ['engine', 'components'],
+  scene: ['engine', 'components', 'service'],
   // The frame loop takes its pipeline as an argument: the engine never imports systems/.
   engine: ['components'],
   components: [],
+  // The model service's client and the page's token: src/protocol only.
+  service: [],
   protocol: [],
   // Node services: src/protocol only; and no browser code imports the server.
   server: [],
@@ -64,6 +67,7 @@ const NO_THREE = {
   ui: 'the UI imports neither three nor the engine.',
   api: 'the host-page API talks to the Viewer only (its typed client is a package of its own, ./client).',
   components: 'bitecs components are SoA typed arrays and tags, no three.js.',
+  service: "the model service's client is fetch and the protocol's schemas, no three.js.",
 };
 
 module.exports = {

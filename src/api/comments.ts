@@ -1,5 +1,5 @@
 import {
-  CommentAuthor,
+  type CommentAuthor,
   CommentList,
   CommentThread,
   commentToAnnotation,
@@ -9,7 +9,9 @@ import {
   type CommentStatus,
   type CommentView,
 } from '../protocol/comments';
+import type { SignedInPerson } from '../protocol/auth';
 import type { AnnotationInfo } from '../protocol/host-api';
+import { causeOf, createServiceClient, path, ServiceError, type Method, type ServiceClient } from '../service/client';
 import type { AnnotationStore } from '../viewer/annotations';
 
 /**
@@ -26,6 +28,8 @@ export interface CommentsClientOptions {
   /** The bearer token, or null when the visitor is not signed in (reading a public scene still works). */
   token: () => Promise<string | null>;
   fetch?: typeof fetch;
+  /** The model service's client to use (else one made of the options above). */
+  service?: ServiceClient;
 }
 
 export class CommentsError extends Error {
@@ -59,36 +63,24 @@ export interface CommentsClient {
   me(): Promise<Pick<CommentAuthor, 'firstName' | 'lastName'> | null>;
 }
 
+/** The service client's failure in the comments' words (the status and the service's own reason kept). */
+function commentsError(error: unknown): unknown {
+  if (!(error instanceof ServiceError)) return error;
+  if (error.kind === 'network') return new CommentsError(0, `The comments could not be reached (${causeOf(error)}): check the connection and try again.`);
+  if (error.kind === 'invalid' && error.status < 300) return new CommentsError(error.status, `The comment service answered ${error.status} with something that is not JSON.`);
+  if (error.kind === 'invalid') return new CommentsError(502, error.message);
+  return new CommentsError(error.status, error.reason ?? `HTTP ${error.status}`);
+}
+
 export function createCommentsClient(options: CommentsClientOptions): CommentsClient {
-  const doFetch = options.fetch ?? fetch.bind(globalThis);
-  const service = options.modelService.replace(/\/+$/, '');
-  const base = `${service}/v1/scenes/${encodeURIComponent(options.sceneId)}/comments`;
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const token = await options.token();
-    let response: Response;
+  const service = options.service ?? createServiceClient({ baseUrl: options.modelService, token: options.token, fetch: options.fetch });
+  const base = path`/v1/scenes/${options.sceneId}/comments`;
+  const call = async (method: Method, sub: string, body?: unknown): Promise<unknown> => {
     try {
-      response = await doFetch(`${base}${path}`, {
-        method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
+      return await service.request(method, `${base}${sub}`, body !== undefined ? { json: body } : {});
     } catch (error) {
-      throw new CommentsError(0, `The comments could not be reached (${error instanceof Error ? error.message : String(error)}): check the connection and try again.`);
+      throw commentsError(error);
     }
-    const text = await response.text();
-    let json: unknown = undefined;
-    if (text) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new CommentsError(response.status, `The comment service answered ${response.status} with something that is not JSON.`);
-      }
-    }
-    if (!response.ok) {
-      const message = json && typeof json === 'object' && 'error' in json ? String((json as { error: unknown }).error) : `HTTP ${response.status}`;
-      throw new CommentsError(response.status, message);
-    }
-    return json;
   };
   const thread = (value: unknown): CommentThread => {
     const parsed = CommentThread.safeParse(value);
@@ -105,7 +97,7 @@ export function createCommentsClient(options: CommentsClientOptions): CommentsCl
     },
     async get(id) {
       try {
-        return thread(await call('GET', `/${encodeURIComponent(id)}`));
+        return thread(await call('GET', path`/${id}`));
       } catch (error) {
         if (error instanceof CommentsError && error.status === 404) return null;
         throw error;
@@ -115,29 +107,30 @@ export function createCommentsClient(options: CommentsClientOptions): CommentsCl
       return thread(await call('POST', '', body));
     },
     async update(id, body) {
-      return thread(await call('PATCH', `/${encodeURIComponent(id)}`, body));
+      return thread(await call('PATCH', path`/${id}`, body));
     },
     async remove(id) {
-      await call('DELETE', `/${encodeURIComponent(id)}`);
+      await call('DELETE', path`/${id}`);
     },
     async reply(id, text) {
-      return thread(await call('POST', `/${encodeURIComponent(id)}/replies`, { text }));
+      return thread(await call('POST', path`/${id}/replies`, { text }));
     },
     async updateReply(id, replyId, text) {
-      return thread(await call('PATCH', `/${encodeURIComponent(id)}/replies/${encodeURIComponent(replyId)}`, { text }));
+      return thread(await call('PATCH', path`/${id}/replies/${replyId}`, { text }));
     },
     async removeReply(id, replyId) {
-      return thread(await call('DELETE', `/${encodeURIComponent(id)}/replies/${encodeURIComponent(replyId)}`));
+      return thread(await call('DELETE', path`/${id}/replies/${replyId}`));
     },
     async me() {
-      const token = await options.token();
-      if (!token) return null;
-      const response = await doFetch(`${service}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
-      if (response.status === 401) return null;
-      if (!response.ok) throw new CommentsError(response.status, `Who is signed in could not be read (HTTP ${response.status}).`);
-      const parsed = CommentAuthor.pick({ firstName: true, lastName: true }).safeParse(await response.json());
-      if (!parsed.success) throw new CommentsError(502, 'The service described the signed-in person in a form this page cannot read.');
-      return parsed.data;
+      let person: SignedInPerson | null;
+      try {
+        person = await service.me();
+      } catch (error) {
+        if (error instanceof ServiceError && error.kind === 'invalid') throw new CommentsError(502, 'The service described the signed-in person in a form this page cannot read.');
+        if (error instanceof ServiceError) throw new CommentsError(error.status, `Who is signed in could not be read (HTTP ${error.status}).`);
+        throw error;
+      }
+      return person && { firstName: person.firstName, lastName: person.lastName };
     },
   };
 }

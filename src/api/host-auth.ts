@@ -1,4 +1,5 @@
 import type { AuthInfo } from '../protocol/host-api';
+import { causeOf, createServiceClient, ServiceError, type ServiceClient } from '../service/client';
 
 /**
  * A person's bearer token handed over by the host page (the host API's `setAuthToken`): how a
@@ -98,30 +99,21 @@ export function createHostAuth(options: HostAuthOptions): HostAuth {
   };
 }
 
-/** Who a token names, asked of the model service at `modelService` (GET /v1/me). */
-export function modelServiceWhoIs(modelService: string, doFetch: typeof fetch = fetch.bind(globalThis)): (token: string) => Promise<HostAuthPerson> {
-  const url = `${modelService.replace(/\/+$/, '')}/v1/me`;
+/** Who a token names, asked of the model service at `modelService` (GET /v1/me, through its client). */
+export function modelServiceWhoIs(modelService: string | ServiceClient, doFetch?: typeof fetch): (token: string) => Promise<HostAuthPerson> {
+  const service = typeof modelService === 'string' ? createServiceClient({ baseUrl: modelService, fetch: doFetch }) : modelService;
   return async (token) => {
-    let response: Response;
+    let person: HostAuthPerson | null;
     try {
-      response = await doFetch(url, { headers: { authorization: `Bearer ${token}` }, cache: 'no-store' });
+      person = await service.me({ token, strict: true });
     } catch (error) {
-      throw new Error(`The model service could not be reached to check the token (${error instanceof Error ? error.message : String(error)}).`);
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.kind === 'network') throw new Error(`The model service could not be reached to check the token (${causeOf(error)}).`);
+      if (error.kind === 'invalid') throw new Error("The model service described the token's person in a form the viewer cannot read.");
+      const reason = error.reason ?? `HTTP ${error.status}`;
+      throw new Error(error.status === 401 || error.status === 403 ? `The model service refused the token: ${reason}` : `The model service could not check the token: ${reason}`);
     }
-    let body: unknown = null;
-    try {
-      body = await response.json();
-    } catch {
-      // described below by its status
-    }
-    if (!response.ok) {
-      const reason = body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : `HTTP ${response.status}`;
-      throw new Error(response.status === 401 || response.status === 403 ? `The model service refused the token: ${reason}` : `The model service could not check the token: ${reason}`);
-    }
-    const person = body as { firstName?: unknown; lastName?: unknown } | null;
-    if (!person || typeof person.firstName !== 'string' || typeof person.lastName !== 'string') {
-      throw new Error('The model service described the token\'s person in a form the viewer cannot read.');
-    }
+    if (!person) throw new Error('The model service refused the token.');
     return { firstName: person.firstName, lastName: person.lastName };
   };
 }

@@ -1,5 +1,7 @@
 import { MaterialProperties, MAX_MUTATIONS_PER_BATCH, NodeProperties, type Mutation } from '../protocol/mutation';
 import { ERR_MATERIAL_ID, ERR_MISSING_MODEL_ID, ERR_MODEL_ID, ERR_NODE_ID } from '../protocol/editor';
+import type { InstanceChange } from '../protocol/instance-changes';
+import type { SceneObjectChange } from '../protocol/scene-objects';
 
 /**
  * The unsaved edits, one queue per model (editor specification sections 4 and 5). A new mutation
@@ -9,6 +11,18 @@ import { ERR_MATERIAL_ID, ERR_MISSING_MODEL_ID, ERR_MODEL_ID, ERR_NODE_ID } from
  * and never reach the server. A successful save removes exactly what it sent, so edits made
  * while it was in flight stay queued.
  */
+
+/** The '@settings' queue's one entry: the whole scene settings (PATCH viewer-config sends `properties`). */
+export interface SettingsChange {
+  key: 'settings';
+  uuid: string;
+  createdAt: number;
+  type: 'setSettings';
+  properties: Record<string, unknown>;
+}
+
+/** What a queue holds: a model's mutations, or the scene's object changes, instance changes or settings (src/editor/saver.ts sends each to its route). */
+export type QueuedEdit = Mutation | SceneObjectChange | (InstanceChange & { key: string }) | SettingsChange;
 
 export type NodePropertyName = keyof NodeProperties;
 export type MaterialPropertyName = keyof MaterialProperties;
@@ -69,16 +83,16 @@ export function materialMutation(modelId: string | undefined, materialId: string
   return { modelId, key: `material/${materialId}/${keys.join(',')}`, uuid: newUuid(), createdAt: now, type: 'updateMaterial', materialId, properties: listed as MaterialProperties };
 }
 
-export type QueueSnapshot = Record<string, Mutation[]>;
+export type QueueSnapshot = Record<string, QueuedEdit[]>;
 
 export class MutationQueues {
-  private readonly queues = new Map<string, Mutation[]>();
+  private readonly queues = new Map<string, QueuedEdit[]>();
   /** uuids being sent: never replaced, removed when their save succeeds. */
   private readonly inFlight = new Set<string>();
   private readonly listeners = new Set<() => void>();
 
   /** Queues a mutation of a model; throws 'Missing model ID in mutation.' without a model id. */
-  add(modelId: string | undefined | null, mutation: Mutation): void {
+  add(modelId: string | undefined | null, mutation: QueuedEdit): void {
     if (!modelId) throw new Error(ERR_MISSING_MODEL_ID);
     const clean = stripModelId(mutation);
     let queue = this.queues.get(modelId);
@@ -94,7 +108,7 @@ export class MutationQueues {
     return [...this.queues.keys()].filter((id) => (this.queues.get(id)?.length ?? 0) > 0);
   }
 
-  pending(modelId: string): readonly Mutation[] {
+  pending(modelId: string): readonly QueuedEdit[] {
     return this.queues.get(modelId) ?? [];
   }
 
@@ -105,7 +119,7 @@ export class MutationQueues {
   }
 
   /** The next batch of a model to send (at most the server's batch limit), marked in flight. */
-  takeBatch(modelId: string, max = MAX_MUTATIONS_PER_BATCH): Mutation[] {
+  takeBatch(modelId: string, max = MAX_MUTATIONS_PER_BATCH): QueuedEdit[] {
     const batch = (this.queues.get(modelId) ?? []).slice(0, max);
     for (const m of batch) this.inFlight.add(m.uuid);
     return batch;
@@ -170,8 +184,8 @@ export class MutationQueues {
   }
 }
 
-function stripModelId(mutation: Mutation & { modelId?: string }): Mutation {
+function stripModelId(mutation: QueuedEdit & { modelId?: string }): QueuedEdit {
   if (!('modelId' in mutation)) return mutation;
   const { modelId: _modelId, ...rest } = mutation;
-  return rest as Mutation;
+  return rest as QueuedEdit;
 }

@@ -1,6 +1,6 @@
 import { SAVE_RETRY_BASE_MS, SAVE_RETRY_MAX_MS } from '../protocol/editor';
-import type { Mutation } from '../protocol/mutation';
-import type { MutationQueues, QueueSnapshot } from './mutation-queue';
+import { causeOf, createServiceClient, path, ServiceError, type Method, type ServiceClient } from '../service/client';
+import type { MutationQueues, QueuedEdit, QueueSnapshot } from './mutation-queue';
 
 /**
  * Saving (editor specification sections 4, 5, 7): POST {modelService}/v1/models/{modelId}/apply-mutations
@@ -32,13 +32,22 @@ export interface SaveState {
   /** Queued mutations. */
   pending: number;
   /** Mutations the server refused (400), with its reason. */
-  rejected: { modelId: string; mutation: Mutation; reason: string }[];
+  rejected: { modelId: string; mutation: QueuedEdit; reason: string }[];
   /** When the next retry runs (ms since epoch), or null. */
   retryAt: number | null;
 }
 
 export interface QueueStore {
   write(snapshot: QueueSnapshot): Promise<void>;
+}
+
+/** A refused edit in words for the status bar: its type and what it is about. */
+export function describeEdit(edit: { readonly type: string; readonly key?: string } & { readonly [id in 'nodeId' | 'materialId' | 'objectId' | 'groupId']?: string }): string {
+  if (edit.nodeId !== undefined) return `${edit.type} node ${edit.nodeId}`;
+  if (edit.materialId !== undefined) return `${edit.type} material ${edit.materialId}`;
+  if (edit.objectId !== undefined) return `${edit.type} object ${edit.objectId}`;
+  if (edit.groupId !== undefined) return `${edit.type} group ${edit.groupId}`;
+  return `${edit.type} ${edit.key ?? ''}`.trim();
 }
 
 /** The queue of scene object changes (not a model id: model ids never start with '@'). */
@@ -59,6 +68,8 @@ export interface SaverOptions {
   getToken: () => Promise<string>;
   enabled: () => boolean;
   fetch?: typeof fetch;
+  /** The model service's client (else one of modelService, getToken and fetch); the saver retries on its own, so it asks for no retries. */
+  service?: ServiceClient;
   store?: QueueStore;
   onState?: (state: SaveState) => void;
   onEvent?: (event: 'saving-started' | 'saving-finished') => void;
@@ -87,7 +98,6 @@ class SaveError extends Error {
 
 export function createSaver(options: SaverOptions): Saver {
   const { queues } = options;
-  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const setTimer = options.setTimer ?? ((fn, ms) => setTimeout(fn, ms));
   const clearTimer = options.clearTimer ?? ((h) => clearTimeout(h as ReturnType<typeof setTimeout>));
   const now = options.now ?? Date.now;
@@ -117,50 +127,41 @@ export function createSaver(options: SaverOptions): Saver {
     publish();
   });
 
-  const send = async (modelId: string, batch: Mutation[]) => {
-    let token: string;
+  const service = options.service ?? createServiceClient({ baseUrl: options.modelService, token: options.getToken, fetch: options.fetch, retries: 0 });
+
+  /** Where a queue's batch goes: a model's mutation log, the scene's objects (one small change per object), its instances, or its (small) settings whole. */
+  const route = (modelId: string, batch: QueuedEdit[]): [Method, string, unknown] => {
+    const scene = path`/v1/scenes/${options.sceneId ?? ''}`;
+    if (modelId === OBJECTS_QUEUE) return ['POST', `${scene}/object-changes`, { changes: batch }];
+    if (modelId === INSTANCES_QUEUE) return ['POST', `${scene}/instance-changes`, { changes: batch }];
+    if (modelId === SETTINGS_QUEUE) {
+      const last = batch[batch.length - 1];
+      return ['PATCH', `${scene}/viewer-config`, { scene: last?.type === 'setSettings' ? last.properties : undefined }];
+    }
+    return ['POST', path`/v1/models/${modelId}/apply-mutations`, { mutations: batch }];
+  };
+
+  const send = async (modelId: string, batch: QueuedEdit[]) => {
+    const [method, target, body] = route(modelId, batch);
     try {
-      token = await options.getToken();
+      await service.request(method, target, { json: body, auth: 'required' });
     } catch (error) {
-      throw new SaveError(`Sign in again to save: ${(error as Error).message}`, 'sign-in');
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.kind === 'sign-in') throw new SaveError(`Sign in again to save: ${error.message}`, 'sign-in');
+      if (error.kind === 'network') throw new SaveError(`The model service cannot be reached (${causeOf(error)}); retrying.`, 'retry');
+      // A 2xx answer that is not JSON: stored all the same.
+      if (error.kind === 'invalid') return;
+      const { status } = error;
+      const detail = error.reason ?? `${status} ${error.statusText}`.trim();
+      if (status === 400) throw new SaveError(`The server refused an edit: ${detail}`, 'refused');
+      if (status === 401) throw new SaveError(`Sign in again to save: ${detail}`, 'sign-in');
+      if (status === 403) throw new SaveError(`You may not change this scene: ${detail}`, 'forbidden');
+      if (status === 404) throw new SaveError(`The model service has no such model or scene: ${detail}`, 'not-found');
+      if (status === 413) throw new SaveError(`The server refused an edit as too large: ${detail}`, 'too-large');
+      // An instance id that exists already (another editor added it): sending again cannot help.
+      if (status === 409 && modelId === INSTANCES_QUEUE) throw new SaveError(`The server refused an edit: ${detail}`, 'refused');
+      throw new SaveError(`The model service failed (${detail}); retrying.`, 'retry');
     }
-    const base = options.modelService.replace(/\/+$/, '');
-    const scene = `${base}/v1/scenes/${encodeURIComponent(options.sceneId ?? '')}`;
-    // Models: their mutation log. The scene's objects: one small change per object. Its settings: the whole (small) settings.
-    const [url, method, body] =
-      modelId === OBJECTS_QUEUE
-        ? [`${scene}/object-changes`, 'POST', { changes: batch }]
-        : modelId === INSTANCES_QUEUE
-          ? [`${scene}/instance-changes`, 'POST', { changes: batch }]
-          : modelId === SETTINGS_QUEUE
-          ? [`${scene}/viewer-config`, 'PATCH', { scene: (batch[batch.length - 1] as unknown as { properties: unknown }).properties }]
-            : [`${base}/v1/models/${encodeURIComponent(modelId)}/apply-mutations`, 'POST', { mutations: batch }];
-    let response: Response;
-    try {
-      response = await doFetch(url, {
-        method,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
-      });
-    } catch (error) {
-      throw new SaveError(`The model service cannot be reached (${(error as Error).message}); retrying.`, 'retry');
-    }
-    if (response.ok) return;
-    let detail = `${response.status} ${response.statusText}`.trim();
-    try {
-      const body = (await response.json()) as { error?: unknown };
-      if (typeof body.error === 'string') detail = body.error;
-    } catch {
-      // not JSON: the status says enough
-    }
-    if (response.status === 400) throw new SaveError(`The server refused an edit: ${detail}`, 'refused');
-    if (response.status === 401) throw new SaveError(`Sign in again to save: ${detail}`, 'sign-in');
-    if (response.status === 403) throw new SaveError(`You may not change this scene: ${detail}`, 'forbidden');
-    if (response.status === 404) throw new SaveError(`The model service has no such model or scene: ${detail}`, 'not-found');
-    if (response.status === 413) throw new SaveError(`The server refused an edit as too large: ${detail}`, 'too-large');
-    // An instance id that exists already (another editor added it): sending again cannot help.
-    if (response.status === 409 && modelId === INSTANCES_QUEUE) throw new SaveError(`The server refused an edit: ${detail}`, 'refused');
-    throw new SaveError(`The model service failed (${detail}); retrying.`, 'retry');
   };
 
   /** Final answers for a batch: retrying it cannot help. */
@@ -172,7 +173,7 @@ export function createSaver(options: SaverOptions): Saver {
    * found; the others are sent. Only those refused for good leave the queue, into `rejected`.
    * Returns the first failure that keeps mutations queued (or the last final one), null if all saved.
    */
-  const sendBatch = async (modelId: string, batch: Mutation[]): Promise<SaveError | null> => {
+  const sendBatch = async (modelId: string, batch: QueuedEdit[]): Promise<SaveError | null> => {
     const uuids = batch.map((m) => m.uuid);
     try {
       await send(modelId, batch);

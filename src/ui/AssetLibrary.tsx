@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { useSnapshot } from 'valtio';
-import { getToken, signInUrl } from '../api/token';
+import { getToken, signInUrl } from '../service/token';
 import { AssetUploadResult } from '../protocol/upload';
+import { createServiceClient, type ServiceClient } from '../service/client';
 import { addUploaded, createAssetLibraryState, fillThumbnails, loadAssets, thumbnailFailed, type AssetClient, type LibraryAsset } from './asset-library';
 import { UploadPanel, formatBytes, modelServiceUrl, useUpload } from './upload';
 
@@ -9,11 +10,9 @@ const parseAssetResult = (body: unknown) => AssetUploadResult.parse(body);
 
 /** The browser's client: the configured model service, the signed-in user's token, thumbnails rendered with three.js (loaded on first use). */
 function browserClient(): AssetClient {
-  let base: Promise<string> | null = null;
+  let service: Promise<ServiceClient> | null = null;
   return {
-    base: () => (base ??= modelServiceUrl()),
-    token: getToken,
-    fetch: (input, init) => fetch(input, init),
+    service: () => (service ??= modelServiceUrl().then((baseUrl) => createServiceClient({ baseUrl, token: getToken }))),
     render: async (url, size) => (await import('../viewer/asset-thumbnail')).renderAssetThumbnail(url, size),
   };
 }

@@ -1,13 +1,21 @@
 import { useEffect, useState } from 'react';
-import { hasTokenGenerator, readStoredToken, setTokenGenerator, signInUrl, storedTokenGenerator } from '../api/token';
+import { hasTokenGenerator, readStoredToken, setTokenGenerator, signInUrl, storedTokenGenerator } from '../service/token';
 import { ModelUploadResult } from '../protocol/upload';
+import { SceneList, type SceneSummary } from '../protocol/scene-api';
+import { createServiceClient, ServiceError } from '../service/client';
 import { AssetLibrary } from './AssetLibrary';
 import { UploadPanel, useUpload } from './upload';
 
-interface SceneItem {
-  id: string;
-  name: string;
-  modelCount?: number;
+type SceneItem = SceneSummary;
+
+/** The scene list of this site (GET /v1/scenes, as a visitor: the public scenes). */
+export async function listScenes(doFetch?: typeof fetch): Promise<SceneItem[]> {
+  try {
+    return (await createServiceClient({ baseUrl: '', fetch: doFetch }).request('GET', '/v1/scenes', { schema: SceneList, auth: 'none', what: 'The scene list' })).scenes;
+  } catch (error) {
+    if (error instanceof ServiceError && error.kind === 'status') throw new Error(`The scene list request failed: ${error.status}.`);
+    throw error;
+  }
 }
 
 const parseModelResult = (body: unknown) => ModelUploadResult.parse(body);
@@ -47,12 +55,8 @@ export function Home() {
     return hasTokenGenerator();
   });
   useEffect(() => {
-    fetch('/v1/scenes')
-      .then(async (r) => {
-        if (!r.ok) throw new Error(`The scene list request failed: ${r.status}.`);
-        return (await r.json()) as { scenes: SceneItem[] };
-      })
-      .then((body) => setScenes(body.scenes))
+    listScenes()
+      .then(setScenes)
       .catch((e: Error) => setError(e.message));
   }, []);
   return (

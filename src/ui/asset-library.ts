@@ -1,5 +1,6 @@
 import { proxy } from 'valtio';
-import { AssetList, AssetListItem, THUMBNAIL_SIZE, UploadError, type AssetUploadResult } from '../protocol/upload';
+import { AssetList, AssetListItem, THUMBNAIL_SIZE, type AssetUploadResult } from '../protocol/upload';
+import { path, ServiceError, type ServiceClient } from '../service/client';
 
 /**
  * The asset library's state and its client of the model service: the signed-in user's assets a
@@ -33,10 +34,8 @@ export function createAssetLibraryState(): AssetLibraryState {
 }
 
 export interface AssetClient {
-  /** The model service's base URL ('' = this origin). */
-  base: () => Promise<string>;
-  token: () => Promise<string>;
-  fetch: typeof fetch;
+  /** The model service's client (its base URL found once, the signed-in user's token). */
+  service: () => Promise<ServiceClient>;
   /** Renders a container as a picture; absent where nothing can render (tests, no WebGL). */
   render?: (containerUrl: string, size: number) => Promise<Blob>;
 }
@@ -52,14 +51,10 @@ function toLibraryAsset(item: AssetListItem, base: string): LibraryAsset {
   };
 }
 
-async function errorText(response: Response, what: string): Promise<string> {
-  try {
-    const body = UploadError.safeParse(await response.json());
-    if (body.success) return `${what}: ${body.data.error}`;
-  } catch {
-    // not JSON: say the status
-  }
-  return `${what} (HTTP ${response.status}).`;
+/** A failure in the library's words: the service's reason, else the status, else the message. */
+function errorText(error: unknown, what: string): string {
+  if (error instanceof ServiceError && error.kind === 'status') return error.reason ? `${what}: ${error.reason}` : `${what} (HTTP ${error.status}).`;
+  return (error as Error).message;
 }
 
 /** Loads the first page (`more` false) or the next one, appending; keeps what is listed on failure. */
@@ -69,12 +64,12 @@ export async function loadAssets(state: AssetLibraryState, client: AssetClient, 
   state.status = 'loading';
   state.error = null;
   try {
-    const base = await client.base();
+    const service = await client.service();
     const query = more && state.nextCursor ? `?cursor=${encodeURIComponent(state.nextCursor)}` : '';
-    const response = await client.fetch(`${base}/v1/assets${query}`, { headers: { authorization: `Bearer ${await client.token()}` } });
-    if (!response.ok) throw new Error(await errorText(response, 'The asset list could not be loaded'));
-    const page = AssetList.parse(await response.json());
-    const items = page.assets.map((item) => toLibraryAsset(item, base));
+    const page = await service.request('GET', `/v1/assets${query}`, { schema: AssetList, auth: 'required', what: 'The asset list' }).catch((error: unknown) => {
+      throw new Error(errorText(error, 'The asset list could not be loaded'));
+    });
+    const items = page.assets.map((item) => toLibraryAsset(item, service.base));
     const known = new Set(more ? state.assets.map((a) => a.id) : []);
     state.assets = more ? [...state.assets, ...items.filter((a) => !known.has(a.id))] : items;
     state.nextCursor = page.nextCursor;
@@ -109,18 +104,17 @@ export async function fillThumbnails(state: AssetLibraryState, client: AssetClie
 
 async function makeThumbnail(asset: LibraryAsset, client: AssetClient): Promise<ThumbnailState> {
   try {
-    const base = await client.base();
+    const service = await client.service();
+    const base = service.base;
     // A relative CDN URL is on the model service's server.
     const containerUrl = /^https?:\/\//.test(asset.url) ? asset.url : `${base}${asset.url}`;
     const picture = await client.render!(containerUrl, THUMBNAIL_SIZE);
     const type = picture.type === 'image/webp' ? 'image/webp' : 'image/png';
-    const response = await client.fetch(`${base}/v1/assets/${encodeURIComponent(asset.id)}/thumbnail`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${await client.token()}`, 'content-type': type },
-      body: picture,
-    });
-    if (!response.ok) throw new Error(await errorText(response, 'The thumbnail was not stored'));
-    const item = AssetListItem.parse(await response.json());
+    const item = await service
+      .request('PUT', path`/v1/assets/${asset.id}/thumbnail`, { body: picture, contentType: type, schema: AssetListItem, auth: 'required', what: 'The stored thumbnail' })
+      .catch((error: unknown) => {
+        throw new Error(errorText(error, 'The thumbnail was not stored'));
+      });
     return item.thumbnailUrl ? { kind: 'stored', url: `${base}${item.thumbnailUrl}` } : { kind: 'none', reason: 'The server kept no thumbnail.' };
   } catch (error) {
     return { kind: 'none', reason: (error as Error).message };

@@ -1,4 +1,4 @@
-import { getToken, hasTokenGenerator, readStoredToken } from '../api/token';
+import { getToken, hasTokenGenerator, readStoredToken } from '../service/token';
 
 /** The member access of this page, if any: a host's token generator, or the stored sign-in token. */
 export function memberAccess(): { kind: 'member'; token: () => Promise<string> } | null {

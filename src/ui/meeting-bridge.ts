@@ -7,6 +7,8 @@ import type { Viewer } from '../viewer/viewer';
 import type { EmbedState } from './embed-state';
 import type { CommentsSession } from '../api/comments';
 import { shareComments } from '../meeting/comments';
+import { createServiceClient, path, ServiceError } from '../service/client';
+import { z } from 'zod';
 
 /** How long a join/leave notice stays in the participants panel. */
 export const MEETING_NOTICE_MS = 6000;
@@ -91,15 +93,23 @@ export function joinMeeting(
 
 export { memberAccess } from './meeting-access';
 
-/** A guest token for a public scene's meeting (POST /v1/meetings/{sceneId}/guests). */
-export async function guestToken(config: ClientConfig, sceneId: string, firstName: string, lastName: string): Promise<string> {
-  const base = config.endpoints.account || '';
-  const response = await fetch(`${base}/v1/meetings/${encodeURIComponent(sceneId)}/guests`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ firstName, lastName }),
-  });
-  const body = (await response.json().catch(() => ({}))) as { token?: string; error?: string };
-  if (!response.ok || !body.token) throw new Error(body.error ?? `Joining as a guest failed (${response.status}).`);
-  return body.token;
+/** POST /v1/meetings/{sceneId}/guests answers the guest's token (and who the guest is). */
+const GuestToken = z.object({ token: z.string().min(1) });
+
+/** A guest token for a public scene's meeting (POST /v1/meetings/{sceneId}/guests, on the account service). */
+export async function guestToken(config: ClientConfig, sceneId: string, firstName: string, lastName: string, doFetch?: typeof fetch): Promise<string> {
+  const service = createServiceClient({ baseUrl: config.endpoints.account || '', fetch: doFetch });
+  try {
+    const { token } = await service.request('POST', path`/v1/meetings/${sceneId}/guests`, {
+      json: { firstName, lastName },
+      schema: GuestToken,
+      auth: 'none',
+      what: 'The guest token',
+    });
+    return token;
+  } catch (error) {
+    if (error instanceof ServiceError && error.kind === 'status') throw new Error(error.reason ?? `Joining as a guest failed (${error.status}).`);
+    if (error instanceof ServiceError && error.kind === 'invalid') throw new Error(`Joining as a guest failed (${error.status}).`);
+    throw error;
+  }
 }

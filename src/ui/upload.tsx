@@ -1,8 +1,9 @@
 import { useCallback, useRef, useState } from 'react';
 import type { DragEvent, ReactNode } from 'react';
-import { getToken, hasTokenGenerator, signInUrl } from '../api/token';
+import { getToken, hasTokenGenerator, signInUrl } from '../service/token';
 import { ClientConfig } from '../protocol/config';
-import { UploadError, type ValidationMessage, type ValidationReport } from '../protocol/upload';
+import { type ValidationMessage, type ValidationReport } from '../protocol/upload';
+import { createServiceClient, trimBase } from '../service/client';
 
 /**
  * Uploading a glTF model to the model service (POST /v1/models, POST /v1/assets): the one drop
@@ -23,11 +24,10 @@ export const MODEL_FILE = /\.(glb|gltf)$/i;
 export const MODEL_ACCEPT = '.glb,.gltf,.bin,.png,.jpg,.jpeg,.webp,.ktx2,model/gltf-binary,model/gltf+json';
 
 /** The model service's base URL from the server's configuration ('' = this origin). */
-export async function modelServiceUrl(): Promise<string> {
+export async function modelServiceUrl(doFetch?: typeof fetch): Promise<string> {
   try {
-    const response = await fetch('/v1/config');
-    if (!response.ok) return '';
-    return ClientConfig.parse(await response.json()).endpoints.modelService.replace(/\/+$/, '');
+    const config = await createServiceClient({ baseUrl: '', fetch: doFetch }).request('GET', '/v1/config', { schema: ClientConfig, auth: 'none', what: 'The client configuration' });
+    return trimBase(config.endpoints.modelService);
   } catch {
     return '';
   }
@@ -126,9 +126,9 @@ export function useUpload<T>(path: string, parse: (body: unknown) => T, onDone?:
       setState({ phase: 'sending', fileName, loaded: 0, total: files.reduce((n, f) => n + f.size, 0) });
       try {
         const token = await getToken();
-        const base = await modelServiceUrl();
+        const service = createServiceClient({ baseUrl: await modelServiceUrl(), token: () => token });
         const { status, body } = await sendUpload(
-          `${base}${path}`,
+          service.url(path),
           files,
           token,
           (loaded, total) => setState((s) => (s.phase === 'sending' ? { ...s, loaded, total: total || s.total } : s)),
@@ -140,14 +140,9 @@ export function useUpload<T>(path: string, parse: (body: unknown) => T, onDone?:
           done.current?.(result);
           return;
         }
-        const error = UploadError.safeParse(body);
-        setState({
-          phase: 'refused',
-          fileName,
-          status,
-          message: error.success ? error.data.error : `The upload failed (HTTP ${status}).`,
-          validation: error.success ? error.data.validation : undefined,
-        });
+        // The service's refusal, as its error answer gives it (with the validator's report).
+        const error = service.errorOf('POST', path, status, body);
+        setState({ phase: 'refused', fileName, status, message: error.reason ?? `The upload failed (HTTP ${status}).`, validation: error.validation });
       } catch (error) {
         setState({ phase: 'refused', fileName, status: 0, message: (error as Error).message });
       }

@@ -13,11 +13,11 @@ import {
   readScene,
   sceneFromInput,
   sceneHelpers,
-  INSTANCE_LOG_KEPT,
   type SceneRow,
   type Store,
 } from './common.ts';
 import { postgresComments } from './comments.ts';
+import { postgresInstances } from './postgres-instances.ts';
 import { openFiles } from './files.ts';
 import { importLegacyJson } from './legacy.ts';
 import { planBatch } from './mutations.ts';
@@ -92,7 +92,10 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
       const current = Number((await client.query<{ v: number }>('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations')).rows[0].v);
       if (current > POSTGRES_MIGRATIONS.length) {
-        throw new StoreError('CORRUPT', `The database has schema version ${current}, newer than this server knows (${POSTGRES_MIGRATIONS.length}): update the server`);
+        throw new StoreError(
+          'CORRUPT',
+          `The database has schema version ${current}, newer than this server knows (${POSTGRES_MIGRATIONS.length}): update the server`,
+        );
       }
       for (let version = current + 1; version <= POSTGRES_MIGRATIONS.length; version++) {
         await client.query(POSTGRES_MIGRATIONS[version - 1]);
@@ -114,13 +117,21 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
       'SELECT m.doc FROM scene_models sm JOIN models m ON m.id = sm.model_id WHERE sm.scene_id = $1 ORDER BY sm.position',
       [id],
     );
-    return readScene(`scene '${id}'`, scene.rows[0].doc, models.rows.map((r) => r.doc));
+    return readScene(
+      `scene '${id}'`,
+      scene.rows[0].doc,
+      models.rows.map((r) => r.doc),
+    );
   }
 
   async function writeScene(client: pg.PoolClient, row: SceneRow, models: ModelDoc[], mode: 'upsert' | 'insert'): Promise<void> {
     const doc = JSON.stringify(row);
     if (mode === 'insert') {
-      const inserted = await client.query('INSERT INTO scenes (id, doc, owner_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [row._id, doc, row.ownerId ?? null]);
+      const inserted = await client.query('INSERT INTO scenes (id, doc, owner_id) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
+        row._id,
+        doc,
+        row.ownerId ?? null,
+      ]);
       if (inserted.rowCount === 0) throw new StoreError('CONFLICT', `Scene '${row._id}' already exists`);
     } else {
       await client.query(
@@ -131,14 +142,15 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
     }
     await client.query('DELETE FROM scene_models WHERE scene_id = $1', [row._id]);
     if (models.length === 0) return;
-    await client.query(
-      'INSERT INTO models (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[]) ON CONFLICT (id) DO NOTHING',
-      [models.map((m) => m._id), models.map((m) => JSON.stringify(m))],
-    );
-    await client.query(
-      'INSERT INTO scene_models (scene_id, position, model_id) SELECT $1, * FROM unnest($2::int[], $3::text[])',
-      [row._id, models.map((_, i) => i), models.map((m) => m._id)],
-    );
+    await client.query('INSERT INTO models (id, doc) SELECT * FROM unnest($1::text[], $2::jsonb[]) ON CONFLICT (id) DO NOTHING', [
+      models.map((m) => m._id),
+      models.map((m) => JSON.stringify(m)),
+    ]);
+    await client.query('INSERT INTO scene_models (scene_id, position, model_id) SELECT $1, * FROM unnest($2::int[], $3::text[])', [
+      row._id,
+      models.map((_, i) => i),
+      models.map((m) => m._id),
+    ]);
   }
 
   const store: Store = {
@@ -233,10 +245,10 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
 
     async putModel(doc) {
       const model = checkModel(doc);
-      await pool.query(
-        'INSERT INTO models (id, doc) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, updated_at = now()',
-        [model._id, JSON.stringify(model)],
-      );
+      await pool.query('INSERT INTO models (id, doc) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, updated_at = now()', [
+        model._id,
+        JSON.stringify(model),
+      ]);
       return model;
     },
 
@@ -293,81 +305,7 @@ export async function openPostgresStore(url: string, dataDir: string, options: P
       });
     },
 
-    async getInstanceGroup(sceneId, groupId) {
-      assertId('scene', sceneId);
-      const result = await pool.query<{ revision: number; base_revision: number; base: Buffer }>(
-        'SELECT revision, base_revision, base FROM instance_groups WHERE scene_id = $1 AND group_id = $2',
-        [sceneId, groupId],
-      );
-      const row = result.rows[0];
-      return row ? { revision: row.revision, baseRevision: row.base_revision, base: new Uint8Array(row.base.buffer, row.base.byteOffset, row.base.byteLength) } : undefined;
-    },
-
-    async instanceGroupRevision(sceneId, groupId) {
-      assertId('scene', sceneId);
-      const result = await pool.query<{ revision: number; base_revision: number }>('SELECT revision, base_revision FROM instance_groups WHERE scene_id = $1 AND group_id = $2', [sceneId, groupId]);
-      const row = result.rows[0];
-      return row ? { revision: row.revision, baseRevision: row.base_revision } : undefined;
-    },
-
-    async listInstanceChanges(sceneId, groupId, afterRevision) {
-      assertId('scene', sceneId);
-      const result = await pool.query<{ revision: number; uuid: string; body: unknown }>(
-        'SELECT revision, uuid, body FROM instance_changes WHERE scene_id = $1 AND group_id = $2 AND revision > $3 ORDER BY revision',
-        [sceneId, groupId, afterRevision],
-      );
-      return result.rows.map((row) => ({ revision: row.revision, uuid: row.uuid, body: JSON.stringify(row.body) }));
-    },
-
-    async knownInstanceChanges(sceneId, uuids) {
-      assertId('scene', sceneId);
-      const known = new Map<string, { groupId: string; revision: number; body: string }>();
-      if (uuids.length === 0) return known;
-      const result = await pool.query<{ uuid: string; group_id: string; revision: number; body: unknown }>(
-        'SELECT uuid, group_id, revision, body FROM instance_changes WHERE scene_id = $1 AND uuid = ANY($2::text[])',
-        [sceneId, uuids],
-      );
-      for (const row of result.rows) known.set(row.uuid, { groupId: row.group_id, revision: row.revision, body: JSON.stringify(row.body) });
-      return known;
-    },
-
-    async commitInstances(sceneId, groupId, expected, commit) {
-      assertId('scene', sceneId);
-      return transaction(async (client) => {
-        const current = await client.query<{ revision: number }>('SELECT revision FROM instance_groups WHERE scene_id = $1 AND group_id = $2 FOR UPDATE', [sceneId, groupId]);
-        if ((current.rows[0]?.revision ?? null) !== expected) return false;
-        const base = commit.base ? Buffer.from(commit.base.bytes.buffer, commit.base.bytes.byteOffset, commit.base.bytes.byteLength) : null;
-        if (current.rowCount === 0) {
-          if (!commit.base) throw new StoreError('BAD_DOCUMENT', `Instanced group '${groupId}' needs a base set to be created`);
-          const scene = await client.query('SELECT 1 FROM scenes WHERE id = $1 FOR SHARE', [sceneId]);
-          if (scene.rowCount === 0) throw new StoreError('BAD_ID', `Scene '${sceneId}' not found`);
-          // Two creators racing: the loser's insert conflicts and it reads again.
-          const inserted = await client.query(
-            'INSERT INTO instance_groups (scene_id, group_id, revision, base_revision, base) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
-            [sceneId, groupId, commit.revision, commit.base.revision, base],
-          );
-          if (inserted.rowCount === 0) return false;
-        } else {
-          await client.query('UPDATE instance_groups SET revision = $3, updated_at = now() WHERE scene_id = $1 AND group_id = $2', [sceneId, groupId, commit.revision]);
-          if (commit.base) await client.query('UPDATE instance_groups SET base_revision = $3, base = $4 WHERE scene_id = $1 AND group_id = $2', [sceneId, groupId, commit.base.revision, base]);
-        }
-        if (commit.base) await client.query('DELETE FROM instance_changes WHERE scene_id = $1 AND group_id = $2 AND revision <= $3', [sceneId, groupId, commit.base.revision - INSTANCE_LOG_KEPT]);
-        if (commit.rows.length > 0) {
-          await client.query(
-            `INSERT INTO instance_changes (scene_id, group_id, revision, uuid, body, user_id)
-             SELECT $1, $2, r.revision, r.uuid, r.body, $4 FROM jsonb_to_recordset($3::jsonb) AS r(revision bigint, uuid text, body jsonb)`,
-            [sceneId, groupId, JSON.stringify(commit.rows.map((row) => ({ revision: row.revision, uuid: row.uuid, body: JSON.parse(row.body) }))), commit.userId ?? null],
-          );
-        }
-        return true;
-      });
-    },
-
-    async deleteInstanceGroup(sceneId, groupId) {
-      assertId('scene', sceneId);
-      await pool.query('DELETE FROM instance_groups WHERE scene_id = $1 AND group_id = $2', [sceneId, groupId]);
-    },
-
+    ...postgresInstances(pool, transaction),
     ...files,
     ...postgresComments(pool, transaction),
 

@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import {
-  MEETING_AUTH_TIMEOUT_MS,
   MEETING_CLOSE,
-  MEETING_HEARTBEAT_INTERVAL_MS,
-  MEETING_MAX_BUFFERED_BYTES,
-  MEETING_RATE_BURST,
-  MEETING_RATE_PER_S,
   MEETING_SIGN_IN_UNCHECKED,
-  MEETING_SILENT_INTERVALS,
   parseClientMessage,
   tooManyMeetingSockets,
   tooManyPendingMeetingSockets,
@@ -17,13 +10,24 @@ import {
   RTC_SERVER_ID,
   type ClientMessage,
   type MeetingClient,
-  type RtcMode,
   type RtcRequestContent,
   type RtcSignal,
 } from '../../protocol/meeting.ts';
 import { CONFIG_DEFAULTS } from '../config.ts';
 import type { MeetingBus } from './bus.ts';
-import type { SfuBridge } from './sfu.ts';
+import { DEFAULT_HUB_LIMITS, type Authenticate, type HubLimits, type HubRtc, type HubStats } from './hub-options.ts';
+import { callMode, hereEnvelope, newRoom, stateFrame, type Connection, type Envelope, type Room } from './rooms.ts';
+import { reasonText, RefusalLog, release, seconds, SocketCorks } from './sockets.ts';
+
+export {
+  DEFAULT_HUB_LIMITS,
+  MEETING_AUTH_VERIFY_TIMEOUT_MS,
+  MEETING_PENDING_SOCKETS_PER_ADDRESS,
+  type Authenticate,
+  type HubLimits,
+  type HubRtc,
+  type HubStats,
+} from './hub-options.ts';
 
 /**
  * The meetings of one server process (DESIGN.md 4.2): sockets, their authentication, the rooms
@@ -33,142 +37,6 @@ import type { SfuBridge } from './sfu.ts';
  * so a meeting spans processes and a process that dies takes its clients out within
  * MEETING_SILENT_INTERVALS intervals.
  */
-
-/**
- * The server's own check of a token (the scene, the token's signature against the identity
- * provider's keys, which may have to be fetched: 5 s at most, src/server/auth/tokens.ts) gets this
- * long; past it the socket is closed 1001 (MEETING_SIGN_IN_UNCHECKED) and the client reconnects.
- * It is not the client's time: MEETING_AUTH_TIMEOUT_MS stops when AUTH_REQUEST arrives.
- */
-export const MEETING_AUTH_VERIFY_TIMEOUT_MS = 10_000;
-
-/**
- * Sockets of one remote address that are open but not signed in yet (before AUTH_REQUEST, or while
- * the server checks it), at most: a flood of sockets that never sign in is bounded too. The same
- * number as the per-person limit by default (attachMeetings passes MEETING_SOCKETS_PER_USER). A
- * socket is in this state for a round trip and the token's check, so even many people behind one
- * proxy's address rarely hold more than a few at once; one refused tries again after
- * MEETING_TOO_MANY_RETRY_MS.
- */
-export const MEETING_PENDING_SOCKETS_PER_ADDRESS = CONFIG_DEFAULTS.MEETING_SOCKETS_PER_USER;
-
-export interface HubLimits {
-  /** The client's silence before AUTH_REQUEST: past it 4001. */
-  authTimeoutMs: number;
-  /** The server's own check of the token (MEETING_AUTH_VERIFY_TIMEOUT_MS): past it 1001. */
-  verifyTimeoutMs: number;
-  /**
-   * Signed-in sockets one person (a userId; a guest: the guest's id) may hold on this process at
-   * once (MEETING_SOCKETS_PER_USER); one more is closed 4029. Per server process: with the Redis
-   * bus each process counts its own sockets.
-   */
-  socketsPerUser: number;
-  /** Open sockets of one remote address not signed in yet (MEETING_PENDING_SOCKETS_PER_ADDRESS); one more is closed 4029. */
-  pendingSocketsPerAddress: number;
-  /** The client's heartbeat interval; silent for `silentIntervals` of them -> dropped. */
-  heartbeatMs: number;
-  silentIntervals: number;
-  ratePerS: number;
-  rateBurst: number;
-  maxBufferedBytes: number;
-}
-
-export const DEFAULT_HUB_LIMITS: HubLimits = {
-  authTimeoutMs: MEETING_AUTH_TIMEOUT_MS,
-  verifyTimeoutMs: MEETING_AUTH_VERIFY_TIMEOUT_MS,
-  socketsPerUser: CONFIG_DEFAULTS.MEETING_SOCKETS_PER_USER,
-  pendingSocketsPerAddress: MEETING_PENDING_SOCKETS_PER_ADDRESS,
-  heartbeatMs: MEETING_HEARTBEAT_INTERVAL_MS,
-  silentIntervals: MEETING_SILENT_INTERVALS,
-  ratePerS: MEETING_RATE_PER_S,
-  rateBurst: MEETING_RATE_BURST,
-  maxBufferedBytes: MEETING_MAX_BUFFERED_BYTES,
-};
-
-/** Calls: mesh up to `meshMax` people in the meeting as the call starts, the call server beyond (if any). */
-export interface HubRtc {
-  meshMax: number;
-  sfu?: SfuBridge;
-}
-
-/** Who may join: decided by the caller from the token and the scene (auth, permissions). */
-export type Authenticate = (token: string, room: string, endpoint: 'meetings' | 'public') => Promise<
-  { ok: true; userId: string; firstName: string; lastName: string } | { ok: false; code: number; reason: string }
->;
-
-interface Connection {
-  ws: WebSocket;
-  room: string;
-  endpoint: 'meetings' | 'public';
-  client: MeetingClient | null;
-  authenticating: boolean;
-  lastSeen: number;
-  tokens: number;
-  refilled: number;
-  authTimer: NodeJS.Timeout | null;
-  closed: boolean;
-  /** The remote address whose not-signed-in sockets count this one (until it signs in or closes). */
-  pending: string | null;
-  /** The person whose signed-in sockets count this one (from its sign-in until it closes). */
-  counted: string | null;
-  /** Its TCP socket is corked until the end of this turn of the event loop (MeetingHub.cork). */
-  corked?: boolean;
-}
-
-interface RemoteClient {
-  client: MeetingClient;
-  process: string;
-}
-
-interface Room {
-  id: string;
-  local: Map<string, Connection>;
-  remote: Map<string, RemoteClient>;
-  /** process id -> when it last announced its clients. */
-  processes: Map<string, number>;
-  /** Settles once this process hears the meeting's channel: nobody is admitted before it. */
-  subscribed?: Promise<void>;
-  /** Who is in the meeting's call (on any process), and how: all in one mode. */
-  call: Map<string, RtcMode>;
-}
-
-/** What processes say to each other on a meeting's channel. */
-type Envelope =
-  | { p: string; k: 'join' | 'leave'; client: MeetingClient }
-  | { p: string; k: 'here'; clients: MeetingClient[]; call?: [string, RtcMode][] }
-  | { p: string; k: 'hello' }
-  | { p: string; k: 'rfc'; from: string; f: string }
-  | { p: string; k: 'rtc'; to: string; f: string }
-  /** A frame for everyone; `call` when it is a join (the mode) or leave (null) of the call. */
-  | { p: string; k: 'all'; from: string; f: string; call?: RtcMode | null };
-
-/** WebSocket close reasons are at most 123 bytes. */
-function reasonText(text: string): string {
-  const bytes = Buffer.from(text);
-  return bytes.length <= 123 ? text : bytes.subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '') + '...';
-}
-
-export interface HubStats {
-  rooms: number;
-  sockets: number;
-  clients: number;
-  relayed: number;
-  /** Open sockets not signed in yet, and signed-in sockets counted per person (the limits' counts). */
-  pending: number;
-  counted: number;
-}
-
-/** '5 s'; under a second (tests' short limits) '300 ms'. */
-function seconds(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
-}
-
-/** One fewer of `key` (forgotten at zero, so the maps hold only who has sockets now). */
-function release(counts: Map<string, number>, key: string): void {
-  const n = (counts.get(key) ?? 0) - 1;
-  if (n > 0) counts.set(key, n);
-  else counts.delete(key);
-}
 
 export class MeetingHub {
   readonly processId = randomBytes(6).toString('base64url');
@@ -187,22 +55,8 @@ export class MeetingHub {
   /** Signed-in sockets (admitted or being admitted), per person. */
   private readonly socketsByUser = new Map<string, number>();
   /** When a refusal for too many sockets was last logged, per address or person (a flood logs once a minute). */
-  private readonly refusalsLogged = new Map<string, { at: number; since: number }>();
-  /**
-   * Sockets corked in this turn of the event loop: a meeting of 64 sends each person 63 frames per
-   * 50 ms, and one write system call per frame is most of the relay's cost. Frames sent to a socket
-   * in one turn leave in one write when the turn ends (setImmediate), without changing a byte of
-   * the wire format.
-   */
-  private readonly corked: { conn: Connection; socket: Socket }[] = [];
-  private flushScheduled = false;
-  private readonly flush = () => {
-    this.flushScheduled = false;
-    for (const { conn, socket } of this.corked.splice(0)) {
-      conn.corked = false;
-      socket.uncork();
-    }
-  };
+  private readonly refusals = new RefusalLog();
+  private readonly corks = new SocketCorks();
 
   constructor(
     private readonly bus: MeetingBus,
@@ -265,7 +119,8 @@ export class MeetingHub {
     // Only the client's silence: onMessage stops this timer when AUTH_REQUEST arrives.
     conn.authTimer = setTimeout(() => {
       conn.authTimer = null;
-      if (!conn.client && !conn.authenticating) this.closeConnection(conn, MEETING_CLOSE.AUTH_TIMEOUT, `No AUTH_REQUEST within ${seconds(this.limits.authTimeoutMs)}`);
+      if (!conn.client && !conn.authenticating)
+        this.closeConnection(conn, MEETING_CLOSE.AUTH_TIMEOUT, `No AUTH_REQUEST within ${seconds(this.limits.authTimeoutMs)}`);
     }, this.limits.authTimeoutMs);
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
@@ -290,16 +145,8 @@ export class MeetingHub {
 
   /** Closes a socket 4029 (too many); logged once a minute per address or person, with the count. */
   private refuse(conn: Connection, who: string, reason: string): void {
-    const now = Date.now();
-    const logged = this.refusalsLogged.get(who);
-    if (!logged || now - logged.at >= 60_000) {
-      const more = logged && logged.since > 0 ? ` (and ${logged.since} more since the last such line)` : '';
-      this.log('warn', `meetings: refused a socket of meeting ${conn.room} from ${who} with ${MEETING_CLOSE.TOO_MANY}: ${reason}${more}`);
-      this.refusalsLogged.set(who, { at: now, since: 0 });
-      if (this.refusalsLogged.size > 10_000) for (const [key, value] of this.refusalsLogged) if (now - value.at >= 60_000) this.refusalsLogged.delete(key);
-    } else {
-      logged.since++;
-    }
+    const more = this.refusals.due(who, Date.now());
+    if (more !== null) this.log('warn', `meetings: refused a socket of meeting ${conn.room} from ${who} with ${MEETING_CLOSE.TOO_MANY}: ${reason}${more}`);
     this.closeConnection(conn, MEETING_CLOSE.TOO_MANY, reason, false, false);
   }
 
@@ -311,7 +158,11 @@ export class MeetingHub {
     conn.tokens = Math.min(this.limits.rateBurst, conn.tokens + ((now - conn.refilled) / 1000) * this.limits.ratePerS);
     conn.refilled = now;
     if (conn.tokens < 1) {
-      this.closeConnection(conn, MEETING_CLOSE.RATE_LIMIT, `Too many messages: at most ${this.limits.ratePerS} per second (bursts of ${this.limits.rateBurst})`);
+      this.closeConnection(
+        conn,
+        MEETING_CLOSE.RATE_LIMIT,
+        `Too many messages: at most ${this.limits.ratePerS} per second (bursts of ${this.limits.rateBurst})`,
+      );
       return;
     }
     conn.tokens -= 1;
@@ -354,7 +205,10 @@ export class MeetingHub {
         }),
       ]);
       if (outcome === timedOut) {
-        this.log('warn', `meetings: checking a token for meeting ${conn.room} took over ${this.limits.verifyTimeoutMs} ms (is the identity provider's key server slow?): closed ${MEETING_CLOSE.GOING_AWAY}, the client reconnects`);
+        this.log(
+          'warn',
+          `meetings: checking a token for meeting ${conn.room} took over ${this.limits.verifyTimeoutMs} ms (is the identity provider's key server slow?): closed ${MEETING_CLOSE.GOING_AWAY}, the client reconnects`,
+        );
         result = { ok: false, code: MEETING_CLOSE.GOING_AWAY, reason: MEETING_SIGN_IN_UNCHECKED };
       } else {
         result = outcome;
@@ -411,7 +265,7 @@ export class MeetingHub {
     room.local.set(client._id, conn);
     this.clients.set(client._id, conn);
     this.send(conn, JSON.stringify({ type: 'AUTH_RESPONSE', client }));
-    this.send(conn, this.stateFrame(room));
+    this.send(conn, stateFrame(room));
     this.toLocals(room, JSON.stringify({ type: 'USER_JOINED', client }), client._id);
     this.publish(room.id, { p: this.processId, k: 'join', client });
   }
@@ -440,7 +294,7 @@ export class MeetingHub {
         this.send(conn, JSON.stringify({ type: 'ERROR', error: 'Already authenticated' }));
         return;
       case 'STATE_REQUEST':
-        this.send(conn, this.stateFrame(room));
+        this.send(conn, stateFrame(room));
         return;
       case 'PING':
         return; // lastSeen is all a ping is for
@@ -474,7 +328,10 @@ export class MeetingHub {
         case 'sfu-answer':
         case 'sfu-ice':
           if (room.call.get(client._id) !== 'sfu' || !this.rtc.sfu?.has(client._id)) {
-            this.send(conn, JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: '${signal.kind}' is for a call through the call server, and you are not in one` }));
+            this.send(
+              conn,
+              JSON.stringify({ type: 'ERROR', error: `RTC_REQUEST: '${signal.kind}' is for a call through the call server, and you are not in one` }),
+            );
             return;
           }
           this.rtc.sfu.signal(client._id, signal);
@@ -499,20 +356,10 @@ export class MeetingHub {
     }
   }
 
-  /**
-   * The mode of a call someone joins: the one of those already in it, else the call server when
-   * there is one and the meeting has more than `meshMax` people (everyone in a meeting may join its
-   * call), else a mesh. A call keeps its mode until it empties (no switch while people talk).
-   */
-  private callMode(room: Room): RtcMode {
-    for (const mode of room.call.values()) return mode;
-    return this.rtc.sfu && room.local.size + room.remote.size > this.rtc.meshMax ? 'sfu' : 'mesh';
-  }
-
   /** A client joins the call: told the mode (or why not), the others told of the join. */
   private joinCall(conn: Connection, room: Room, client: MeetingClient): void {
     if (room.call.has(client._id)) this.leaveCall(room, client, true);
-    const mode = this.callMode(room);
+    const mode = callMode(room, this.rtc);
     room.call.set(client._id, mode);
     const joined = () => {
       this.send(conn, JSON.stringify({ type: 'RTC_RESPONSE', content: { from: RTC_SERVER_ID, signal: { kind: 'mode', mode } satisfies RtcSignal } }));
@@ -533,7 +380,10 @@ export class MeetingHub {
       },
       (error: Error) => {
         if (room.call.get(client._id) === 'sfu') room.call.delete(client._id);
-        this.send(conn, JSON.stringify({ type: 'RTC_RESPONSE', content: { from: RTC_SERVER_ID, signal: { kind: 'sfu-error', message: error.message } satisfies RtcSignal } }));
+        this.send(
+          conn,
+          JSON.stringify({ type: 'RTC_RESPONSE', content: { from: RTC_SERVER_ID, signal: { kind: 'sfu-error', message: error.message } satisfies RtcSignal } }),
+        );
       },
     );
   }
@@ -564,7 +414,7 @@ export class MeetingHub {
     room.processes.set(message.p, Date.now());
     switch (message.k) {
       case 'hello':
-        this.publish(roomId, this.hereEnvelope(room));
+        this.publish(roomId, hereEnvelope(this.processId, room));
         return;
       case 'join':
         this.addRemote(room, message.client, message.p);
@@ -619,22 +469,10 @@ export class MeetingHub {
     this.toLocals(room, JSON.stringify({ type: 'USER_LEFT', client: remote.client }));
   }
 
-  private localClients(room: Room): MeetingClient[] {
-    const clients: MeetingClient[] = [];
-    for (const conn of room.local.values()) if (conn.client) clients.push(conn.client);
-    return clients;
-  }
-
-  private stateFrame(room: Room): string {
-    const clients = this.localClients(room);
-    for (const remote of room.remote.values()) clients.push(remote.client);
-    return JSON.stringify({ type: 'STATE', clients });
-  }
-
   private room(id: string): Room {
     let room = this.rooms.get(id);
     if (!room) {
-      room = { id, local: new Map(), remote: new Map(), processes: new Map(), call: new Map() };
+      room = newRoom(id);
       this.rooms.set(id, room);
     }
     return room;
@@ -650,27 +488,17 @@ export class MeetingHub {
   private send(conn: Connection, frame: string | Buffer): void {
     if (conn.closed || conn.ws.readyState !== conn.ws.OPEN) return;
     if (conn.ws.bufferedAmount > this.limits.maxBufferedBytes) {
-      this.closeConnection(conn, MEETING_CLOSE.SLOW, `The connection is too slow: more than ${this.limits.maxBufferedBytes} bytes were waiting to be sent`, true);
+      this.closeConnection(
+        conn,
+        MEETING_CLOSE.SLOW,
+        `The connection is too slow: more than ${this.limits.maxBufferedBytes} bytes were waiting to be sent`,
+        true,
+      );
       return;
     }
-    this.cork(conn);
+    this.corks.cork(conn);
     conn.ws.send(frame, { binary: false });
   }
-
-  private cork(conn: Connection): void {
-    if (conn.corked) return;
-    // ws keeps the TCP socket in a private field; without it (another implementation) frames go out one by one.
-    const socket = (conn.ws as unknown as { _socket?: Socket | null })._socket;
-    if (!socket || socket.destroyed) return;
-    socket.cork();
-    conn.corked = true;
-    this.corked.push({ conn, socket });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flush);
-    }
-  }
-
 
   private publish(room: string, envelope: Envelope): void {
     if (this.bus.kind === 'local') return;
@@ -681,7 +509,8 @@ export class MeetingHub {
   private closeConnection(conn: Connection, code: number, reason: string, hard = false, log = true): void {
     if (conn.closed) return;
     // Closes that say something about a client or the server (not a normal leave) are logged.
-    if (log && code !== MEETING_CLOSE.GOING_AWAY) this.log('warn', `meetings: closed a socket of meeting ${conn.room}${conn.client ? ` (client ${conn.client._id})` : ''} with ${code}: ${reason}`);
+    if (log && code !== MEETING_CLOSE.GOING_AWAY)
+      this.log('warn', `meetings: closed a socket of meeting ${conn.room}${conn.client ? ` (client ${conn.client._id})` : ''} with ${code}: ${reason}`);
     conn.ws.close(code, reasonText(reason));
     if (hard) conn.ws.terminate();
     else {
@@ -719,7 +548,12 @@ export class MeetingHub {
     const silentAfter = this.limits.heartbeatMs * this.limits.silentIntervals;
     for (const conn of this.sockets) {
       if (conn.client && now - conn.lastSeen > silentAfter) {
-        this.closeConnection(conn, MEETING_CLOSE.SILENT, `No message for ${Math.round(silentAfter / 1000)} s (${this.limits.silentIntervals} ping intervals)`, true);
+        this.closeConnection(
+          conn,
+          MEETING_CLOSE.SILENT,
+          `No message for ${Math.round(silentAfter / 1000)} s (${this.limits.silentIntervals} ping intervals)`,
+          true,
+        );
       }
     }
     for (const room of this.rooms.values()) {
@@ -734,17 +568,7 @@ export class MeetingHub {
   /** Every heartbeat interval: this process's clients of each meeting, for the other processes. */
   private announce(): void {
     if (this.bus.kind === 'local') return;
-    for (const room of this.rooms.values()) this.publish(room.id, this.hereEnvelope(room));
-  }
-
-  /** This process's clients of a meeting, and which of them are in its call. */
-  private hereEnvelope(room: Room): Envelope {
-    const call: [string, RtcMode][] = [];
-    for (const id of room.local.keys()) {
-      const mode = room.call.get(id);
-      if (mode) call.push([id, mode]);
-    }
-    return { p: this.processId, k: 'here', clients: this.localClients(room), call };
+    for (const room of this.rooms.values()) this.publish(room.id, hereEnvelope(this.processId, room));
   }
 
   /** Closes every socket (1001, going away) and stops the timers. */

@@ -17,7 +17,7 @@ import { inlineScriptHashes } from '../security-headers.ts';
  *   GET  /v1/me           the signed-in person { id, firstName, lastName } (401 without a token)
  *   GET  /auth/callback   a small page: takes `access_token` (and `state`, the path to return to)
  *                         from the URL fragment, keeps the token in localStorage under
- *                         TOKEN_STORAGE_KEY (src/protocol/auth.ts; src/api/token.ts reads it) and returns.
+ *                         TOKEN_STORAGE_KEY (src/protocol/auth.ts; src/service/token.ts reads it) and returns.
  *   GET  /auth/sign-in?returnTo=/edit/x   the development provider's form, or a redirect to the
  *                         real provider's authorization endpoint (implicit flow, audience
  *                         'parametricos', redirect to IDP_CALLBACK_URL).

@@ -2,8 +2,10 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSnapshot } from 'valtio';
 import { createEditor, type Editor } from '../../editor/editor';
 import { indexedDbQueueStore } from '../../editor/persist';
-import { getToken, readStoredToken, setTokenGenerator, signInUrl, storedTokenGenerator } from '../../api/token';
+import { getToken, readStoredToken, setTokenGenerator, signInUrl, storedTokenGenerator } from '../../service/token';
 import { sceneDocuments } from '../../viewer/documents';
+import { SceneDoc } from '../../protocol/scene';
+import { createServiceClient, path, reasonOf, type ServiceClient } from '../../service/client';
 import { createEmbedController, type EmbedController } from '../embed-controller';
 import { createEmbedState } from '../embed-state';
 import { ShortcutsOverlay } from '../ShortcutsOverlay';
@@ -157,13 +159,14 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
   );
 }
 
+/** The model service's client for this page: the sign-in's stored token. */
+function serviceOf(modelService: string): ServiceClient {
+  return createServiceClient({ baseUrl: modelService, token: () => readStoredToken() });
+}
+
 async function checkAccess(modelService: string, scene: { _id: string; ownerId?: string; editors?: string[] }): Promise<EditorUiState['access']> {
-  const token = readStoredToken();
-  if (!token) return { kind: 'signed-out' };
-  const response = await fetch(`${modelService.replace(/\/+$/, '')}/v1/me`, { headers: { authorization: `Bearer ${token}` } });
-  if (response.status === 401) return { kind: 'signed-out' };
-  if (!response.ok) throw new Error(`GET /v1/me answered ${response.status}`);
-  const me = (await response.json()) as { id: string; firstName: string; lastName: string };
+  const me = await serviceOf(modelService).me();
+  if (!me) return { kind: 'signed-out' };
   const userName = `${me.firstName} ${me.lastName}`.trim();
   if (scene.ownerId === me.id || (scene.editors ?? []).includes(me.id)) return { kind: 'editor', userName, owner: scene.ownerId === me.id };
   if (!scene.ownerId) return { kind: 'may-duplicate', userName };
@@ -179,16 +182,10 @@ function AccessBanner({ state, sceneId }: { state: EditorUiState; sceneId: strin
     setBusy(true);
     try {
       const { config } = await sceneDocuments(sceneId);
-      const token = readStoredToken();
-      const response = await fetch(`${config.endpoints.modelService.replace(/\/+$/, '')}/v1/scenes/${encodeURIComponent(sceneId)}/duplicate`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token ?? ''}` },
-      });
-      const body = (await response.json()) as { _id?: string; error?: string };
-      if (!response.ok || !body._id) throw new Error(body.error ?? `${response.status}`);
-      window.location.assign(`/edit/${encodeURIComponent(body._id)}`);
+      const copy = await serviceOf(config.endpoints.modelService).request('POST', path`/v1/scenes/${sceneId}/duplicate`, { schema: SceneDoc, auth: 'required', what: 'The copy' });
+      window.location.assign(`/edit/${encodeURIComponent(copy._id)}`);
     } catch (error) {
-      addEditorNotice(state, `The scene could not be duplicated: ${(error as Error).message}`);
+      addEditorNotice(state, `The scene could not be duplicated: ${reasonOf(error)}`);
       setBusy(false);
     }
   };

@@ -1,5 +1,7 @@
 import { useState } from 'react';
 import { accessFor, HostOrigin, MAX_HOST_ORIGINS, normalizeHostOrigins } from '../../protocol/host-origins';
+import { SceneDoc } from '../../protocol/scene';
+import { causeOf, createServiceClient, path, ServiceError } from '../../service/client';
 
 /**
  * The scene's `hostOrigins` (the host API's allowlist, src/protocol/host-api.ts), edited by the
@@ -46,25 +48,23 @@ export function describeHostOrigins(list: readonly string[]): string {
   }
 }
 
+/** What the scene PATCH answers that this panel reads: the list the service kept. */
+const KeptOrigins = SceneDoc.pick({ hostOrigins: true });
+
 /** PATCH /v1/scenes/{id} { hostOrigins } (null when the list is empty); the list the service kept. */
 export async function saveHostOrigins(
   options: { modelService: string; sceneId: string; token: string | null; fetch?: typeof fetch },
   list: readonly string[],
 ): Promise<string[]> {
-  const url = `${options.modelService.replace(/\/+$/, '')}/v1/scenes/${encodeURIComponent(options.sceneId)}`;
-  let response: Response;
+  const service = createServiceClient({ baseUrl: options.modelService, token: () => options.token, fetch: options.fetch });
   try {
-    response = await (options.fetch ?? fetch)(url, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
-      body: JSON.stringify({ hostOrigins: normalizeHostOrigins(list) ?? null }),
-    });
+    const kept = await service.request('PATCH', path`/v1/scenes/${options.sceneId}`, { json: { hostOrigins: normalizeHostOrigins(list) ?? null }, schema: KeptOrigins, what: 'The saved scene' });
+    return kept.hostOrigins ?? [];
   } catch (error) {
-    throw new Error(`The model service could not be reached (${error instanceof Error ? error.message : String(error)}): nothing was saved.`);
+    if (error instanceof ServiceError && error.kind === 'network') throw new Error(`The model service could not be reached (${causeOf(error)}): nothing was saved.`);
+    if (error instanceof ServiceError && error.kind === 'status') throw new Error(`Not saved: ${error.reason ?? `the model service answered ${error.status}`}.`);
+    throw error;
   }
-  const body = (await response.json().catch(() => null)) as { hostOrigins?: unknown; error?: unknown } | null;
-  if (!response.ok) throw new Error(`Not saved: ${typeof body?.error === 'string' ? body.error : `the model service answered ${response.status}`}.`);
-  return Array.isArray(body?.hostOrigins) ? body.hostOrigins.filter((o): o is string => typeof o === 'string') : [];
 }
 
 export interface HostOriginsPanelProps {

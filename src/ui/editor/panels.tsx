@@ -5,6 +5,7 @@ import { degreesToQuaternion, degToRad, fieldsToMatrix, matrixToFields, quaterni
 import { formatKey, KEY_MAP, reservedByBrowser, type KeyAction } from '../../viewer/input/keymap';
 import type { EditorUiState } from './editor-state';
 import { createTreeCache, objectRows, outlinerView } from '../../editor/outline';
+import { describeEdit } from '../../editor/saver';
 import { LABELS, SCENE_OBJECT_TYPES, type SceneObject } from '../../protocol/scene-objects';
 import { TEXTURE_MAP_PROPERTIES, type TextureMap } from '../../protocol/mutation';
 
@@ -732,7 +733,7 @@ export function StatusBar({ state, sceneId }: { state: EditorUiState; sceneId: s
           <ul>
             {save.rejected.map((r) => (
               <li key={r.mutation.uuid}>
-                {r.mutation.type} {'nodeId' in r.mutation ? `node ${r.mutation.nodeId}` : `material ${r.mutation.materialId}`}: {r.reason}
+                {describeEdit(r.mutation)}: {r.reason}
               </li>
             ))}
           </ul>

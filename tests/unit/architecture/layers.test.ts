@@ -97,6 +97,15 @@ describe('layers: the lint holds ARCHITECTURE.md', () => {
     ['src/server/app.ts', 'components/index.ts'],
     ['src/viewer/load.ts', 'src/server/index-page.ts'],
     ['src/protocol/scene.ts', 'src/server/app.ts'],
+    // The model service's client imports the protocol only; the protocol and the engine do not import it.
+    ['src/service/client.ts', 'src/api/comments.ts'],
+    ['src/service/client.ts', 'src/viewer/viewer.ts'],
+    ['src/service/client.ts', 'src/scene/fetch.ts'],
+    ['src/service/client.ts', 'src/server/app.ts'],
+    ['src/service/client.ts', THREE],
+    ['src/protocol/scene.ts', 'src/service/client.ts'],
+    ['src/engine/world.ts', 'src/service/client.ts'],
+    ['components/index.ts', 'src/service/client.ts'],
   ])('refuses %s -> %s', (from, to) => {
     expect(refusing(from, to)).not.toEqual([]);
   });
@@ -121,6 +130,13 @@ describe('layers: the lint holds ARCHITECTURE.md', () => {
     ['components/index.ts', 'src/protocol/constants.ts'],
     ['src/server/app.ts', 'src/protocol/scene.ts'],
     ['src/ui/panels.tsx', 'src/protocol/scene.ts'],
+    // The model service's client: below editor, meeting, api, ui and the scene loader, above the protocol.
+    ['src/editor/saver.ts', 'src/service/client.ts'],
+    ['src/meeting/meeting.ts', 'src/service/client.ts'],
+    ['src/api/comments.ts', 'src/service/client.ts'],
+    ['src/ui/Home.tsx', 'src/service/client.ts'],
+    ['src/scene/load-scene.ts', 'src/service/client.ts'],
+    ['src/service/client.ts', 'src/protocol/upload.ts'],
   ])('allows %s -> %s', (from, to) => {
     expect(refusing(from, to)).toEqual([]);
   });

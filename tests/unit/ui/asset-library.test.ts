@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addUploaded, createAssetLibraryState, fillThumbnails, loadAssets, thumbnailFailed, type AssetClient } from '../../../src/ui/asset-library';
 import type { AssetListItem, AssetUploadResult } from '../../../src/protocol/upload';
+import { createServiceClient } from '../../../src/service/client';
 
 const item = (id: string, thumbnailUrl: string | null = null): AssetListItem => ({
   _id: id,
@@ -20,10 +21,7 @@ function json(status: number, body: unknown): Response {
 /** A fake model service: pages of assets, and thumbnails stored by PUT. */
 function fakeClient(pages: Record<string, { assets: AssetListItem[]; nextCursor: string | null }>, options: { render?: AssetClient['render']; putStatus?: number } = {}) {
   const calls: { url: string; method: string; type?: string; auth?: string }[] = [];
-  const client: AssetClient = {
-    base: async () => 'http://models.test',
-    token: async () => 'T',
-    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
       const headers = (init?.headers ?? {}) as Record<string, string>;
       calls.push({ url, method: init?.method ?? 'GET', type: headers['content-type'], auth: headers.authorization });
@@ -35,9 +33,10 @@ function fakeClient(pages: Record<string, { assets: AssetListItem[]; nextCursor:
       const cursor = new URL(url).searchParams.get('cursor') ?? '';
       const page = pages[cursor];
       return page ? json(200, page) : json(400, { error: 'cursor is not one this server gave' });
-    }) as typeof fetch,
-    render: options.render,
-  };
+    }) as typeof globalThis.fetch;
+  // The base URL with a trailing slash: the client trims it once.
+  const service = createServiceClient({ baseUrl: 'http://models.test/', token: async () => 'T', fetch });
+  const client: AssetClient = { service: async () => service, render: options.render };
   return { client, calls };
 }
 

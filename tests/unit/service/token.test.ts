@@ -5,11 +5,12 @@ import {
   authorizationHeader,
   getToken,
   hasTokenGenerator,
+  pageToken,
   readStoredToken,
   setTokenGenerator,
   signInUrl,
   storedTokenGenerator,
-} from '../../../src/api/token.ts';
+} from '../../../src/service/token.ts';
 
 function storage(entries: Record<string, string>): Pick<Storage, 'getItem'> {
   return { getItem: (key: string) => entries[key] ?? null };
@@ -24,6 +25,18 @@ describe('token generator', () => {
     expect(() => getToken()).toThrow(new Error('Token generator has not been set.'));
     await expect(authorizationHeader()).rejects.toThrow('Token generator has not been set.');
     await expect((async () => getToken())()).rejects.toThrow(/^Token generator has not been set\.$/);
+  });
+
+  it("pageToken: the generator's token, else the stored one, else null; never throws", async () => {
+    const stored = storage({ [TOKEN_STORAGE_KEY]: JSON.stringify({ token: 'stored', expiresAt: Date.now() + 3_600_000 }) });
+    expect(await pageToken(storage({}))).toBeNull();
+    expect(await pageToken(stored)).toBe('stored');
+    setTokenGenerator(() => 'generated');
+    expect(await pageToken(stored)).toBe('generated');
+    setTokenGenerator(() => {
+      throw new Error('Sign in required.');
+    });
+    expect(await pageToken(stored)).toBeNull();
   });
 
   it('returns what a synchronous or asynchronous generator gives, on every call', async () => {

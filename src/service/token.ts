@@ -13,7 +13,6 @@ export type TokenGenerator = () => string | Promise<string>;
 /** The exact error text of the specification's catalogue. */
 export const TOKEN_GENERATOR_NOT_SET = 'Token generator has not been set.';
 
-
 let generator: TokenGenerator | null = null;
 
 /** Sets (or with null removes) the token generator. */
@@ -38,6 +37,22 @@ export function getToken(): Promise<string> {
     if (typeof token !== 'string' || token === '') throw new Error('The token generator returned no token.');
     return token;
   });
+}
+
+/**
+ * The token this page has, if any, for a request that works without one too (a public scene's
+ * document, read with the person's token so a private one opens): the generator's, else the one the
+ * sign-in stored; null when there is none or the generator fails. Never throws.
+ */
+export async function pageToken(storage?: Pick<Storage, 'getItem'>): Promise<string | null> {
+  if (generator) {
+    try {
+      return await getToken();
+    } catch {
+      return null;
+    }
+  }
+  return readStoredToken(storage) ?? null;
 }
 
 /** The Authorization header for a request that needs a token. */
