@@ -19,3 +19,14 @@ export declare function countVitest(report: any): Counts;
 export declare function countPlaywright(report: any): Counts;
 export declare function summarize(runs: { unit?: RunResult; e2e?: RunResult }): Counts & { ok: boolean; line: string };
 export declare function formatLine(counts: { passed: number; failed: number; skipped: number }): string;
+export interface FileTime {
+  kind: 'unit' | 'e2e';
+  /** Relative to the root given. */
+  file: string;
+  ms: number;
+}
+export interface TestTime extends FileTime {
+  title: string;
+}
+export declare function slowest(runs: { unit?: RunResult; e2e?: RunResult }, root?: string, n?: number): { files: FileTime[]; tests: TestTime[] };
+export declare function formatSlowest(slow: { files: FileTime[]; tests: TestTime[] }): string[];

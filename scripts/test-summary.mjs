@@ -1,5 +1,6 @@
-// Sums the vitest and Playwright JSON reports into one `N passed, N failed[, N skipped]` line.
-// Pure functions: scripts/test.mjs does the I/O; tests/unit/scripts/test-summary.test.ts tests them.
+// Sums the vitest and Playwright JSON reports into one `N passed, N failed[, N skipped]` line, and
+// finds their slowest files and tests. Pure functions: scripts/test.mjs does the I/O;
+// tests/unit/scripts/test-summary.test.ts tests them.
 
 /**
  * @typedef {{ passed: number, failed: number, skipped: number, flaky: number, problems: string[] }} Counts
@@ -112,6 +113,56 @@ export function formatLine({ passed, failed, skipped }) {
   return `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
 }
 
+/**
+ * @typedef {{ kind: 'unit' | 'e2e', file: string, ms: number }} FileTime
+ * @typedef {{ kind: 'unit' | 'e2e', file: string, title: string, ms: number }} TestTime
+ */
+
+/**
+ * The files and tests of both reports that took longest, slowest first (`n` of each). A vitest
+ * file's time is its wall time (start to end, hooks included); a Playwright file's is the sum of
+ * its tests' times (each test's results, retries included: the worker time it cost, its hooks
+ * included), so files that ran side by side in several workers add up. File names are relative to
+ * `root`. Reports that are missing or of another shape add nothing.
+ * @param {{ unit?: RunResult, e2e?: RunResult }} runs
+ * @returns {{ files: FileTime[], tests: TestTime[] }}
+ */
+export function slowest(runs, root = '', n = 15) {
+  const files = [];
+  const tests = [];
+  const rel = (name) => {
+    const f = String(name ?? '?');
+    return root && f.startsWith(`${root}/`) ? f.slice(root.length + 1) : f;
+  };
+  for (const file of Array.isArray(runs.unit?.report?.testResults) ? runs.unit.report.testResults : []) {
+    const name = rel(file?.name);
+    if (Number.isFinite(file?.startTime) && Number.isFinite(file?.endTime)) files.push({ kind: 'unit', file: name, ms: file.endTime - file.startTime });
+    for (const a of Array.isArray(file?.assertionResults) ? file.assertionResults : []) {
+      if (Number.isFinite(a?.duration)) tests.push({ kind: 'unit', file: name, title: a.fullName ?? a.title ?? '?', ms: a.duration });
+    }
+  }
+  const e2eFiles = new Map();
+  walkSuites(runs.e2e?.report?.suites, (spec, file, titles) => {
+    for (const t of spec.tests ?? []) {
+      const ms = (Array.isArray(t?.results) ? t.results : []).reduce((sum, r) => sum + num(r?.duration), 0);
+      tests.push({ kind: 'e2e', file, title: [...titles, spec.title].join(' › '), ms });
+      e2eFiles.set(file, (e2eFiles.get(file) ?? 0) + ms);
+    }
+  });
+  for (const [file, ms] of e2eFiles) files.push({ kind: 'e2e', file, ms });
+  const top = (list) => list.sort((a, b) => b.ms - a.ms).slice(0, n);
+  return { files: top(files), tests: top(tests) };
+}
+
+/** The lines `npm test` prints for slowest(): a heading, then `  12.3 s  e2e  file[ › title]` each. */
+export function formatSlowest({ files, tests }) {
+  const row = (t) => `${(t.ms / 1000).toFixed(1).padStart(7)} s  ${t.kind.padEnd(4)} ${t.file}${t.title ? ` › ${t.title}` : ''}`;
+  const lines = [];
+  if (files.length) lines.push(`slowest ${files.length} files:`, ...files.map(row));
+  if (tests.length) lines.push(`slowest ${tests.length} tests:`, ...tests.map(row));
+  return lines;
+}
+
 function describeExit(run) {
   if (run.exitCode === null || run.exitCode === undefined) return run.signal ? `killed by ${run.signal}` : 'unknown';
   return String(run.exitCode);
@@ -124,6 +175,17 @@ function num(v) {
 function firstLine(s) {
   // eslint-disable-next-line no-control-regex
   return String(s ?? '').replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+}
+
+/** Like walkSpecs, with the titles of the describe blocks around each spec (the file's own suite left out). */
+function walkSuites(suites, visit, file = '', titles = []) {
+  for (const suite of Array.isArray(suites) ? suites : []) {
+    const top = !file;
+    const f = suite.file ?? file;
+    const inner = top ? titles : [...titles, suite.title];
+    for (const spec of suite.specs ?? []) visit(spec, f, inner);
+    walkSuites(suite.suites, visit, f, inner);
+  }
 }
 
 function walkSpecs(suites, visit, file = '') {

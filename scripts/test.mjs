@@ -2,7 +2,8 @@
 // `npm test`: every test. Unit and service tests (vitest), then browser tests (Playwright in
 // Debian's Chromium), the second even if the first failed. Ends with exactly one line
 // `N passed, N failed` (`, N skipped` only if any were), the totals over both JSON reports, and
-// exits non-zero if anything failed, a runner crashed or a report is missing.
+// exits non-zero if anything failed, a runner crashed or a report is missing. Before it: the
+// slowest 15 files and the slowest 15 tests of both reports.
 //
 //   npm test                 both
 //   npm test -- unit         vitest only       (test-results/unit.json)
@@ -12,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findChromium } from './chromium.mjs';
-import { summarize } from './test-summary.mjs';
+import { formatSlowest, slowest, summarize } from './test-summary.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(ROOT, 'test-results');
@@ -100,6 +101,7 @@ if (selected.includes('e2e')) {
 
 const summary = summarize(runs);
 banner('summary');
+for (const line of formatSlowest(slowest(runs, ROOT, 15))) console.log(line);
 if (timings.length) console.log(`time: ${timings.join(', ')}`);
 for (const p of summary.problems) console.log(`- ${p}`);
 console.log(summary.line);

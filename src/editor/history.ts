@@ -23,7 +23,7 @@ export interface Command {
   readonly name: string;
   execute(): void;
   undo(): void;
-  /** Takes the later command's new value (called only for a command `canMerge` accepted). */
+  /** Takes the later command's new value (called only when History.execute merges the two). */
   update(next: Command): void;
   toJSON(): CommandJSON;
 }

@@ -8,7 +8,8 @@
  * - Built by median splits on the longest axis of the centroids (leaves of 4 to 8 instances).
  * - An instance that moves refits its leaf and the nodes above it (O(depth)).
  * - Instances added after the build (slots from `built` on) are kept in a pending range tested one
- *   by one; past REBUILD_PENDING of them the tree is rebuilt at the next query.
+ *   by one; past max(REBUILD_PENDING_MIN, an eighth of the tree) of them the tree is rebuilt at
+ *   the next query.
  * - A removed instance's slot is skipped (the caller says which slots are live); compaction moves
  *   an instance into another slot, which refits that slot's leaf (`moved`).
  *

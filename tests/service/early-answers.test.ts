@@ -20,7 +20,7 @@ const BODY_TIMEOUT_MS = 600;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface RawExchange {
-  /** What the server sent before it closed (or before `closeAfterMs`). */
+  /** What the server sent before it closed (or before `waitMs`). */
   text: string;
 }
 

@@ -4,7 +4,7 @@ import { DEFAULT_DISPLAY, formatAngle, formatArea, formatLength, type DisplayUni
 /**
  * The measurement state machines of the viewer specification (section 4, "Measurement and section
  * tools", and section 5), as pure data functions: no DOM, no WebGL, unit-tested on their own. The
- * tools (measurements.ts) feed them picked points and draw what they hold.
+ * tools (measurements/) feed them picked points and draw what they hold.
  *
  *  - length: the first click starts, the second click ends it.
  *  - area: points on one working plane; Enter finishes with at least 3 points; Ctrl+Z removes the

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { countPlaywright, countVitest, formatLine, summarize } from '../../../scripts/test-summary.mjs';
+import { countPlaywright, countVitest, formatLine, formatSlowest, slowest, summarize } from '../../../scripts/test-summary.mjs';
 
 // Fixtures trimmed from real reports: vitest 5.1.1 `--reporter=json` and Playwright 1.65.1's json
 // reporter, run once on probe suites with a pass, a failure, a skip, a todo, a file that fails to
@@ -223,5 +223,53 @@ describe('formatLine', () => {
   test('skipped only when some were', () => {
     expect(formatLine({ passed: 5, failed: 0, skipped: 0 })).toBe('5 passed, 0 failed');
     expect(formatLine({ passed: 5, failed: 2, skipped: 1 })).toBe('5 passed, 2 failed, 1 skipped');
+  });
+});
+
+describe('slowest', () => {
+  const timed = (name: string, ms: number, tests: number[]) => ({
+    ...vitestFile(name, tests.map(() => 'passed')),
+    startTime: 1000,
+    endTime: 1000 + ms,
+    assertionResults: vitestFile(name, tests.map(() => 'passed')).assertionResults.map((a, i) => ({ ...a, duration: tests[i] })),
+  });
+  const unit = { ...vitestAllPass, testResults: [timed('a.test.ts', 500, [100, 300]), timed('b.test.ts', 4000, [3900]), timed('c.test.ts', 50, [10])] };
+  const e2eTest = (durations: number[]) => ({ ...pwTest('expected', 'passed', durations.map(() => 'passed')), results: durations.map((duration, retry) => ({ status: 'passed', duration, retry })) });
+  const e2e = {
+    ...pwAllPass,
+    suites: [
+      { title: 'x.spec.ts', file: 'x.spec.ts', specs: [{ title: 'top', tests: [e2eTest([2000])] }], suites: [{ title: 'grp', file: 'x.spec.ts', specs: [{ title: 'inner', tests: [e2eTest([1000, 1500])] }] }] },
+      { title: 'y.spec.ts', file: 'y.spec.ts', specs: [{ title: 'one', tests: [e2eTest([3000])] }] },
+    ],
+  };
+
+  test('files and tests of both reports, slowest first, the top n of each', () => {
+    const s = slowest({ unit: { report: unit, exitCode: 0 }, e2e: { report: e2e, exitCode: 0 } }, '/work/main', 3);
+    // A Playwright file's time is its tests' (retries included); a vitest file's its wall time.
+    expect(s.files).toEqual([
+      { kind: 'e2e', file: 'x.spec.ts', ms: 4500 },
+      { kind: 'unit', file: 'tests/unit/b.test.ts', ms: 4000 },
+      { kind: 'e2e', file: 'y.spec.ts', ms: 3000 },
+    ]);
+    expect(s.tests).toEqual([
+      { kind: 'unit', file: 'tests/unit/b.test.ts', title: 'grp t0', ms: 3900 },
+      { kind: 'e2e', file: 'y.spec.ts', title: 'one', ms: 3000 },
+      { kind: 'e2e', file: 'x.spec.ts', title: 'grp › inner', ms: 2500 },
+    ]);
+  });
+
+  test('a missing or odd report adds nothing', () => {
+    expect(slowest({ unit: { report: null, exitCode: 1 }, e2e: { report: { stats: {} }, exitCode: 1 } })).toEqual({ files: [], tests: [] });
+    expect(slowest({ e2e: { report: e2e, exitCode: 0 } }, '', 1).files).toEqual([{ kind: 'e2e', file: 'x.spec.ts', ms: 4500 }]);
+  });
+
+  test('formatSlowest: seconds, kind, file and title, a heading per list', () => {
+    expect(formatSlowest({ files: [{ kind: 'e2e', file: 'x.spec.ts', ms: 4500 }], tests: [{ kind: 'unit', file: 'a.test.ts', title: 'grp t0', ms: 123456 }] })).toEqual([
+      'slowest 1 files:',
+      '    4.5 s  e2e  x.spec.ts',
+      'slowest 1 tests:',
+      '  123.5 s  unit a.test.ts › grp t0',
+    ]);
+    expect(formatSlowest({ files: [], tests: [] })).toEqual([]);
   });
 });
