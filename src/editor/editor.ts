@@ -371,10 +371,9 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
   const gizmo = createNodeGizmo({
     world,
     scene: viewer.context.scene,
-    container: viewer.context.renderer.domElement.parentElement ?? viewer.context.renderer.domElement,
     canvas: viewer.context.renderer.domElement,
+    pointer: viewer.pointer,
     camera: () => viewer.navigation.camera,
-    cameraInput: () => viewer.controls,
     snap: () => snapHeld,
     enabled: () => enabled,
     onInstancesDragEnd(target, before, after) {
@@ -884,7 +883,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     container: viewer.context.renderer.domElement.parentElement ?? viewer.context.renderer.domElement,
     canvas: viewer.context.renderer.domElement,
     camera: () => viewer.navigation.camera,
-    cameraInput: () => viewer.controls,
+    pointer: viewer.pointer,
     armed: () => enabled && boxSelect,
     onSelect: (groupId, ids) => editor.selectInstances(groupId, ids),
     onEmpty: () => editor.select(null),

@@ -6,7 +6,7 @@ import { HELPER_LAYER } from '../engine/layers';
 import { setLocalTransform } from '../engine/local-transform';
 import type { ViewerWorld } from '../engine/world';
 import { SNAP_ROTATE_RAD, SNAP_SCALE, SNAP_TRANSLATE_M } from '../protocol/editor';
-import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
+import type { PointerRouter } from '../viewer/input/pointer-router';
 import { getInstanceMatrix, instanceGroupByUuid, setInstanceMatrices, type InstanceGroupRecord } from '../engine/instances';
 
 export type GizmoMode = 'translate' | 'rotate' | 'scale';
@@ -38,10 +38,10 @@ export interface NodeGizmo {
 export interface GizmoOptions {
   world: ViewerWorld;
   scene: Scene;
-  container: HTMLElement;
   canvas: HTMLCanvasElement;
+  /** The viewer's pointer router: the gizmo's handles are its first slot ('gizmo'). */
+  pointer: PointerRouter;
   camera: () => Camera;
-  cameraInput: () => CameraInput;
   /** Whether the snapping key (the key map's gizmo-snap, Shift) is held now: the drag snaps while it is. */
   snap: () => boolean;
   enabled: () => boolean;
@@ -64,8 +64,8 @@ export function localMatrixOf(eid: number, target: number[] = new Array(16)): nu
 
 /**
  * The transform gizmo (three's TransformControls) for the selected node, driven by the frame: the
- * pointer module (src/viewer/input/pointer.ts) hands it presses, and the moves coalesced once per
- * frame in the input slot; it moves a proxy object, whose pose is written into the entity's
+ * viewer's pointer router (src/viewer/input/pointer-router.ts, the 'gizmo' slot, offered a press
+ * before everything else) hands it presses, and the moves coalesced once per frame in the input slot; it moves a proxy object, whose pose is written into the entity's
  * Transform (the truth; the transform and sync systems move the node). A drag ends as one call of
  * onDragEnd, which the editor records as one undo step. The gizmo is a helper (layer 15): never
  * picked, never in screenshots, drawn on every quality tier. (The selection's outline is
@@ -191,7 +191,7 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     world.render.needsRender = true;
   };
 
-  const pointerInput = attachPointerInput(world, options.container, options.canvas, options.cameraInput, {
+  const removePointer = options.pointer.add('gizmo', {
     grab(x, y) {
       if ((!eid && !target) || !options.enabled()) return false;
       controls.camera = options.camera();
@@ -220,9 +220,6 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     release(x, y) {
       if (controls.dragging) endDrag(toPointer(x, y));
     },
-    click() {},
-    shiftClick() {},
-    doubleClick() {},
     hover(x, y) {
       if ((!eid && !target) || controls.dragging) return;
       const axis = controls.axis;
@@ -313,10 +310,10 @@ export function createNodeGizmo(options: GizmoOptions): NodeGizmo {
     },
     dispose() {
       removeStep();
-      pointerInput.dispose();
+      removePointer();
       controls.detach();
       // Not controls.dispose(): it disconnects from a DOM element, and these controls never had one
-      // (the pointer module drives them), so it would throw. Its handles' GPU resources go here.
+      // (the pointer router drives them), so it would throw. Its handles' GPU resources go here.
       (helper as unknown as { dispose(): void }).dispose();
       helper.removeFromParent();
     },

@@ -13,7 +13,7 @@ import type { ViewerWorld } from '../engine/world';
 import { FLOATS_PER_INSTANCE, packMatrix, unpackMatrices } from '../protocol/instances';
 import type { InstanceChange } from '../protocol/instance-changes';
 import type { Mutation } from '../protocol/mutation';
-import { attachPointerInput, type CameraInput } from '../viewer/input/pointer';
+import type { PointerRouter } from '../viewer/input/pointer-router';
 import type { InstanceApplier } from './instance-commands';
 import { newUuid, type MutationQueues } from './mutation-queue';
 import { INSTANCES_QUEUE } from './saver';
@@ -155,7 +155,8 @@ export function createBoxSelect(options: {
   container: HTMLElement;
   canvas: HTMLCanvasElement;
   camera: () => Camera;
-  cameraInput: () => CameraInput;
+  /** The viewer's pointer router: box selection is its 'selection' slot. */
+  pointer: PointerRouter;
   armed: () => boolean;
   onSelect: (groupId: string, ids: number[]) => void;
   onEmpty: () => void;
@@ -181,7 +182,7 @@ export function createBoxSelect(options: {
     rect.style.height = `${Math.abs(ey - sy)}px`;
   };
 
-  const input = attachPointerInput(world, options.container, options.canvas, options.cameraInput, {
+  const removePointer = options.pointer.add('selection', {
     grab(x, y) {
       if (!options.armed()) return false;
       active = true;
@@ -222,16 +223,11 @@ export function createBoxSelect(options: {
       if (best) options.onSelect(best.groupId, best.ids);
       else options.onEmpty();
     },
-    click() {},
-    shiftClick() {},
-    doubleClick() {},
-    hover() {},
-    leave() {},
   });
 
   return {
     dispose() {
-      input.dispose();
+      removePointer();
       rect.remove();
     },
   };

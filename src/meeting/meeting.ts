@@ -439,24 +439,15 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
   let lastSentAt = -Infinity;
   const lastPosition = new Vector3(Infinity, Infinity, Infinity);
   const lastTarget = new Vector3(Infinity, Infinity, Infinity);
-  let pointerX = 0;
-  let pointerY = 0;
+  // The cursor others see: the surface under this person's pointer, the viewer's one pick of the frame.
   let pointerMoved = false;
-  let pointerInside = false;
   let lastCursor: Vec3 | null = null;
-  const canvas = viewer.context.renderer.domElement;
-  const onPointerMove = (event: PointerEvent) => {
-    pointerX = event.clientX;
-    pointerY = event.clientY;
-    pointerMoved = true;
-    pointerInside = true;
-  };
-  const onPointerLeave = () => {
-    pointerInside = false;
-    pointerMoved = true;
-  };
-  canvas.addEventListener('pointermove', onPointerMove, { passive: true });
-  canvas.addEventListener('pointerleave', onPointerLeave, { passive: true });
+  offs.push(
+    viewer.pointer.add('meeting', {
+      move: () => void (pointerMoved = true),
+      leave: () => void (pointerMoved = true),
+    }),
+  );
 
   const sendStep = {
     name: 'meeting: camera pose',
@@ -476,15 +467,8 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       let cursorChanged = false;
       if (pointerMoved) {
         pointerMoved = false;
-        let cursor: Vec3 | null = null;
-        if (pointerInside) {
-          try {
-            const hit = viewer.picker.pick(pointerX, pointerY);
-            if (hit) cursor = [round(hit.point.x), round(hit.point.y), round(hit.point.z)];
-          } catch {
-            cursor = null;
-          }
-        }
+        const hit = viewer.pointer.hit();
+        const cursor: Vec3 | null = hit ? [round(hit.point.x), round(hit.point.y), round(hit.point.z)] : null;
         cursorChanged = !sameCursor(cursor, lastCursor);
         lastCursor = cursor;
       }
@@ -581,8 +565,6 @@ export function createMeeting(viewer: Viewer, options: MeetingOptions): Meeting 
       disposed = true;
       connection.stop();
       for (const off of offs) off();
-      canvas.removeEventListener('pointermove', onPointerMove);
-      canvas.removeEventListener('pointerleave', onPointerLeave);
       tools.dispose();
       selections.dispose();
       world.messages.handlers.delete(RFC_MESSAGE);

@@ -18,6 +18,8 @@ import { mark, type LoadSceneResult } from '../scene/load-scene';
 import { createAnimationControl, type ViewerAnimations } from './animation-control';
 import { Emitter, type ViewerEventMap } from './events';
 import { createKeyboard, type Keyboard } from './input/keyboard';
+import { attachDomPointerSource } from './input/pointer';
+import { createPointerRouter, type PointerRouter } from './input/pointer-router';
 import { loadScene, type LoadCallbacks } from './load';
 import { createAssetCache, type AssetCache, type LoadedAsset } from '../scene/instance-assets';
 import { createNavigation, type FitOptions, type Navigation } from './navigation';
@@ -65,6 +67,12 @@ export interface Viewer {
   readonly gizmo: OrientationGizmo | null;
   /** The viewer's keyboard: the one key map (src/viewer/input/keymap.ts) and the handlers bound to it. */
   readonly keys: Keyboard;
+  /**
+   * The viewer's one pointer router (src/viewer/input/pointer-router.ts): handlers in the declared
+   * order of POINTER_ORDER (the editor's gizmo and box selection, the meeting's cursor add theirs),
+   * and the one pick per frame under the pointer (`hit()`).
+   */
+  readonly pointer: PointerRouter;
   /**
    * A picture of the current view (src/viewer/screenshot.ts): measurements, their labels and pins
    * included unless `annotations: false`; section planes, gizmos and other helpers left out.
@@ -177,13 +185,17 @@ export function createViewer(options: ViewerOptions): Viewer {
 
   const events = new Emitter<ViewerEventMap>();
   const keys = createKeyboard(options.container);
-  // Pointer input on the canvas itself: UI overlays in the container (toolbars, panels, sliders)
+  // One pointer router for the viewer, fed by the container's DOM events (presses, moves and wheels
+  // on the canvas only: UI overlays in the container never drive it); handle drags turn the camera off.
+  const pointer = createPointerRouter(world, { camera: () => navigation.controls, pick: (x, y) => picker.pickAtClient(x, y) });
+  const detachPointer = attachDomPointerSource(pointer, options.container, options.canvas);
+  // Camera input on the canvas itself: UI overlays in the container (toolbars, panels, sliders)
   // never drive the camera.
   const navigation = createNavigation(world, context.camera, options.canvas, {
     keyboard: keys,
     events,
-    // The wheel zooms towards the model surface under the pointer (never through it).
-    surfaceAt: (x, y) => picker.pickAtClient(x, y)?.point ?? null,
+    // The wheel zooms towards the model surface under the pointer (never through it): the frame's one pick.
+    pointer,
     // The projection replaced the camera: the renderer draws with it and the passes are rebuilt on it.
     onCameraChange: (camera) => {
       world.render.camera = camera;
@@ -202,10 +214,10 @@ export function createViewer(options: ViewerOptions): Viewer {
   const tools = createTools({
     world,
     container: options.container,
+    pointer,
     events,
     picker: () => picker,
     keyboard: keys,
-    camera: controls,
     recentre: (point) => void navigation.recentreOn(point),
   });
 
@@ -254,6 +266,7 @@ export function createViewer(options: ViewerOptions): Viewer {
     navigation,
     gizmo,
     keys,
+    pointer,
     screenshot(screenshotOptions) {
       const take = (module: ScreenshotModule) =>
         module.takeScreenshot(
@@ -353,6 +366,8 @@ export function createViewer(options: ViewerOptions): Viewer {
       comments?.dispose();
       comments = null;
       tools.dispose();
+      detachPointer();
+      pointer.dispose();
       picker.dispose();
       observer.disconnect();
       rendering.dispose();

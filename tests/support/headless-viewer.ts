@@ -2,6 +2,8 @@ import { PerspectiveCamera, Scene, Vector2, Vector4, type Object3D, type WebGLRe
 import type { ViewerWorld } from '../../src/engine/world';
 import { Emitter } from '../../src/viewer/events';
 import type { KeyHandler } from '../../src/viewer/input/keyboard';
+import { attachDomPointerSource } from '../../src/viewer/input/pointer';
+import { createPointerRouter } from '../../src/viewer/input/pointer-router';
 import { KEY_MAP, type KeyAction } from '../../src/viewer/input/keymap';
 import type { Viewer } from '../../src/viewer/viewer';
 
@@ -9,7 +11,7 @@ import type { Viewer } from '../../src/viewer/viewer';
  * What the editor uses of a viewer, without a browser (unit tests of src/editor/editor.ts and the
  * editor bench): the world with its scene and camera, the viewer's event emitter, a key map
  * keyboard whose handlers a test calls by action, the camera config, and a canvas that is a plain
- * EventTarget, so the real pointer module (src/viewer/input/pointer.ts) and three's
+ * EventTarget, so the real pointer router and its DOM source (src/viewer/input/) and three's
  * TransformControls run on synthetic pointer events. Nothing is drawn: the renderer records the
  * calls the selection outline makes and draws nothing.
  */
@@ -102,10 +104,15 @@ export function headlessViewer(world: ViewerWorld, options: { width?: number; he
   };
 
   const cameraConfigs: string[] = [];
+  const controls = { enabled: true };
+  // The viewer's one pointer router, fed by the canvas's events (the canvas is its own container).
+  const pointer = createPointerRouter(world, { camera: () => controls });
+  attachDomPointerSource(pointer, canvas as unknown as HTMLElement, canvas as unknown as HTMLCanvasElement);
   const viewer = {
     world,
     context: { scene, renderer, camera },
-    controls: { enabled: true },
+    controls,
+    pointer,
     navigation: {
       camera,
       setCameraConfig(config: string) {

@@ -14,6 +14,7 @@ import { CAMERA_FAR, CAMERA_MIN_DISTANCE, CAMERA_NEAR } from '../../protocol/con
 import type { Emitter, ViewerEventMap } from '../events';
 import type { Keyboard } from '../input/keyboard';
 import type { KeyAction } from '../input/keymap';
+import type { PointerRouter } from '../input/pointer-router';
 import { ViewerCameraControls } from './camera-controls';
 import { distanceForHalfHeight, KEY_ORBIT_STEP, KEY_ZOOM_SHARE, measure, nearestAzimuth, ORTHO_DISTANCE_RADII, visibleHalfHeight } from './framing';
 import {
@@ -34,6 +35,7 @@ import {
   type ViewerCamera,
 } from './modes';
 import { walkDirection, walkSpeed, WALK_ACTIONS } from './walking';
+import { wheelTowardsSurface } from './wheel';
 
 export * from './modes';
 export { ViewerCameraControls } from './camera-controls';
@@ -70,10 +72,10 @@ export interface NavigationOptions {
   /** Where 'navigation' events go (every mode, projection or config change). */
   events?: Emitter<ViewerEventMap>;
   /**
-   * The model surface under a client point (the picker), or null: the wheel zooms towards it,
-   * slowing near it and never passing it. Absent: the wheel dollies towards the orbit target.
+   * The viewer's pointer router: the wheel zooms towards its pick under the pointer, slowing near
+   * the surface and never passing it (wheel.ts). Absent: the wheel dollies towards the orbit target.
    */
-  surfaceAt?: (clientX: number, clientY: number) => Vector3 | null;
+  pointer?: PointerRouter;
 }
 
 export interface FitOptions {
@@ -363,24 +365,9 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       );
     }
   }
-  // The wheel zooms towards the surface under the pointer: before camera-controls hears the wheel
-  // (listeners of one element run in the order they were added), the orbit point moves onto that
-  // surface, keeping the view. The library's dolly then scales the distance to it, so it slows near
-  // the surface and stops at the minimum distance instead of passing through into an empty screen.
-  const onWheel = (event: WheelEvent) => {
-    if (!options.surfaceAt || mode === 'FirstPerson' || projection === 'Orthographic' || event.deltaY >= 0) return;
-    const hit = options.surfaceAt(event.clientX, event.clientY);
-    if (!hit) return;
-    controls.getTarget(scratchTarget, false);
-    controls.getPosition(scratchPosition, false);
-    const toHit = scratchPosition.distanceTo(hit);
-    // Already orbiting (about) this point: keep the library's smooth dolly undisturbed.
-    if (scratchTarget.distanceTo(hit) < toHit * 0.02) return;
-    controls.setOrbitPoint(hit.x, hit.y, hit.z);
-  };
+  // The wheel zooms towards the surface under the pointer (wheel.ts).
+  if (options.pointer) unbind.push(options.pointer.add('navigation', wheelTowardsSurface(controls, options.pointer, () => mode !== 'FirstPerson' && projection !== 'Orthographic')));
   if (element) {
-    element.addEventListener('wheel', onWheel, { passive: true });
-    unbind.push(() => element.removeEventListener('wheel', onWheel));
     controls.connect(element);
     if (element.tabIndex < 0) element.tabIndex = 0;
   }

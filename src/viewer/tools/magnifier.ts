@@ -1,5 +1,6 @@
 import { addFrameStep } from '../../engine/frame-steps';
 import type { ViewerWorld } from '../../engine/world';
+import type { PointerRouter, PointerSample } from '../input/pointer-router';
 
 /**
  * A magnifier for fingers: while a finger is down to place a point (a measurement tool is on, or
@@ -33,7 +34,8 @@ export function magnifierPlacement(x: number, y: number, width: number, height: 
   return { left, top: Math.min(Math.max(4, top), Math.max(4, height - size - 4)) };
 }
 
-export function createMagnifier(world: ViewerWorld, container: HTMLElement, canvas: HTMLCanvasElement, wanted: () => boolean): Magnifier {
+/** The loupe, fed every pointer event of the viewer's router (a watcher of the 'tool' slot: it takes nothing). */
+export function createMagnifier(world: ViewerWorld, container: HTMLElement, canvas: HTMLCanvasElement, pointer: PointerRouter, wanted: () => boolean): Magnifier {
   const element = container.ownerDocument.createElement('canvas');
   element.className = 'magnifier';
   element.dataset.testid = 'magnifier';
@@ -53,30 +55,33 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
     element.style.display = on ? '' : 'none';
     world.render.needsPicture = true;
   };
-  const onDown = (event: PointerEvent) => {
-    if (event.pointerType !== 'touch' || finger !== null || !wanted()) return;
-    finger = event.pointerId;
+  const onDown = (event: PointerSample) => {
+    if (event.kind !== 'touch' || finger !== null || !wanted()) return;
+    finger = event.id;
     move(event);
     show(true);
   };
-  const move = (event: PointerEvent) => {
-    if (event.pointerId !== finger) return;
+  const move = (event: PointerSample) => {
+    if (event.id !== finger) return;
     const rect = canvas.getBoundingClientRect();
-    x = event.clientX - rect.left;
-    y = event.clientY - rect.top;
+    x = event.x - rect.left;
+    y = event.y - rect.top;
     const at = magnifierPlacement(x, y, rect.width, rect.height);
     element.style.transform = `translate(${at.left.toFixed(1)}px, ${at.top.toFixed(1)}px)`;
     world.render.needsPicture = true;
   };
-  const onUp = (event: PointerEvent) => {
-    if (event.pointerId !== finger) return;
+  const onUp = (event: PointerSample) => {
+    if (event.id !== finger) return;
     finger = null;
     show(false);
   };
-  container.addEventListener('pointerdown', onDown, { capture: true, passive: true });
-  container.addEventListener('pointermove', move, { capture: true, passive: true });
-  container.addEventListener('pointerup', onUp, { capture: true, passive: true });
-  container.addEventListener('pointercancel', onUp, { capture: true, passive: true });
+  const removeWatch = pointer.add('tool', {
+    watch(phase, sample) {
+      if (phase === 'down') onDown(sample);
+      else if (phase === 'move') move(sample);
+      else onUp(sample);
+    },
+  });
 
   const removeStep = addFrameStep(world, 'overlays', {
     name: 'magnifier',
@@ -118,10 +123,7 @@ export function createMagnifier(world: ViewerWorld, container: HTMLElement, canv
     },
     dispose() {
       removeStep();
-      container.removeEventListener('pointerdown', onDown, { capture: true });
-      container.removeEventListener('pointermove', move, { capture: true });
-      container.removeEventListener('pointerup', onUp, { capture: true });
-      container.removeEventListener('pointercancel', onUp, { capture: true });
+      removeWatch();
       element.remove();
     },
   };

@@ -1,56 +1,25 @@
 import { addComponent } from 'bitecs';
-import {
-  BufferAttribute,
-  BufferGeometry,
-  Color,
-  Group,
-  Layers,
-  LessEqualDepth,
-  MathUtils,
-  Mesh,
-  Object3D,
-  Plane,
-  PlaneGeometry,
-  Quaternion,
-  Raycaster,
-  Vector2,
-  Vector3,
-  type Material,
-} from 'three';
-import type { TransformControls } from 'three/examples/jsm/controls/TransformControls.js';
+import { Group, Mesh, Object3D, Plane, PlaneGeometry, Quaternion, Raycaster, Vector2, Vector3 } from 'three';
+import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js';
+import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
 import { SectionPlane, Transform } from '../../../components';
 import { addFrameStep } from '../../engine/frame-steps';
 import { addTransform, markTransformDirty, removeTransformEntity } from '../../engine/hierarchy';
-import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
+import { HELPER_LAYER } from '../../engine/layers';
 import { bindObject, unbindObject } from '../../engine/registry';
 import { detachFromThreeMatrixUpdates } from '../../engine/sync';
 import { addViewerEntity } from '../../engine/world';
-import type { SectionEventData } from '../events';
-import type { Picker } from '../pick-types';
-import type { ToolContext } from './context';
-import { LineMaterial } from 'three/examples/jsm/lines/LineMaterial.js';
-import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js';
-import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
-import { contrastingColor, createCapMaterial, createLineMaterial, createPlaneFillMaterial, exemptFromClipping, onHelperLayer } from './helper-materials';
-import { buildCap, isCappable } from './section-cap';
-import { capPart, type CapPart } from './surface-picker';
 import { SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY, SECTION_PLANE_SIZE } from '../../protocol/constants';
+import type { SectionEventData } from '../events';
+import type { PointerHandler } from '../input/pointer-router';
+import type { ToolContext } from './context';
+import { createLineMaterial, createPlaneFillMaterial, onHelperLayer } from './helper-materials';
+import { createSectionCaps, type PlaneEntry } from './section-caps';
+import { createSectionGizmo, type GizmoMode } from './section-gizmo';
 import { snapSectionNormal } from './section-math';
 
-/** Caps follow a moving plane at most this often (ms); a last rebuild follows the end of a drag. */
-export const CAP_REBUILD_MS = 120;
-
-export type GizmoMode = 'translate' | 'rotate';
-
-/** Tilting turns in steps of this many degrees; the free-rotation key (Shift) turns freely. */
-export const TILT_SNAP_DEGREES = 15;
-
-/** A tilt as the label shows it: whole degrees on the snap, one decimal when turning freely. */
-export function formatTilt(radians: number, free: boolean): string {
-  const degrees = MathUtils.radToDeg(radians);
-  const text = free ? degrees.toFixed(1) : Math.round(degrees).toFixed(0);
-  return `${/^-0(\.0)?$/.test(text) ? text.slice(1) : text}°`;
-}
+export { CAP_REBUILD_MS } from './section-caps';
+export { formatTilt, TILT_SNAP_DEGREES, type GizmoMode } from './section-gizmo';
 
 /** A new plane sits this far (m) outside the clicked surface. */
 export const SURFACE_OFFSET = 1e-4;
@@ -62,25 +31,6 @@ export interface SectionInfo {
   constant: number;
   /** Area of the plane's caps (m²): the cut surfaces of closed meshes. */
   capArea: number;
-}
-
-type CapMaterial = ReturnType<typeof createCapMaterial>;
-
-interface PlaneEntry {
-  eid: number;
-  number: number;
-  plane: Plane;
-  /** Centre of the square on the plane; its +Z axis is the plane's normal. The gizmo moves it. */
-  pivot: Object3D;
-  square: Mesh;
-  outline: LineSegments2;
-  caps: Group;
-  capMaterials: Map<number, CapMaterial>;
-  /** The cut's outline per cap colour, in the colour's contrasting colour. */
-  capLineMaterials: Map<number, LineMaterial>;
-  capArea: number;
-  /** The caps' outlines, for picking and snapping on the cut (surface-picker.ts). */
-  capParts: CapPart[];
 }
 
 export interface Sections {
@@ -100,9 +50,8 @@ export interface Sections {
   pose(eid: number, position: Vector3, rotation: Quaternion): boolean;
   /** Moves and turns a plane to a pose (a meeting's shared plane moved by someone else). */
   setPose(eid: number, position: Vector3, rotation: Quaternion): void;
-  /** A press on the gizmo's handles takes the drag from the camera. */
-  grab(clientX: number, clientY: number): boolean;
-  release(): void;
+  /** The gizmo's handles in the pointer router ('section-gizmo'): a press on one drags it. */
+  readonly pointer: PointerHandler;
   /** Selects the plane whose square is under the pointer (false when none). */
   selectAt(clientX: number, clientY: number): boolean;
   select(eid: number): void;
@@ -128,8 +77,6 @@ const clean = (value: number) => (Math.abs(value) < NORMAL_NOISE ? 0 : value);
 const snapped = new Vector3();
 const normal = new Vector3();
 const ndc = new Vector2();
-const MODEL_LAYERS = new Layers();
-MODEL_LAYERS.set(SCENE_LAYER);
 
 /** Components of a derived normal closer to 0 than this are 0 (float32 rotations add noise to axis-aligned planes). */
 const NORMAL_NOISE = 1e-6;
@@ -146,247 +93,43 @@ const NORMAL_NOISE = 1e-6;
  */
 export function createSections(ctx: ToolContext, onSelect: (eid: number) => void): Sections {
   const entries = new Map<number, PlaneEntry>();
-  const clippingPlanes: Plane[] = [];
   let active = false;
   let selected = 0;
   let placing = 0;
-  let mode: GizmoMode = 'translate';
   let counter = 0;
   let feedback: string | null = null;
   const raycaster = new Raycaster();
   raycaster.layers.set(HELPER_LAYER);
-  const squareGeometry = new PlaneGeometry(1, 1);
-  // The border and a centre grip (a small cross) as screen-constant lines: the plane reads as a
-  // plane whatever its size on screen.
-  const outlineGeometry = new LineSegmentsGeometry();
-  const grip = 0.04;
-  outlineGeometry.setPositions([
-    -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0, -0.5, 0.5, 0, -0.5, -0.5, 0,
-    -grip, 0, 0, grip, 0, 0, 0, -grip, 0, 0, grip, 0,
-  ]);
-  const squareMaterial = createPlaneFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY);
-  const selectedMaterial = createPlaneFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY * 1.75);
-  // The square lies in the caps' plane: pushed back in depth, so the caps show through it
-  // instead of fighting it.
-  for (const m of [squareMaterial, selectedMaterial]) {
-    m.polygonOffset = true;
-    m.polygonOffsetFactor = 2;
-    m.polygonOffsetUnits = 2;
-  }
-  const outlineMaterial = createLineMaterial(SECTION_PLANE_COLOR, 2);
-  outlineMaterial.depthTest = true;
-  const selectedOutlineMaterial = createLineMaterial(SECTION_PLANE_COLOR, 3);
-  selectedOutlineMaterial.depthTest = true;
-  // The tilt while dragging, at the plane's centre.
-  const tiltLabel = ctx.labels.add('section-tilt-label', '');
-  tiltLabel.inScreenshot = false;
-  tiltLabel.element.dataset.testid = 'section-tilt';
-  tiltLabel.element.style.display = 'none';
-  tiltLabel.offsetY = -28;
-  let freeRotation = false;
+  const look = createPlaneLook();
 
-  // Connected to the canvas, not the container: TransformControls captures the pointer of every
-  // press on its element while enabled, which on the container would swallow the clicks on the
-  // panels drawn over the view. Its code is a chunk of its own, fetched when the tool is first
-  // turned on, and the gizmo is made when a plane is first selected: building its handles takes
-  // tens of milliseconds, which a viewer that never cuts should not pay before its first picture.
-  let gizmo: TransformControls | null = null;
-  let Gizmo: typeof TransformControls | null = null;
-  let gizmoCode: Promise<void> | null = null;
-  let disposed = false;
-  const loadGizmo = () => {
-    gizmoCode ??= import('three/examples/jsm/controls/TransformControls.js').then(
-      (module) => {
-        Gizmo = module.TransformControls;
-        if (!disposed) showState();
-      },
-      (error: Error) => {
-        // Tried again the next time the tool is turned on or a plane is selected.
-        gizmoCode = null;
-        if (disposed) return;
-        console.error('The section plane handles could not be loaded:', error);
-        feedback = `The handles that move and tilt a section plane could not be loaded (${error.message}); planes can still be made, flipped and removed.`;
-        ctx.changed();
-      },
-    );
-  };
-  const applyMode = () => {
-    if (!gizmo) return;
-    gizmo.setMode(mode);
-    // Moving only along the normal; tilting only about the square's own axes (a turn about the
-    // normal changes nothing).
-    gizmo.showX = mode === 'rotate';
-    gizmo.showY = mode === 'rotate';
-    gizmo.showZ = mode === 'translate';
-  };
-  /** The gizmo, made on first use; null while its code is still on its way. */
-  const makeGizmo = (): TransformControls | null => {
-    if (gizmo) return gizmo;
-    if (!Gizmo) {
-      loadGizmo();
-      return null;
-    }
-    const made = new Gizmo(ctx.camera(), ctx.renderer.domElement);
-    gizmo = made;
-    made.setSpace('local');
-    made.setSize(0.9);
-    made.setRotationSnap(freeRotation ? null : MathUtils.degToRad(TILT_SNAP_DEGREES));
-    made.enabled = false;
-    const helper = made.getHelper();
-    helper.name = 'Section plane gizmo';
-    onHelperLayer(helper);
-    helper.traverse((o) => {
-      const material = (o as Mesh).material as Material | Material[] | undefined;
-      if (material) for (const m of Array.isArray(material) ? material : [material]) exemptFromClipping(m);
-    });
-    made.getRaycaster().layers.set(HELPER_LAYER);
-    ctx.helpers.add(helper);
-    applyMode();
-    made.addEventListener('change', () => ctx.redraw());
-    made.addEventListener('objectChange', () => {
-      const entry = entries.get(selected);
-      if (!entry) return;
-      writeTransform(entry);
-      if (dragging && mode === 'rotate') {
-        tiltLabel.point.copy(entry.pivot.position);
-        tiltLabel.setText(`Tilt ${formatTilt((made as unknown as { rotationAngle: number }).rotationAngle, freeRotation)}`);
-        tiltLabel.element.style.display = '';
-      }
-    });
-    made.addEventListener('dragging-changed', (event) => {
-      dragging = event.value === true;
-      if (!dragging) tiltLabel.element.style.display = 'none';
-      const entry = entries.get(selected);
-      if (!entry || event.value) return;
-      placing = 0;
-      capsDue.set(entry.eid, 'now');
-      updatedDue.add(entry.eid);
-      ctx.redraw();
-    });
-    return made;
-  };
-
-  const syncClipping = () => {
-    clippingPlanes.length = 0;
-    for (const entry of entries.values()) {
-      for (const material of entry.capMaterials.values()) material.userData.skipPlane.value = clippingPlanes.length;
-      clippingPlanes.push(entry.plane);
-    }
-    ctx.renderer.clippingPlanes = clippingPlanes;
-  };
-
-  const writeComponent = (entry: PlaneEntry) => {
-    const o = entry.eid * 3;
-    SectionPlane.normal[o] = entry.plane.normal.x;
-    SectionPlane.normal[o + 1] = entry.plane.normal.y;
-    SectionPlane.normal[o + 2] = entry.plane.normal.z;
-    SectionPlane.constant[entry.eid] = entry.plane.constant;
-    SectionPlane.size[entry.eid] = SECTION_PLANE_SIZE;
-  };
-
-  const eventData = (entry: PlaneEntry, action: SectionEventData['action']): SectionEventData => ({
-    action,
-    id: entry.eid,
-    // `+ 0` turns a negated zero into 0 for the outside.
-    normal: { x: entry.plane.normal.x + 0, y: entry.plane.normal.y + 0, z: entry.plane.normal.z + 0 },
-    constant: entry.plane.constant,
-  });
-
-  // ---- caps ---------------------------------------------------------------------------------
-
-  /** Planes whose caps must follow, with whether at once (a drag ended, a flip) or throttled. */
-  const capsDue = new Map<number, 'now' | 'throttled'>();
-  const lastCap = new Map<number, number>();
+  const caps = createSectionCaps(ctx, entries);
   /** Planes whose 'updated' event waits until the frame has brought their plane up to date. */
   const updatedDue = new Set<number>();
-  let dragging = false;
   /** Planes whose pose setPose changed since the last frame. */
   const posed = new Set<number>();
 
-  const publishCaps = () => {
-    const parts: CapPart[] = [];
-    for (const entry of entries.values()) parts.push(...entry.capParts);
-    ctx.setCaps(parts);
-  };
+  // ---- the gizmo (section-gizmo.ts) ---------------------------------------------------------
 
-  const rebuildCaps = (entry: PlaneEntry) => {
-    for (const child of [...entry.caps.children]) {
-      (child as Mesh).geometry.dispose();
-      entry.caps.remove(child);
-    }
-
-    entry.capParts = [];
-    let area = 0;
-    // The picker's trees when it has them (ViewerPicker.treeOf), so a geometry gets one tree.
-    const picker = ctx.picker() as Picker & { treeOf?: (mesh: Mesh) => unknown };
-    const treeOf = picker.treeOf ? (mesh: Mesh) => picker.treeOf!(mesh) : undefined;
-    for (const record of ctx.world.models.values()) {
-      record.root.traverseVisible((object) => {
-        const mesh = object as Mesh;
-        if (!mesh.isMesh || !object.layers.test(MODEL_LAYERS) || !isCappable(mesh)) return;
-        let cap;
-        try {
-          cap = buildCap(mesh, entry.plane, treeOf);
-        } catch (error) {
-          console.warn(`The cut of "${mesh.name}" could not be capped:`, error);
-          return;
-        }
-        if (!cap || cap.positions.length === 0) return;
-        area += cap.area;
-        const geometry = new BufferGeometry();
-        geometry.setAttribute('position', new BufferAttribute(cap.positions, 3));
-        const normals = new Float32Array(cap.positions.length);
-        // Caps face the cut-away side, where the person looks from.
-        for (let i = 0; i < normals.length; i += 3) {
-          normals[i] = -entry.plane.normal.x;
-          normals[i + 1] = -entry.plane.normal.y;
-          normals[i + 2] = -entry.plane.normal.z;
-        }
-        geometry.setAttribute('normal', new BufferAttribute(normals, 3));
-        geometry.computeBoundingSphere();
-        const capMaterial = capMaterialFor(entry, mesh);
-        const capMesh = new Mesh(geometry, capMaterial);
-        capMesh.name = `Section cap of ${mesh.name || 'mesh'}`;
-        capMesh.matrixAutoUpdate = false;
-        entry.caps.add(capMesh);
-        const outline = cutOutline(cap.outline, cap.loopStarts, capLineMaterialFor(entry, capMaterial));
-        if (outline) entry.caps.add(outline);
-        entry.capParts.push(capPart(entry.plane, mesh, cap));
-      });
-    }
-    publishCaps();
-    entry.capArea = area;
-    entry.caps.updateMatrixWorld(true);
-    lastCap.set(entry.eid, performance.now());
-    ctx.redraw();
-    ctx.changed();
-  };
-
-  const capLineMaterialFor = (entry: PlaneEntry, capMaterial: CapMaterial): LineMaterial => {
-    const hex = capMaterial.color.getHex();
-    let material = entry.capLineMaterials.get(hex);
-    if (!material) {
-      material = exemptFromClipping(new LineMaterial({ color: contrastingColor(capMaterial.color).getHex(), linewidth: 2, worldUnits: false }));
-      // On the cap's plane: drawn where the cap is (ties pass); never cut (it lies on its own plane,
-      // where clipping would cut it by rounding).
-      material.depthFunc = LessEqualDepth;
-      entry.capLineMaterials.set(hex, material);
-    }
-    return material;
-  };
-
-  const capMaterialFor = (entry: PlaneEntry, mesh: Mesh): CapMaterial => {
-    const source = Array.isArray(mesh.material) ? mesh.material[0] : mesh.material;
-    const colour = (source as Material & { color?: Color }).color;
-    const hex = colour ? colour.getHex() : 0x9aa4ae;
-    let material = entry.capMaterials.get(hex);
-    if (!material) {
-      material = createCapMaterial(new Color(hex));
-      entry.capMaterials.set(hex, material);
-      syncClipping();
-    }
-    return material;
-  };
+  const gizmo = createSectionGizmo(ctx, {
+    moved() {
+      const entry = entries.get(selected);
+      if (entry) writeTransform(entry);
+    },
+    dragEnded() {
+      const entry = entries.get(selected);
+      if (!entry) return;
+      placing = 0;
+      caps.due.set(entry.eid, 'now');
+      updatedDue.add(entry.eid);
+      ctx.redraw();
+    },
+    loaded: () => showState(),
+    failed(error) {
+      console.error('The section plane handles could not be loaded:', error);
+      feedback = `The handles that move and tilt a section plane could not be loaded (${error.message}); planes can still be made, flipped and removed.`;
+      ctx.changed();
+    },
+  });
 
   // ---- planes -------------------------------------------------------------------------------
 
@@ -416,21 +159,11 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       entry.plane.normal.copy(normal);
       entry.plane.constant = constant;
       // A pose set from outside (setPose: a meeting's plane dragged by someone) is throttled like a drag.
-      const throttled = posed.delete(eid) || dragging;
-      if (capsDue.get(eid) !== 'now') capsDue.set(eid, throttled ? 'throttled' : 'now');
+      const throttled = posed.delete(eid) || gizmo.dragging;
+      if (caps.due.get(eid) !== 'now') caps.due.set(eid, throttled ? 'throttled' : 'now');
       ctx.redraw();
     }
-    const now = performance.now();
-    for (const [eid, when] of capsDue) {
-      const entry = entries.get(eid);
-      if (!entry) {
-        capsDue.delete(eid);
-        continue;
-      }
-      if (when === 'throttled' && now - (lastCap.get(eid) ?? 0) < CAP_REBUILD_MS) continue;
-      capsDue.delete(eid);
-      rebuildCaps(entry);
-    }
+    caps.rebuildDue(performance.now());
     for (const eid of updatedDue) {
       const entry = entries.get(eid);
       if (entry) ctx.events.emit('section', eventData(entry, 'updated'));
@@ -439,30 +172,14 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     updatedDue.clear();
   };
   const removeStep = addFrameStep(ctx.world, 'helpers', { name: 'section planes', run: follow });
-  // The gizmo draws for the camera in use (the projection may replace it).
-  const removeCameraStep = addFrameStep(ctx.world, 'helpers', {
-    name: 'section gizmo camera',
-    run() {
-      if (gizmo?.object) gizmo.camera = ctx.camera();
-    },
-  });
 
   const showState = () => {
     for (const entry of entries.values()) {
       entry.pivot.visible = active;
-      entry.square.material = entry.eid === selected ? selectedMaterial : squareMaterial;
-      entry.outline.material = entry.eid === selected ? selectedOutlineMaterial : outlineMaterial;
+      entry.square.material = entry.eid === selected ? look.selectedSquare : look.square;
+      entry.outline.material = entry.eid === selected ? look.selectedOutline : look.outline;
     }
-    const target = active ? entries.get(selected) : undefined;
-    const shown = target ? makeGizmo() : null;
-    if (target && shown) {
-      shown.camera = ctx.camera();
-      shown.attach(target.pivot);
-      shown.enabled = true;
-    } else if (gizmo) {
-      gizmo.detach();
-      gizmo.enabled = false;
-    }
+    gizmo.show((active && entries.get(selected)?.pivot) || null);
     ctx.redraw();
     ctx.changed();
   };
@@ -482,61 +199,25 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     return spawn(point, new Quaternion().setFromUnitVectors(Z, n), n, true);
   };
 
-  const checkPose = (position: Vector3, rotation: Quaternion) => {
-    if (!Number.isFinite(position.x + position.y + position.z)) throw new Error('A section plane needs a point with finite coordinates.');
-    const length = Math.hypot(rotation.x, rotation.y, rotation.z, rotation.w);
-    if (!Number.isFinite(length) || Math.abs(length - 1) > 1e-3) throw new Error('A section plane needs a unit rotation.');
-  };
-
   /** A new plane at `point`, turned by `rotation` (+Z onto the normal `n`); `own`: made here, so selected and being placed. */
   const spawn = (point: Vector3, rotation: Quaternion, n: Vector3, own: boolean): number => {
     const eid = addViewerEntity(ctx.world);
     addTransform(ctx.world, eid, 0, point.toArray(), rotation.toArray());
     addComponent(ctx.world, eid, SectionPlane);
-    const pivot = new Object3D();
-    pivot.name = `Section plane ${eid}`;
-    pivot.position.copy(point);
-    pivot.quaternion.copy(rotation);
-    // The entity's Transform places it (the sync system writes its matrixWorld).
-    pivot.updateMatrixWorld(true);
-    detachFromThreeMatrixUpdates(pivot);
-    const square = new Mesh(squareGeometry, squareMaterial);
-    square.scale.setScalar(SECTION_PLANE_SIZE);
-    square.renderOrder = 998;
-    const outline = new LineSegments2(outlineGeometry, outlineMaterial);
-    outline.scale.setScalar(SECTION_PLANE_SIZE);
-    outline.renderOrder = 999;
-    pivot.add(square, outline);
-    onHelperLayer(pivot);
-    ctx.helpers.add(pivot);
-    bindObject(ctx.world, eid, pivot);
-    const caps = new Group();
-    caps.name = `Section caps ${eid}`;
-    ctx.scene.add(caps);
-    const entry: PlaneEntry = {
-      eid,
-      number: ++counter,
-      plane: new Plane(),
-      pivot,
-      square,
-      outline,
-      caps,
-      capMaterials: new Map(),
-      capLineMaterials: new Map(),
-      capArea: 0,
-      capParts: [],
-    };
+    const entry = makePlane(look, eid, ++counter, point, rotation);
+    ctx.helpers.add(entry.pivot);
+    bindObject(ctx.world, eid, entry.pivot);
+    ctx.scene.add(entry.caps);
     entries.set(eid, entry);
     // The exact normal given, at once (the caps and the 'created' event need it now; the section
     // plane system derives the same plane from the Transform in the next frame).
     entry.plane.setFromNormalAndCoplanarPoint(n, point);
     writeComponent(entry);
-    syncClipping();
-    rebuildCaps(entry);
+    caps.syncClipping();
+    caps.rebuild(entry);
     if (own) {
       // A new plane is pushed into the model first: it starts in move mode.
-      mode = 'translate';
-      applyMode();
+      gizmo.mode = 'translate';
       placing = eid;
       selected = eid;
       onSelect(eid);
@@ -567,11 +248,10 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   const remove = (eid: number) => {
     const entry = entries.get(eid);
     if (!entry) throw new Error(`There is no section plane ${eid}.`);
-    capsDue.delete(eid);
+    caps.forget(eid);
     updatedDue.delete(eid);
     posed.delete(eid);
-    lastCap.delete(eid);
-    if (gizmo?.object === entry.pivot) gizmo.detach();
+    gizmo.release(entry.pivot);
     entries.delete(eid);
     if (selected === eid) selected = 0;
     if (placing === eid) placing = 0;
@@ -582,8 +262,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
     for (const material of entry.capLineMaterials.values()) material.dispose();
     unbindObject(ctx.world, eid);
     removeTransformEntity(ctx.world, eid);
-    syncClipping();
-    publishCaps();
+    caps.syncClipping();
+    caps.publish();
     ctx.events.emit('section', eventData(entry, 'deleted'));
     showState();
   };
@@ -596,7 +276,7 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
   return {
     setActive(on) {
       active = on;
-      if (on) loadGizmo();
+      if (on) gizmo.load();
       if (!on) placing = 0;
       feedback = null;
       showState();
@@ -624,16 +304,8 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       return true;
     },
     setPose,
-    grab(clientX, clientY) {
-      if (!active || !gizmo?.object || !gizmo.enabled) return false;
-      gizmo.camera = ctx.camera();
-      const p = pointerNdc(clientX, clientY);
-      gizmo.pointerHover({ x: p.x, y: p.y, button: 0 } as unknown as PointerEvent);
-      return gizmo.axis !== null;
-    },
-    release() {
-      ctx.redraw();
-    },
+    // Offered only while the tool is on (the gizmo is shown only then).
+    pointer: gizmo.pointer,
     selectAt(clientX, clientY) {
       if (!active || entries.size === 0) return false;
       raycaster.setFromCamera(pointerNdc(clientX, clientY), ctx.camera());
@@ -662,25 +334,23 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       if (!entry) throw new Error(`There is no section plane ${eid}.`);
       entry.pivot.quaternion.multiply(new Quaternion().setFromAxisAngle(new Vector3(1, 0, 0), Math.PI));
       writeTransform(entry);
-      capsDue.set(eid, 'now');
+      caps.due.set(eid, 'now');
       updatedDue.add(eid);
     },
     setGizmoMode(next) {
       if (next !== 'translate' && next !== 'rotate') throw new Error(`Unknown gizmo mode '${String(next)}': expected translate or rotate.`);
-      mode = next;
-      applyMode();
+      gizmo.mode = next;
       ctx.redraw();
       ctx.changed();
     },
     get gizmoMode() {
-      return mode;
+      return gizmo.mode;
     },
     setFreeRotation(on) {
-      const useful = active && selected !== 0 && mode === 'rotate';
+      const useful = active && selected !== 0 && gizmo.mode === 'rotate';
       if (on && !useful) return false;
-      if (freeRotation === on) return useful;
-      freeRotation = on;
-      gizmo?.setRotationSnap(on ? null : MathUtils.degToRad(TILT_SNAP_DEGREES));
+      if (gizmo.freeRotation === on) return useful;
+      gizmo.freeRotation = on;
       return true;
     },
     list() {
@@ -701,45 +371,97 @@ export function createSections(ctx: ToolContext, onSelect: (eid: number) => void
       ctx.changed();
     },
     dispose() {
-      disposed = true;
       removeStep();
-      removeCameraStep();
       for (const eid of [...entries.keys()]) remove(eid);
-      if (gizmo) {
-        gizmo.detach();
-        gizmo.getHelper().removeFromParent();
-        gizmo.dispose();
-        gizmo = null;
-      }
-      squareGeometry.dispose();
-      outlineGeometry.dispose();
-      squareMaterial.dispose();
-      selectedMaterial.dispose();
-      outlineMaterial.dispose();
-      selectedOutlineMaterial.dispose();
-      ctx.labels.remove(tiltLabel);
+      gizmo.dispose();
+      look.dispose();
       ctx.renderer.clippingPlanes = [];
     },
   };
 }
 
-/** The cut's closed loops as screen-constant line segments (null when there is no loop). */
-function cutOutline(outline: Float32Array, loopStarts: Uint32Array, material: LineMaterial): LineSegments2 | null {
-  const positions: number[] = [];
-  for (let l = 0; l + 1 < loopStarts.length; l++) {
-    const start = loopStarts[l];
-    const end = loopStarts[l + 1];
-    for (let i = start; i < end; i++) {
-      const j = i + 1 < end ? i + 1 : start;
-      positions.push(outline[i * 3], outline[i * 3 + 1], outline[i * 3 + 2], outline[j * 3], outline[j * 3 + 1], outline[j * 3 + 2]);
-    }
+/** What every plane's square and border are drawn with (the selected one brighter and wider). */
+function createPlaneLook() {
+  const squareGeometry = new PlaneGeometry(1, 1);
+  // The border and a centre grip (a small cross) as screen-constant lines: the plane reads as a
+  // plane whatever its size on screen.
+  const outlineGeometry = new LineSegmentsGeometry();
+  const grip = 0.04;
+  outlineGeometry.setPositions([
+    -0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, -0.5, 0, 0.5, 0.5, 0, 0.5, 0.5, 0, -0.5, 0.5, 0, -0.5, 0.5, 0, -0.5, -0.5, 0,
+    -grip, 0, 0, grip, 0, 0, 0, -grip, 0, 0, grip, 0,
+  ]);
+  const square = createPlaneFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY);
+  const selectedSquare = createPlaneFillMaterial(SECTION_PLANE_COLOR, SECTION_PLANE_OPACITY * 1.75);
+  // The square lies in the caps' plane: pushed back in depth, so the caps show through it
+  // instead of fighting it.
+  for (const m of [square, selectedSquare]) {
+    m.polygonOffset = true;
+    m.polygonOffsetFactor = 2;
+    m.polygonOffsetUnits = 2;
   }
-  if (positions.length === 0) return null;
-  const geometry = new LineSegmentsGeometry();
-  geometry.setPositions(positions);
-  const lines = new LineSegments2(geometry, material);
-  lines.name = 'Section cut outline';
-  lines.matrixAutoUpdate = false;
-  lines.renderOrder = 1;
-  return lines;
+  const outline = createLineMaterial(SECTION_PLANE_COLOR, 2);
+  outline.depthTest = true;
+  const selectedOutline = createLineMaterial(SECTION_PLANE_COLOR, 3);
+  selectedOutline.depthTest = true;
+  return {
+    squareGeometry,
+    outlineGeometry,
+    square,
+    selectedSquare,
+    outline,
+    selectedOutline,
+    dispose() {
+      squareGeometry.dispose();
+      outlineGeometry.dispose();
+      for (const m of [square, selectedSquare, outline, selectedOutline]) m.dispose();
+    },
+  };
+}
+
+/** A plane's objects: its pivot (placed by the entity's Transform) with the square and border, and the group of its caps. */
+function makePlane(look: ReturnType<typeof createPlaneLook>, eid: number, number: number, point: Vector3, rotation: Quaternion): PlaneEntry {
+  const pivot = new Object3D();
+  pivot.name = `Section plane ${eid}`;
+  pivot.position.copy(point);
+  pivot.quaternion.copy(rotation);
+  // The entity's Transform places it (the sync system writes its matrixWorld).
+  pivot.updateMatrixWorld(true);
+  detachFromThreeMatrixUpdates(pivot);
+  const square = new Mesh(look.squareGeometry, look.square);
+  square.scale.setScalar(SECTION_PLANE_SIZE);
+  square.renderOrder = 998;
+  const outline = new LineSegments2(look.outlineGeometry, look.outline);
+  outline.scale.setScalar(SECTION_PLANE_SIZE);
+  outline.renderOrder = 999;
+  pivot.add(square, outline);
+  onHelperLayer(pivot);
+  const caps = new Group();
+  caps.name = `Section caps ${eid}`;
+  return { eid, number, plane: new Plane(), pivot, square, outline, caps, capMaterials: new Map(), capLineMaterials: new Map(), capArea: 0, capParts: [] };
+}
+
+function writeComponent(entry: PlaneEntry): void {
+  const o = entry.eid * 3;
+  SectionPlane.normal[o] = entry.plane.normal.x;
+  SectionPlane.normal[o + 1] = entry.plane.normal.y;
+  SectionPlane.normal[o + 2] = entry.plane.normal.z;
+  SectionPlane.constant[entry.eid] = entry.plane.constant;
+  SectionPlane.size[entry.eid] = SECTION_PLANE_SIZE;
+}
+
+function eventData(entry: PlaneEntry, action: SectionEventData['action']): SectionEventData {
+  return {
+    action,
+    id: entry.eid,
+    // `+ 0` turns a negated zero into 0 for the outside.
+    normal: { x: entry.plane.normal.x + 0, y: entry.plane.normal.y + 0, z: entry.plane.normal.z + 0 },
+    constant: entry.plane.constant,
+  };
+}
+
+function checkPose(position: Vector3, rotation: Quaternion): void {
+  if (!Number.isFinite(position.x + position.y + position.z)) throw new Error('A section plane needs a point with finite coordinates.');
+  const length = Math.hypot(rotation.x, rotation.y, rotation.z, rotation.w);
+  if (!Number.isFinite(length) || Math.abs(length - 1) > 1e-3) throw new Error('A section plane needs a unit rotation.');
 }

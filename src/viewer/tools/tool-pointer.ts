@@ -1,14 +1,14 @@
 import type { Vector3 } from 'three';
 import type { Emitter, ViewerEventMap } from '../events';
-import type { PointerHandlers } from '../input/pointer';
+import type { PointerHandler } from '../input/pointer-router';
 import { toHitEventData } from '../picking';
 import { clickTarget, samplingStaysArmed } from './click-routing';
 import type { SurfacePicker } from './surface-picker';
 import type { ToolParts } from './tool-state';
 
 /**
- * Where pointer input goes among the tools: a press on a handle (the section gizmo, a measurement
- * point) drags it; a click goes to the sampler, the active tool or the scene (select a measurement,
+ * Where pointer input goes among the tools (the router's 'tool' slot; the section gizmo's handles
+ * have their own slot above it): a press on a measurement point drags it; a click goes to the sampler, the active tool or the scene (select a measurement,
  * or pick and raise 'hit' / 'background-hit'); a double-click creates a plane, finishes an area or
  * recentres the camera; hovering feeds the measurement tool's marker and rubber band.
  */
@@ -22,9 +22,9 @@ export function toolPointerHandlers(
     /** Offered every click first (comment pins, the comment tool): true when it took the click. */
     clickHook?: () => ((clientX: number, clientY: number) => boolean) | null;
   },
-): PointerHandlers {
+): PointerHandler {
   const { manager, measurements, sections, sampler } = parts;
-  let grabbed: 'section' | 'measurement' | null = null;
+  let grabbed = false;
 
   /** A new action starts: the last refusal or miss goes (the action sets its own if it fails too). */
   const clearFeedback = () => {
@@ -43,65 +43,61 @@ export function toolPointerHandlers(
 
   return {
     grab(x, y) {
-      if (sections.grab(x, y)) {
-        grabbed = 'section';
-        return true;
-      }
-      if (measurements.grab(x, y)) {
-        grabbed = 'measurement';
-        return true;
-      }
-      return false;
+      grabbed = measurements.grab(x, y);
+      return grabbed;
     },
     drag(x, y) {
-      if (grabbed === 'measurement') measurements.drag(x, y);
+      if (grabbed) measurements.drag(x, y);
     },
     release() {
-      if (grabbed === 'measurement') measurements.release();
-      else if (grabbed === 'section') sections.release();
-      grabbed = null;
+      if (grabbed) measurements.release();
+      grabbed = false;
     },
+    // The tools take every click: the scene's pick is the last of them.
     click(x, y) {
       clearFeedback();
-      if (!parts.sampling && options.clickHook?.()?.(x, y)) return;
+      if (!parts.sampling && options.clickHook?.()?.(x, y)) return true;
       const target = clickTarget(false, parts.sampling, manager.active);
       if (target === 'sampler') {
         options.setSampling(samplingStaysArmed(sampler.sampleAt(x, y) !== null));
-        return;
+        return true;
       }
       if (target === 'measurement') {
         measurements.click(x, y);
-        return;
+        return true;
       }
       if (target === 'section') {
         if (!sections.selectAt(x, y)) {
           if (sections.placing) sections.confirm();
           else if (sections.selected) sections.select(0);
         }
-        return;
+        return true;
       }
-      if (measurements.selectAt(x, y)) return;
+      if (measurements.selectAt(x, y)) return true;
       if (sections.selected) sections.select(0);
       pickAndEmit(x, y);
+      return true;
     },
     shiftClick(x, y) {
       clearFeedback();
       sampler.sampleAt(x, y);
+      return true;
     },
     doubleClick(x, y) {
       if (manager.active === 'section-tool') clearFeedback();
       if (manager.active === 'section-tool') {
         sections.createAt(x, y);
-        return;
+        return true;
       }
       if (measurements.kind) {
         // The double-click's clicks already added a point (the second one is refused as the same
         // point); on an area it also finishes it.
         if (measurements.kind === 'area') measurements.finish();
-        return;
+        return true;
       }
       const hit = options.surfaces.pickAtClient(x, y);
       if (hit) options.recentre(hit.point);
+      return true;
     },
     hover(x, y) {
       if (measurements.kind) measurements.hover(x, y);

@@ -2,7 +2,7 @@ import type { Vector3 } from 'three';
 import type { ViewerWorld } from '../../engine/world';
 import type { Emitter, ViewerEventMap } from '../events';
 import type { Keyboard } from '../input/keyboard';
-import { attachPointerInput, type CameraInput } from '../input/pointer';
+import type { PointerRouter } from '../input/pointer-router';
 import type { Picker } from '../pick-types';
 import { createToolContext } from './context';
 import { mergeDisplay, type DisplayUnits } from './format';
@@ -54,21 +54,21 @@ export interface ViewerTools {
 
 export interface ToolsOptions {
   world: ViewerWorld;
-  /** The viewer's container: the canvas's parent, which receives pointer input. */
+  /** The viewer's container: the canvas's parent (labels, the loupe). */
   container: HTMLElement;
+  /** The viewer's pointer router: the tools take its 'section-gizmo' and 'tool' slots. */
+  pointer: PointerRouter;
   events: Emitter<ViewerEventMap>;
   picker: () => Picker | null;
   /** The viewer's keyboard: the tools take their entries of the key map. */
   keyboard: Keyboard;
-  /** Camera input that a handle drag turns off (camera-controls). */
-  camera: CameraInput;
   /** Double-click outside the section tool: recentre the camera target on the point. */
   recentre: (point: Vector3) => void;
 }
 
 /**
  * The viewer's interactive tools, composed: the tool manager, measurements, section planes and the
- * point sampler on a shared context (context.ts), their pointer routing (tool-pointer.ts) and keys
+ * point sampler on a shared context (context.ts), their pointer handlers in the viewer's router (tool-pointer.ts) and keys
  * (tool-keys.ts). Without an active tool a click picks and raises 'hit' or 'background-hit', a
  * double-click recentres the camera. Every change is sent as a 'tools' event with the snapshot
  * (tool-state.ts), coalesced to one per task.
@@ -133,7 +133,7 @@ export function createTools(options: ToolsOptions): ViewerTools {
     magnifierTries++;
     magnifierLoading = import('./magnifier').then(
       ({ createMagnifier }) => {
-        if (!disposed) magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, () => parts.sampling || measurements.kind !== null);
+        if (!disposed) magnifier = createMagnifier(options.world, options.container, ctx.renderer.domElement, options.pointer, () => parts.sampling || measurements.kind !== null);
       },
       (error: unknown) => {
         if (magnifierTries >= 2) console.warn('The touch magnifier could not be loaded (points are placed without it):', error);
@@ -142,14 +142,14 @@ export function createTools(options: ToolsOptions): ViewerTools {
     );
   };
   if (coarse || (typeof navigator !== 'undefined' && navigator.maxTouchPoints > 0)) wantMagnifier();
-  const onPointerKind = (event: PointerEvent) => {
-    if (event.pointerType === 'touch') wantMagnifier();
-    const touch = event.pointerType === 'touch' || (event.pointerType === 'pen' && coarse);
+  // Every press in the container, the panels' too, tells the pointer's kind.
+  const onPointerKind = (kind: string) => {
+    if (kind === 'touch') wantMagnifier();
+    const touch = kind === 'touch' || (kind === 'pen' && coarse);
     if (touch === parts.touch) return;
     parts.touch = touch;
     changed();
   };
-  options.container.addEventListener('pointerdown', onPointerKind, { capture: true, passive: true });
   const setSampling = (on: boolean) => {
     if (typeof on !== 'boolean') throw new Error(`setSampling expects true or false (got ${String(on)}).`);
     if (parts.sampling === on) return;
@@ -173,13 +173,13 @@ export function createTools(options: ToolsOptions): ViewerTools {
   };
 
   const unbindKeys = bindToolKeys(options.keyboard, parts, setSampling, deleteSelected);
-  const pointer = attachPointerInput(
-    options.world,
-    options.container,
-    ctx.renderer.domElement,
-    () => options.camera,
-    toolPointerHandlers(parts, { events: options.events, surfaces: ctx.surfaces, setSampling, recentre: options.recentre, clickHook: () => clickHook }),
-  );
+  const removeSectionGizmo = options.pointer.add('section-gizmo', sections.pointer);
+  const removePointer = options.pointer.add('tool', {
+    ...toolPointerHandlers(parts, { events: options.events, surfaces: ctx.surfaces, setSampling, recentre: options.recentre, clickHook: () => clickHook }),
+    watch(phase, sample) {
+      if (phase === 'down') onPointerKind(sample.kind);
+    },
+  });
   const resizeObserver = new ResizeObserver(() => ctx.redraw());
   resizeObserver.observe(options.container);
 
@@ -211,8 +211,8 @@ export function createTools(options: ToolsOptions): ViewerTools {
     sections,
     sampler,
     dispose() {
-      pointer.dispose();
-      options.container.removeEventListener('pointerdown', onPointerKind, { capture: true });
+      removePointer();
+      removeSectionGizmo();
       disposed = true;
       magnifier?.dispose();
       unbindKeys();

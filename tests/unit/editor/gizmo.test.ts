@@ -1,15 +1,18 @@
 import { Object3D, PerspectiveCamera, Scene } from 'three';
 import { describe, expect, it, vi } from 'vitest';
+import type { PointerRouter } from '../../../src/viewer/input/pointer-router';
 
-// The pointer module and TransformControls need a DOM: stand-ins that record the handlers and
-// drag the attached object along x.
+// TransformControls needs a DOM: a stand-in that drags the attached object along x; the pointer
+// router is one that records the handlers and the slot they were added in.
 const handlers: { grab?: (x: number, y: number) => boolean; drag?: (x: number, y: number) => void } = {};
-vi.mock('../../../src/viewer/input/pointer', () => ({
-  attachPointerInput: (_w: unknown, _c: unknown, _cv: unknown, _ci: unknown, h: typeof handlers) => {
+const slots: string[] = [];
+const router = {
+  add: (slot: string, h: typeof handlers) => {
+    slots.push(slot);
     Object.assign(handlers, h);
-    return { dispose() {} };
+    return () => undefined;
   },
-}));
+} as unknown as PointerRouter;
 vi.mock('three/examples/jsm/controls/TransformControls.js', async () => {
   const { EventDispatcher, Object3D: O } = await import('three');
   class TransformControls extends EventDispatcher<{ objectChange: object }> {
@@ -68,7 +71,8 @@ describe('node gizmo', () => {
     world.objects[eid] = new Object3D();
     const canvas = { getBoundingClientRect: () => ({ left: 0, top: 0, width: 100, height: 100 }) } as unknown as HTMLCanvasElement;
     const onDragEnd = vi.fn();
-    const gizmo = createNodeGizmo({ world, scene: new Scene(), container: canvas as unknown as HTMLElement, canvas, camera: () => new PerspectiveCamera(), cameraInput: () => ({}) as never, snap: () => false, enabled: () => true, onDragEnd });
+    const gizmo = createNodeGizmo({ world, scene: new Scene(), canvas, pointer: router, camera: () => new PerspectiveCamera(), snap: () => false, enabled: () => true, onDragEnd });
+    expect(slots).toEqual(['gizmo']);
     gizmo.attach(eid);
     expect(handlers.grab!(50, 50)).toBe(true);
     handlers.drag!(100, 50);

@@ -7,6 +7,7 @@ import type { SocketLike } from '../../../src/meeting/connection';
 import { createMeeting, type Meeting, type MeetingEventData } from '../../../src/meeting/meeting';
 import { AVATAR_FORCED_UPDATE_MS, AVATAR_UPDATE_INTERVAL_MS } from '../../../src/protocol/meeting';
 import { TOOL_CHANGES_FUNCTION } from '../../../src/protocol/shared-tools';
+import { createPointerRouter } from '../../../src/viewer/input/pointer-router';
 import type { Viewer } from '../../../src/viewer/viewer';
 import { fakeTools } from './fake-meeting';
 
@@ -69,7 +70,8 @@ function fakeViewer() {
     world,
     events: tools.events,
     context: { scene, renderer: { domElement: { addEventListener: (type: string, fn: any) => canvasListeners.set(type, fn), removeEventListener: () => undefined } } },
-    picker: { pick: () => null },
+    // The viewer's pointer router, with no picker: nothing under the pointer.
+    pointer: createPointerRouter(world, { camera: () => ({ enabled: true }) }),
     navigation: {
       projection: 'Perspective',
       orthographicCamera: { zoom: 1 },

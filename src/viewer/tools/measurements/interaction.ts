@@ -1,7 +1,7 @@
-import { Plane, Ray, Vector2, Vector3 } from 'three';
+import { Plane, Vector3 } from 'three';
 import { Measurement } from '../../../../components';
 import { addFrameStep } from '../../../engine/frame-steps';
-import { getMeasurementPoint, measurementPoints, setMeasurementPoint, setMeasurementPoints } from '../../../engine/measurement-data';
+import { measurementPoints, setMeasurementPoints } from '../../../engine/measurement-data';
 import type { ToolContext } from '../context';
 import {
   addPoint,
@@ -12,7 +12,6 @@ import {
   measureHint,
   measureLabel,
   offPlane,
-  PLANE_TOLERANCE,
   undoPoint,
   type MeasureDraft,
   type MeasureKind,
@@ -22,10 +21,10 @@ import { createPickedPoint, HIT_PLANE, pickSnapped, snapPlaneFor } from '../snap
 import { formatComponents } from '../format';
 import { COLOR, createDraftDrawing, SELECTED_COLOR, setDrawingColour } from './drawing';
 import { despawnMeasurement, followMeasurement, measurementEvent, spawnMeasurement, type MeasurementEntry } from './entities';
+import { lineUnder } from './hit-tests';
+import { createPointDrag } from './point-drag';
 
-/** How close (CSS pixels) a press must be to a measurement point to drag it, or to a line to select it. */
-export const POINT_GRAB_PX = 10;
-export const LINE_SELECT_PX = 6;
+export { LINE_SELECT_PX, POINT_GRAB_PX } from './hit-tests';
 
 export interface MeasurementInfo {
   id: number;
@@ -88,19 +87,11 @@ export interface Measurements {
   dispose(): void;
 }
 
-const screenA = new Vector2();
-const screenB = new Vector2();
-const pointer = new Vector2();
-const scratchRay = new Ray();
-const onPlane = new Vector3();
-const dragTarget = new Vector3();
-const dragNow = new Vector3();
-
 /**
  * The three measurement tools: the state machines (measure-machine.ts) fed by picks with vertex
  * snapping, the snap marker and the drawing in progress; finished measurements as entities
- * (entities.ts) that can be selected, deleted, and corrected by dragging their points. A drag
- * writes the engine's point; a step of the frame's helpers slot redraws every measurement whose
+ * (entities.ts) that can be selected (hit-tests.ts), deleted, and corrected by dragging their
+ * points (point-drag.ts). A drag writes the engine's point; a step of the frame's helpers slot redraws every measurement whose
  * points changed, whoever changed them.
  */
 export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelect: (eid: number) => void): Measurements {
@@ -113,11 +104,6 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
   ctx.helpers.add(draftDrawing.group);
   const hoverPoint = new Vector3();
   let hoverValid = false;
-
-  // Dragging one point of a finished measurement.
-  let dragEntry: MeasurementEntry | null = null;
-  let dragIndex = -1;
-  const dragOriginal = new Vector3();
 
   // One picked point, written in place by every pick (hover runs every frame).
   const picked = createPickedPoint();
@@ -178,41 +164,15 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     if (!entry) throw new Error(`There is no measurement ${eid}.`);
     entries.delete(eid);
     if (selected === eid) selected = 0;
-    if (dragEntry === entry) dragEntry = null;
+    pointDrag.forget(entry);
     despawnMeasurement(ctx, entry);
     ctx.events.emit('measurement', measurementEvent(entry, 'deleted'));
     ctx.redraw();
     ctx.changed();
   };
 
-  // ---- screen-space hit tests ---------------------------------------------------------------
-
-  const nearestPoint = (clientX: number, clientY: number): { entry: MeasurementEntry; index: number } | null => {
-    pointer.set(clientX, clientY);
-    let best: { entry: MeasurementEntry; index: number } | null = null;
-    let bestDistance = POINT_GRAB_PX;
-    // The selected measurement first: its points win over others drawn at the same place.
-    const ordered = [...entries.values()].sort((a, b) => Number(b.eid === selected) - Number(a.eid === selected));
-    for (const entry of ordered) {
-      entry.points.forEach((p, index) => {
-        if (!ctx.toClient(p, screenA)) return;
-        const d = screenA.distanceTo(pointer);
-        if (d < bestDistance || (d <= bestDistance && best === null)) {
-          bestDistance = d;
-          best = { entry, index };
-        }
-      });
-    }
-    return best;
-  };
-
-  const distanceToSegment = (p: Vector2, a: Vector2, b: Vector2): number => {
-    const abx = b.x - a.x;
-    const aby = b.y - a.y;
-    const lengthSq = abx * abx + aby * aby;
-    const t = lengthSq === 0 ? 0 : Math.max(0, Math.min(1, ((p.x - a.x) * abx + (p.y - a.y) * aby) / lengthSq));
-    return Math.hypot(a.x + abx * t - p.x, a.y + aby * t - p.y);
-  };
+  // Dragging one point of a finished measurement.
+  const pointDrag = createPointDrag(ctx, marker, entries, { picked, pickAt }, { selected: () => selected, select });
 
   return {
     get kind() {
@@ -331,61 +291,14 @@ export function createMeasurements(ctx: ToolContext, marker: SnapMarker, onSelec
     get feedback() {
       return feedback;
     },
-    grab(clientX, clientY) {
-      const near = nearestPoint(clientX, clientY);
-      if (!near) return false;
-      dragEntry = near.entry;
-      dragIndex = near.index;
-      getMeasurementPoint(ctx.world, near.entry.eid, near.index, dragOriginal);
-      // Selected when it really moves: a press that stays put is a click (a new point on this corner).
-      return true;
-    },
-    drag(clientX, clientY) {
-      const entry = dragEntry;
-      if (!entry) return;
-      if (selected !== entry.eid) select(entry.eid);
-      const found = pickAt(clientX, clientY, entry.plane);
-      if (entry.plane) {
-        // An area point stays on its plane: a snapped vertex or surface point on the plane, else
-        // the pointer ray's crossing with the plane.
-        if (found && Math.abs(entry.plane.distanceToPoint(picked.point)) <= PLANE_TOLERANCE) dragTarget.copy(picked.point);
-        else if (ctx.rayAt(clientX, clientY, scratchRay).intersectPlane(entry.plane, onPlane)) dragTarget.copy(onPlane);
-        else return;
-      } else {
-        if (!found) return;
-        dragTarget.copy(picked.point);
-      }
-      marker.show(dragTarget, found && picked.snapped ? 'snap' : 'surface');
-      // The engine's point moves; the drawing and the 3D label follow in this frame's helpers
-      // slot; the UI's list is told on release.
-      setMeasurementPoint(ctx.world, entry.eid, dragIndex, dragTarget);
-      ctx.redraw();
-    },
-    release() {
-      const entry = dragEntry;
-      dragEntry = null;
-      marker.hide();
-      if (!entry) return;
-      // The drawing, the value and the label are brought up to date before the outside hears.
-      if (Measurement.changed[entry.eid]) followMeasurement(ctx.world, entry);
-      if (!getMeasurementPoint(ctx.world, entry.eid, dragIndex, dragNow).equals(dragOriginal)) {
-        ctx.events.emit('measurement', measurementEvent(entry, 'updated'));
-        ctx.changed();
-      }
-      ctx.redraw();
-    },
+    grab: pointDrag.grab,
+    drag: pointDrag.drag,
+    release: pointDrag.release,
     selectAt(clientX, clientY) {
-      pointer.set(clientX, clientY);
-      for (const entry of entries.values()) {
-        const n = entry.points.length;
-        const segments = entry.kind === 'area' ? n : n - 1;
-        for (let i = 0; i < segments; i++) {
-          if (!ctx.toClient(entry.points[i], screenA) || !ctx.toClient(entry.points[(i + 1) % n], screenB)) continue;
-          if (distanceToSegment(pointer, screenA, screenB) <= LINE_SELECT_PX) {
-            select(entry.eid);
-            return true;
-          }
-        }
+      const entry = lineUnder(ctx.toClient, entries.values(), clientX, clientY);
+      if (entry) {
+        select(entry.eid);
+        return true;
       }
       if (selected) select(0);
       return false;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runFrameSteps } from '../../../../src/engine/frame-steps';
 import { createViewerWorld } from '../../../../src/engine/world';
-import { attachPointerInput, type PointerHandlers } from '../../../../src/viewer/input/pointer';
+import { attachDomPointerSource } from '../../../../src/viewer/input/pointer';
+import { createPointerRouter, type PointerHandler } from '../../../../src/viewer/input/pointer-router';
 import { fakePage, type FakeNode } from '../../support/fake-dom';
 
 function stage(options: { grab?: boolean } = {}) {
@@ -9,17 +10,26 @@ function stage(options: { grab?: boolean } = {}) {
   const world = createViewerWorld();
   const calls: string[] = [];
   const camera = { enabled: true };
-  const handlers: PointerHandlers = {
+  const handlers: PointerHandler = {
     grab: () => options.grab === true,
-    drag: (x, y) => calls.push(`drag ${x},${y}`),
-    release: (x, y) => calls.push(`release ${x},${y}`),
-    click: () => calls.push('click'),
-    shiftClick: () => calls.push('shiftClick'),
-    doubleClick: () => calls.push('doubleClick'),
-    hover: (x, y) => calls.push(`hover ${x},${y}`),
-    leave: () => calls.push('leave'),
+    drag: (x, y) => void calls.push(`drag ${x},${y}`),
+    release: (x, y) => void calls.push(`release ${x},${y}`),
+    click: () => calls.push('click') > 0,
+    shiftClick: () => calls.push('shiftClick') > 0,
+    doubleClick: () => calls.push('doubleClick') > 0,
+    hover: (x, y) => void calls.push(`hover ${x},${y}`),
+    leave: () => void calls.push('leave'),
   };
-  const input = attachPointerInput(world, page.container as unknown as HTMLElement, page.canvas as unknown as HTMLCanvasElement, () => camera, handlers);
+  // The viewer's composition: one router, the DOM as its source.
+  const router = createPointerRouter(world, { camera: () => camera });
+  router.add('tool', handlers);
+  const detach = attachDomPointerSource(router, page.container as unknown as HTMLElement, page.canvas as unknown as HTMLCanvasElement);
+  const input = {
+    dispose() {
+      detach();
+      router.dispose();
+    },
+  };
   let time = 1000;
   const pointer = (target: FakeNode, type: string, id: number, x: number, y: number, extra: Record<string, unknown> = {}) => {
     time += 40;
@@ -33,7 +43,7 @@ function stage(options: { grab?: boolean } = {}) {
   return { ...page, world, calls, camera, input, pointer, tap, frame };
 }
 
-describe('pointer input', () => {
+describe('pointer input (the DOM source and the router)', () => {
   it('reports a tap as a click and two taps as a double tap', () => {
     const s = stage();
     s.tap(100, 100);
