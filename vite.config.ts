@@ -4,6 +4,7 @@ import react from '@vitejs/plugin-react';
 import { createReadStream, cpSync, existsSync, statSync } from 'node:fs';
 import { join, normalize, resolve } from 'node:path';
 import { availableParallelism } from 'node:os';
+import { earlyBoot } from './scripts/early-boot';
 import { generateAssets, writeAssets, type GeneratedAsset } from './scripts/generate-assets';
 
 /**
@@ -90,20 +91,6 @@ function withBuiltChunk(name: string, chunk: RegExp, what: string, rewrite: (htm
 }
 
 /**
- * The loader worker's built URL, written into index.html's early script (its `LOADER_WORKER_URL`):
- * the embed starts the worker and its instance-set downloads there, before the app's code has
- * loaded (src/scene/container-client.ts adopts it). In dev the URL stays empty and the app starts
- * the worker itself.
- */
-function earlyLoaderWorker(): Plugin {
-  return withBuiltChunk('early-loader-worker', /(^|\/)container-worker-[\w-]+\.js$/, 'the loader worker (container-worker)', (html, url) => {
-    const marker = "var LOADER_WORKER_URL = '';";
-    if (!html.includes(marker)) throw new Error(`early-loader-worker: index.html has no ${marker}`);
-    return html.replace(marker, `var LOADER_WORKER_URL = ${JSON.stringify(url)};`);
-  });
-}
-
-/**
  * The app's entry, imported by an inline module script instead of loaded by a `<script src>`.
  *
  * A document's module scripts hold back its load event until their whole graph has run. An
@@ -185,7 +172,7 @@ function hostApiClient(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), decoderLibs(), generatedAssets(), earlyLoaderWorker(), entryOffTheLoadEvent(), panelsPrefetch(), hostApiClient()],
+  plugins: [react(), decoderLibs(), generatedAssets(), earlyBoot(), entryOffTheLoadEvent(), panelsPrefetch(), hostApiClient()],
   build: {
     outDir: 'dist',
     sourcemap: true,

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What the Vite build reads (src/server is not bundled). */
-export const BUILD_INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'src', 'public', 'systems', 'components', 'scripts/generate-assets.ts', 'scripts/assets'];
+export const BUILD_INPUTS = ['index.html', 'vite.config.ts', 'package.json', 'package-lock.json', 'tsconfig.json', 'src', 'public', 'systems', 'components', 'scripts/generate-assets.ts', 'scripts/early-boot.ts', 'scripts/assets'];
 
 /** The newest modification time under `path` (a file or a folder; a folder's own time counts, since deleting a file bumps it), 0 when absent. */
 function newestMtime(path, ignore) {

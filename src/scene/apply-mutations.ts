@@ -12,6 +12,7 @@ import {
   type TextureMap,
 } from '../protocol/mutation';
 import { fetchJson } from './fetch';
+import { MUTATION_LOG_PAGE, mutationLogUrl } from './load-requests';
 import { mapTexture } from './uploaded-textures';
 import { isUploadedTextureId } from '../protocol/textures';
 import { materialById, nodeEid, registerMaterial } from '../engine/stable-ids';
@@ -333,8 +334,7 @@ function colorNumber(value: number | string): number {
 
 // ---- the saved log --------------------------------------------------------------------------
 
-/** Mutations asked for per page of the log. */
-export const MUTATION_LOG_PAGE = 1000;
+export { MUTATION_LOG_PAGE } from './load-requests';
 
 /**
  * The whole mutation log of a model from the model service
@@ -347,12 +347,11 @@ export async function fetchMutationLog(
   modelId: string,
   options: { signal?: AbortSignal; pageSize?: number } = {},
 ): Promise<unknown[]> {
-  const base = `${modelService.replace(/\/+$/, '')}/v1/models/${encodeURIComponent(modelId)}/mutations`;
   const limit = options.pageSize ?? MUTATION_LOG_PAGE;
   const out: unknown[] = [];
   let after = 0;
   for (;;) {
-    const url = `${base}?after=${after}&limit=${limit}`;
+    const url = mutationLogUrl(modelService, modelId, after, limit);
     const body = (await fetchJson(url, options.signal)) as { mutations?: unknown; lastSeq?: unknown } | undefined;
     if (!body || typeof body !== 'object' || !Array.isArray(body.mutations) || typeof body.lastSeq !== 'number') {
       throw new Error(`${url} did not answer with a mutation log ({ modelId, mutations, lastSeq }).`);

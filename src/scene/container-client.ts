@@ -56,8 +56,7 @@ export interface EarlyLoader {
   adopted?: boolean;
 }
 
-/** index.html's request ids start here, far above the ones this module gives. */
-export const EARLY_REQUEST_IDS = 1_000_000_000;
+export { EARLY_REQUEST_IDS } from './load-requests.ts';
 /** The early requests not taken yet, by absolute URL (null when there are none or the worker is gone). */
 let earlyIds: Record<string, number> | null = null;
 /** Replies to early requests that arrived before the app asked for them. */

@@ -6,6 +6,7 @@ import { FLOATS_PER_INSTANCE, unpackMatrices } from '../protocol/instances';
 import type { SceneObject } from '../protocol/scene-objects';
 import { decodeContainerInWorker, fetchInstanceSetInWorker } from './container-client';
 import { fetchBinary, untilAborted } from './fetch';
+import { assetFileAt, FIRST_PICTURE_INSTANCES, instanceSetAt } from './load-requests';
 import type { ModelLoader } from './gltf';
 
 /**
@@ -22,11 +23,11 @@ export const PLACEHOLDER_SIZE = 1;
 export const PLACEHOLDER_COLOR = 0xff0000;
 
 export function assetUrl(config: ClientConfig, assetId: string): string {
-  return `${config.endpoints.assetCdn.replace(/\/+$/, '')}/assets/${encodeURIComponent(assetId)}/model.3dxa`;
+  return assetFileAt(config.endpoints.assetCdn, assetId);
 }
 
 export function instanceSetUrl(config: ClientConfig, sceneId: string, groupId: string): string {
-  return `${config.endpoints.modelService.replace(/\/+$/, '')}/v1/scenes/${encodeURIComponent(sceneId)}/groups/${encodeURIComponent(groupId)}/instances`;
+  return instanceSetAt(config.endpoints.modelService, sceneId, groupId);
 }
 
 /** The red placeholder cube standing in for asset `assetId`. */
@@ -191,11 +192,7 @@ export function prefetchGroupInstances(config: ClientConfig, sceneId: string, ob
   }
 }
 
-/**
- * At most this many instances in all are part of the models' first picture (src/viewer/load.ts
- * groupsFitFirstPicture); sets of groups that say they hold more are fetched at low priority.
- */
-export const FIRST_PICTURE_INSTANCES = 50_000;
+export { FIRST_PICTURE_INSTANCES } from './load-requests';
 
 /** Lets go of a prefetch entry's timer and listener (taken or dropped). */
 function release(entry: Prefetched): void {

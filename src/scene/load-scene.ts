@@ -5,35 +5,29 @@ import { loadModelFile } from './container-client';
 import { fetchJson } from './fetch';
 import type { ModelLoader } from './gltf';
 import { spawnModel } from './model-entities';
+import { configUrl, LOADABLE_FORMAT, MODEL_DOWNLOAD_CONCURRENCY, modelFileAt, sceneUrl } from './load-requests';
+
+export { LOADABLE_FORMAT, MODEL_DOWNLOAD_CONCURRENCY } from './load-requests';
 
 /** A performance mark for profiling loads (devtools and the load benchmark read them). */
 export function mark(name: string): void {
   if (typeof performance !== 'undefined' && performance.mark) performance.mark(`viewer:${name}`);
 }
 
-/** The only model output format the viewer loads (viewer specification section 5). */
-export const LOADABLE_FORMAT = 'glb';
-
-/**
- * The model file URL: {model-derivative CDN}/{latestVersionKey}/model_file.binz, with the model's
- * signed query when the scene document gives one (`derivativeQuery`: a model only private scenes
- * list; src/server/auth/derivative-urls.ts). index.html builds the same URL for its early downloads.
- */
+/** The model file URL (modelFileAt); index.html's boot script builds it with the same function. */
 export function modelFileUrl(config: ClientConfig, model: ModelDoc): string {
-  const url = `${config.endpoints.modelDerivativeCdn.replace(/\/+$/, '')}/${model.latestVersionKey}/model_file.binz`;
-  return model.derivativeQuery ? `${url}?${model.derivativeQuery}` : url;
+  return modelFileAt(config.endpoints.modelDerivativeCdn, model.latestVersionKey, model.derivativeQuery);
 }
 
 export async function fetchClientConfig(base = '', signal?: AbortSignal): Promise<ClientConfig> {
-  const body = await fetchJson(`${base}/v1/config`, signal);
+  const body = await fetchJson(configUrl(base), signal);
   const parsed = ClientConfig.safeParse(body);
   if (!parsed.success) throw new Error(`The viewer configuration is invalid: ${parsed.error.issues.map(describeIssue).join('; ')}`);
   return parsed.data;
 }
 
 export async function fetchScene(config: ClientConfig, sceneId: string, signal?: AbortSignal): Promise<SceneDoc> {
-  const base = config.endpoints.modelService.replace(/\/+$/, '');
-  const body = await fetchJson(`${base}/v1/scenes/${encodeURIComponent(sceneId)}`, signal);
+  const body = await fetchJson(sceneUrl(config.endpoints.modelService, sceneId), signal);
   const parsed = SceneDoc.safeParse(body);
   if (!parsed.success) throw new Error(`The scene document is invalid: ${parsed.error.issues.map(describeIssue).join('; ')}`);
   return parsed.data;
@@ -42,9 +36,6 @@ export async function fetchScene(config: ClientConfig, sceneId: string, signal?:
 function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
   return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message;
 }
-
-/** Models downloaded at once (index.html starts the first this many before the app runs). */
-export const MODEL_DOWNLOAD_CONCURRENCY = 3;
 
 export type LoadStage = 'download' | 'decode' | 'parse' | 'build';
 

@@ -4,10 +4,10 @@ import { inlineScriptHashes } from './security-headers.ts';
 /**
  * The app's page (the built index.html) as this server sends it: with the model service's address
  * the client configuration gives (`/v1/config`'s `endpoints.modelService`) in a meta element at the
- * top of its head. The embed's first inline script reads it and asks for the scene document at once,
- * beside the configuration, instead of one round trip after it. A page served without it (another
- * host, the dev server) waits for the configuration, as before. Not a script: the page's CSP script
- * hashes are unchanged.
+ * top of its head. The page's boot script (src/viewer/early-boot.ts, inline in the built page)
+ * reads it and asks for the scene document at once, beside the configuration, instead of one
+ * round trip after it. A page served without it (another host, the dev server) waits for the
+ * configuration, as before. Not a script: the page's CSP script hashes are unchanged.
  */
 export function indexPageHtml(html: string, modelService: string): string {
   const meta = `<meta name="model-service" content="${escapeAttribute(modelService)}" />`;

@@ -1,3 +1,4 @@
+import { autoPlayOf, parseBoolOption } from '../protocol/embed-query';
 import { parseQualityTier, type QualityTier } from '../viewer/quality';
 
 /**
@@ -30,23 +31,15 @@ export function parseEmbedOptions(search: string): EmbedOptions {
   const q = new URLSearchParams(search);
   const type = q.get('uiBackgroundType');
   return {
-    autoPlay: parseBool(q.get('autoPlay'), true),
+    autoPlay: autoPlayOf(search),
     uiColor: parseColor(q.get('uiColor')) ?? DEFAULT_UI_COLOR,
-    uiWatermark: parseBool(q.get('uiWatermark'), true),
+    uiWatermark: parseBoolOption(q.get('uiWatermark'), true),
     uiLogoUrl: parseUrl(q.get('uiLogoUrl')),
     uiThumbnailUrl: parseUrl(q.get('uiThumbnailUrl')),
     uiBackgroundType: type === 'image' || type === 'color' ? type : null,
     uiBackgroundColor: parseColor(q.get('uiBackgroundColor')) ?? 'transparent',
     quality: parseQualityTier(q.get('quality')),
   };
-}
-
-function parseBool(value: string | null, fallback: boolean): boolean {
-  if (value === null) return fallback;
-  const v = value.trim().toLowerCase();
-  if (v === '' || v === '1' || v === 'true' || v === 'yes' || v === 'on') return true;
-  if (v === '0' || v === 'false' || v === 'no' || v === 'off') return false;
-  return fallback;
 }
 
 /** Hex colours with or without '#', or CSS colour names; anything else is refused (no CSS injection). */

@@ -1,5 +1,6 @@
-import { HIGH_TIER_SCORE, LOW_PIXEL_RATIO, LOW_TEXTURE_LIMIT, MAX_PIXEL_RATIO, MEDIUM_PIXEL_RATIO, MEDIUM_TIER_SCORE } from '../protocol/constants';
+import { HIGH_TIER_SCORE, LOW_PIXEL_RATIO, MAX_PIXEL_RATIO, MEDIUM_PIXEL_RATIO, MEDIUM_TIER_SCORE } from '../protocol/constants';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
+import { BENCHMARK_SIZE, PROBE_ATTRIBUTES, tierTextureLimit, type QualityTier } from './quality-tier';
 /**
  * Quality tiers (viewer specification section 9): a score from the CPU, the memory, the GPU and a
  * GPU micro-benchmark chooses low, medium or high, which set the pixel ratio, antialiasing and
@@ -39,8 +40,7 @@ import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
  *   SwiftShader on 2 cores gets about 2e5 (0 points), an integrated laptop GPU roughly 1e7..1e8.
  */
 
-export type QualityTier = 'low' | 'medium' | 'high';
-export const QUALITY_TIERS: readonly QualityTier[] = ['low', 'medium', 'high'];
+export { BENCHMARK_SIZE, parseQualityTier, PROBE_ATTRIBUTES, QUALITY_TIERS, tierTextureLimit, type QualityTier } from './quality-tier';
 
 /** The benchmark runs from this partial score on ... */
 export const BENCHMARK_MIN_PARTIAL = 30;
@@ -249,18 +249,12 @@ export function settingsForTier(tier: QualityTier, devicePixelRatio: number): Qu
   const dpr = Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? devicePixelRatio : 1;
   switch (tier) {
     case 'low':
-      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE, textureLimit: LOW_TEXTURE_LIMIT, shadowMapSize: LOW_SHADOW_MAP_SIZE, pointLightShadows: false };
+      return { tier, pixelRatio: LOW_PIXEL_RATIO, antialias: true, postProcessing: false, environmentSize: LOW_ENVIRONMENT_SIZE, textureLimit: tierTextureLimit(tier), shadowMapSize: LOW_SHADOW_MAP_SIZE, pointLightShadows: false };
     case 'medium':
-      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, textureLimit: null, shadowMapSize: MEDIUM_SHADOW_MAP_SIZE, pointLightShadows: true };
+      return { tier, pixelRatio: MEDIUM_PIXEL_RATIO, antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, textureLimit: tierTextureLimit(tier), shadowMapSize: MEDIUM_SHADOW_MAP_SIZE, pointLightShadows: true };
     case 'high':
-      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, textureLimit: null, shadowMapSize: SHADOW_MAP_SIZE, pointLightShadows: true };
+      return { tier, pixelRatio: Math.min(dpr, MAX_PIXEL_RATIO), antialias: false, postProcessing: true, environmentSize: ENVIRONMENT_SIZE, textureLimit: tierTextureLimit(tier), shadowMapSize: SHADOW_MAP_SIZE, pointLightShadows: true };
   }
-}
-
-/** 'low' | 'medium' | 'high' (any case, trimmed) or null. */
-export function parseQualityTier(value: string | null | undefined): QualityTier | null {
-  const v = value?.trim().toLowerCase();
-  return v === 'low' || v === 'medium' || v === 'high' ? v : null;
 }
 
 /** Which overridden device a browser is, from its user agent, platform and touch points. */
@@ -284,8 +278,6 @@ export function isSoftwareRenderer(name: string | null): boolean {
 export const BENCHMARK_BUDGET_MS = 25;
 /** A round this long is a measurement worth keeping. */
 const BENCHMARK_ROUND_MS = 2;
-/** The probe canvas (and the benchmark's viewport), in pixels a side. */
-export const BENCHMARK_SIZE = 128;
 const BENCHMARK_LOOP = 32;
 
 const BENCH_VERTEX = `#version 300 es
@@ -372,16 +364,6 @@ interface NavigatorFacts {
   hardwareConcurrency?: number;
   deviceMemory?: number;
 }
-
-/** The probe context's attributes: the smallest context (index.html's early probe asks for the same). */
-export const PROBE_ATTRIBUTES: WebGLContextAttributes = {
-  antialias: false,
-  depth: false,
-  stencil: false,
-  alpha: false,
-  preserveDrawingBuffer: false,
-  powerPreference: 'high-performance',
-};
 
 export interface EarlyProbe {
   gl: WebGL2RenderingContext;

@@ -1,50 +1,22 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientConfig } from '../../src/protocol/config';
 import { fetchMutationLog } from '../../src/scene/apply-mutations';
 import { takeEarlyFetch } from '../../src/scene/fetch';
 import { SceneDoc } from '../../src/protocol/scene';
 import { fetchClientConfig, fetchScene, modelFileUrl } from '../../src/scene/load-scene';
-import { indexPageHtml } from '../../src/server/index-page';
-
-const PAGE = readFileSync(new URL('../../index.html', import.meta.url), 'utf8');
+import { runEarlyPage } from '../support/early-page';
 
 /**
- * index.html's first inline script (the embed's early downloads), run as the page runs it, against a
- * fetch that records each request and answers when the test says. `modelService`: the address the
- * server wrote into the page (src/server/index-page.ts); null for a page served without it. The
- * app's own functions then take the responses by their URLs, as on the page.
+ * index.html's boot script as the built page has it (src/viewer/early-boot.ts compiled by
+ * scripts/early-boot.ts), run as the page runs it (tests/support/early-page.ts). `modelService`:
+ * the address the server wrote into the page (src/server/index-page.ts); null for a page served
+ * without it. The app's own functions then take the responses by their URLs, as on the page.
  */
-function runEarlyDownloads(href: string, modelService: string | null) {
-  const html = modelService === null ? PAGE : indexPageHtml(PAGE, modelService);
-  const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1];
-  if (!script) throw new Error('index.html has no inline script');
-  const meta = /<meta name="model-service" content="([^"]*)" \/>/.exec(html);
-  // The meta element comes before the script that reads it.
-  if (meta) expect(meta.index).toBeLessThan(html.indexOf('<script>'));
-  const requests: string[] = [];
-  const answers = new Map<string, (response: Response) => void>();
-  const fetchStub = (url: string) => {
-    requests.push(url);
-    return new Promise<Response>((resolve) => answers.set(url, resolve));
-  };
-  const page: { __earlyFetches?: Record<string, Promise<Response>>; __earlyFetchesStarted?: Promise<unknown> } = {};
-  const documentStub = {
-    createElement: () => ({ getContext: () => null }),
-    querySelector: (selector: string) => (selector === 'meta[name="model-service"]' && meta ? { getAttribute: (name: string) => (name === 'content' ? meta[1].replace(/&amp;/g, '&') : null) } : null),
-  };
-  new Function('window', 'location', 'fetch', 'Worker', 'document', script)(page, new URL(href), fetchStub, undefined, documentStub);
+async function runEarlyDownloads(href: string, modelService: string | null) {
+  const early = await runEarlyPage(href, { modelService });
   // The app reads them from its global scope.
-  Object.assign(globalThis, { __earlyFetches: page.__earlyFetches, __earlyFetchesStarted: page.__earlyFetchesStarted });
-  return {
-    page,
-    requests,
-    answer(url: string, body: unknown) {
-      const answer = answers.get(url);
-      if (!answer) throw new Error(`${url} was not requested (requests: ${requests.join(', ')})`);
-      answer(new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } }));
-    },
-  };
+  Object.assign(globalThis, { __earlyFetches: early.page.__earlyFetches, __earlyFetchesStarted: early.page.__earlyFetchesStarted });
+  return early;
 }
 
 const SCENE = {
@@ -77,20 +49,24 @@ afterEach(() => {
 });
 
 describe("index.html's early downloads", () => {
-  it('ask for the scene document beside the configuration where the page says the model service is, not one round trip after it', () => {
-    expect(runEarlyDownloads('http://viewer.test/embed/s1', '').requests).toEqual(['/v1/scenes/s1', '/v1/config']);
-    expect(runEarlyDownloads('http://viewer.test/embed/s%201', 'https://models.test/').requests).toEqual(['https://models.test/v1/scenes/s%201', '/v1/config']);
+  it('ask for the scene document beside the configuration where the page says the model service is, not one round trip after it', async () => {
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', '');
+    expect(early.requests).toEqual(['/v1/scenes/s1', '/v1/config']);
+    // The meta element comes before the script that reads it.
+    expect(early.metaAt).toBeGreaterThan(0);
+    expect(early.metaAt).toBeLessThan(early.scriptAt);
+    expect((await runEarlyDownloads('http://viewer.test/embed/s%201', 'https://models.test/')).requests).toEqual(['https://models.test/v1/scenes/s%201', '/v1/config']);
   });
 
   it('a page served without the address (another host, the dev server) waits for the configuration', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1', null);
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', null);
     expect(early.requests).toEqual(['/v1/config']);
     early.answer('/v1/config', config('https://models.test'));
     await vi.waitFor(() => expect(early.requests).toEqual(['/v1/config', 'https://models.test/v1/scenes/s1']));
   });
 
   it('the app takes the configuration, the scene document and the saved edits asked for early, and asks for nothing itself', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', '');
     const own = stubOwnFetch();
     early.answer('/v1/config', config(''));
     early.answer('/v1/scenes/s1', SCENE);
@@ -107,7 +83,7 @@ describe("index.html's early downloads", () => {
   });
 
   it('the app may take and read the scene document before the configuration has answered: the models still start early', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', '');
     const own = stubOwnFetch();
     early.answer('/v1/scenes/s1', SCENE);
     const taken = takeEarlyFetch('/v1/scenes/s1')!;
@@ -119,7 +95,7 @@ describe("index.html's early downloads", () => {
   });
 
   it('a configuration that names another address: the early document is dropped and asked for there', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', '');
     early.answer('/v1/config', config('https://models.test/'));
     await vi.waitFor(() => expect(early.requests).toContain('https://models.test/v1/scenes/s1'));
     expect(early.page.__earlyFetches).not.toHaveProperty('/v1/scenes/s1');
@@ -129,7 +105,7 @@ describe("index.html's early downloads", () => {
   });
 
   it('the same address written another way (absolute on this origin): the early document is kept under the URL the app asks for', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', '');
     early.answer('/v1/config', config('http://viewer.test'));
     early.answer('/v1/scenes/s1', SCENE);
     await early.page.__earlyFetchesStarted;
@@ -142,7 +118,7 @@ describe("index.html's early downloads", () => {
   it("a private scene's model starts early at its signed URL, the one the app builds and takes; a public scene's at the plain one", async () => {
     const query = 'exp=1700003600&sig=abc_-DEF';
     const signed = { ...SCENE, public: false, models: [{ ...SCENE.models[0], derivativeQuery: query }] };
-    const early = runEarlyDownloads('http://viewer.test/embed/s1', '');
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1', '');
     early.answer('/v1/config', config(''));
     early.answer('/v1/scenes/s1', signed);
     await early.page.__earlyFetchesStarted;
@@ -156,7 +132,7 @@ describe("index.html's early downloads", () => {
   });
 
   it('a cover (autoPlay off) asks for the documents only: no model, no saved edits', async () => {
-    const early = runEarlyDownloads('http://viewer.test/embed/s1?autoPlay=false', '');
+    const early = await runEarlyDownloads('http://viewer.test/embed/s1?autoPlay=false', '');
     early.answer('/v1/config', config(''));
     early.answer('/v1/scenes/s1', SCENE);
     await early.page.__earlyFetchesStarted;

@@ -1,9 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { INSTANCE_SET_MIME } from '../../../src/protocol/instances';
-import { FIRST_PICTURE_INSTANCES, instanceSetUrl } from '../../../src/scene/instance-assets';
-import { LOW_TEXTURE_LIMIT, parseQualityTier, settingsForTier } from '../../../src/viewer/quality';
 import { EARLY_REQUEST_IDS, fetchInstanceSetInWorker, loadModelFile, setEarlyTextureLimit, terminateContainerWorker, type EarlyLoader } from '../../../src/scene/container-client';
 
 /** A stand-in for the loader worker: records what it is sent; the test answers as the worker would. */
@@ -55,27 +50,6 @@ afterEach(() => {
 });
 
 describe('the loader worker index.html started', () => {
-  it('is asked by index.html with the app\'s ids, media type, priority rule and set URLs (its inline script cannot import them)', () => {
-    const page = readFileSync(join(__dirname, '../../../index.html'), 'utf8');
-    expect(page).toContain(`var nextId = ${EARLY_REQUEST_IDS};`);
-    expect(page).toContain("loader.worker.postMessage({ id: nextId++, kind: 'model', url: url, images: true, textureLimit: textureLimit });");
-    // A forced tier's limit, as the app reads the tier (parseQualityTier) and sets its limit
-    // (settingsForTier); none (undefined) when the tier is detected. index.html's two lines, run.
-    const lines = /(var tier = [^\n]*\n\s*var textureLimit = [^\n]*)/.exec(page);
-    expect(lines, "index.html's forced tier").not.toBeNull();
-    const limitOf = new Function('location', `${lines![1]}\nreturn textureLimit;`) as (location: { search: string }) => number | null | undefined;
-    for (const search of ['?quality=low', '?quality=%20LOW%20', '?quality=Medium', '?quality=high', '?quality=', '?quality=ultra', '', '?autoPlay=1&quality=low']) {
-      const tier = parseQualityTier(new URLSearchParams(search).get('quality'));
-      expect(limitOf({ search }), search).toBe(tier ? settingsForTier(tier, 1).textureLimit : undefined);
-    }
-    expect(limitOf({ search: '?quality=low' })).toBe(LOW_TEXTURE_LIMIT);
-    expect(page).toContain(`accept: '${INSTANCE_SET_MIME}'`);
-    expect(page).toContain(`object.instanceCount <= ${FIRST_PICTURE_INSTANCES}`);
-    const config = { endpoints: { modelService: 'SERVICE' } } as Parameters<typeof instanceSetUrl>[0];
-    expect(instanceSetUrl(config, 'SCENE', 'GROUP')).toBe('SERVICE/v1/scenes/SCENE/groups/GROUP/instances');
-    expect(page).toContain("service + '/v1/scenes/' + encodeURIComponent(doc._id) + '/groups/' + encodeURIComponent(object.uuid) + '/instances'");
-  });
-
   it('is adopted: its sets are taken by URL once, whether they arrived before or after the app asked', async () => {
     vi.stubGlobal('Worker', FakeWorker);
     const loader = earlyLoader();

@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { STUDIO_PREFILTERED_SIZE } from '../../../src/protocol/environment';
 import {
   applyDeviceOverride,
-  BENCHMARK_SIZE,
   benchmarkNeeded,
   benchmarkPoints,
   benchmarkScore,
@@ -15,7 +13,6 @@ import {
   isSoftwareRenderer,
   memoryScore,
   parseQualityTier,
-  PROBE_ATTRIBUTES,
   scoreQuality,
   settingsForTier,
   takeEarlyProbe,
@@ -325,22 +322,6 @@ describe("index.html's early probe context", () => {
     const calls = fakeProbe({ lost: true });
     expect(takeEarlyProbe()).toBeNull();
     expect(calls.parameters).toBe(0);
-  });
-  it("index.html's probe asks for the detection's canvas size and attributes", () => {
-    const html = readFileSync(new URL('../../../index.html', import.meta.url), 'utf8');
-    const script = /canvas\.width = canvas\.height = (\d+);[\s\S]*?getContext\('webgl2', (\{[^}]*\})\)/.exec(html);
-    expect(script, "index.html's early probe").not.toBeNull();
-    expect(Number(script![1])).toBe(BENCHMARK_SIZE);
-    expect(Function(`return (${script![2]});`)()).toEqual(PROBE_ATTRIBUTES);
-  });
-  it("index.html opens no probe for the tiers parseQualityTier forces, and one for anything else", () => {
-    const html = readFileSync(new URL('../../../index.html', import.meta.url), 'utf8');
-    const script = /if \((\/\^[^\n]*?\/i)\.test\(params\.get\('quality'\) \|\| ''\)\) return;/.exec(html);
-    expect(script, "index.html's forced-tier check").not.toBeNull();
-    const forces = Function(`return ${script![1]};`)() as RegExp;
-    for (const value of ['low', ' HIGH ', 'Medium', 'auto', '', 'lowx', 'low medium', '\tlow\n']) {
-      expect(forces.test(value), JSON.stringify(value)).toBe(parseQualityTier(value) !== null);
-    }
   });
   it('a forced tier loses the probe it does not need', () => {
     const calls = fakeProbe();
