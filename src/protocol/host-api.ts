@@ -2,6 +2,50 @@ import { z } from 'zod';
 import { RenderConfig, RenderConfigChange } from './render-config.ts';
 import { MaterialProperties } from './mutation.ts';
 import { SceneSettings, SceneSettingsValues } from './scene-settings.ts';
+import {
+  args,
+  bool,
+  finite,
+  httpUrl,
+  id,
+  imageArgs,
+  measurementId,
+  measurementPoints,
+  measurementProblem,
+  MEASUREMENT_KINDS,
+  NAVIGATION_MODE_NAMES,
+  nodeRef,
+  none,
+  planeNormal,
+  positive,
+  PROJECTION_NAMES,
+  QUALITY_NAMES,
+  sectionId,
+  side,
+  text,
+  TOOL_NAMES,
+  vec3,
+} from './host-api-args.ts';
+import { MAX_ADDED_TEXTURES, MAX_HOTSPOTS, MAX_MEASUREMENT_POINTS, MAX_SECTION_PLANES, MAX_TOKEN_LENGTH } from './host-api-envelope.ts';
+import {
+  AnimationInfo,
+  AnnotationInfo,
+  AuthInfo,
+  CameraState,
+  Hit,
+  Image,
+  MaterialInfo,
+  MaterialSummary,
+  MeasurementInfo,
+  ModelInfo,
+  NodeInfo,
+  NodeTreeEntry,
+  Ok,
+  QualityInfo,
+  ScreenPoint,
+  SectionInfo,
+  TextureInfo,
+} from './host-api-results.ts';
 
 /**
  * The host-page API (editor specification sections 6-7, DESIGN.md 4.3): the window messages a page
@@ -10,337 +54,33 @@ import { SceneSettings, SceneSettingsValues } from './scene-settings.ts';
  * (src/api/client.ts) and the API reference (docs/host-api.md, scripts/host-api-docs.ts).
  */
 
-/** The API's version, reported by api.init.result. */
-export const HOST_API_VERSION = '1.0.0';
-/** Longest requestId, func name and instanceId accepted. */
-export const MAX_ID_LENGTH = 100;
-/** Longest name, title or text argument. */
-export const MAX_TEXT_LENGTH = 10_000;
-/** Most registered hotspots (3D points whose screen positions are sent as the camera moves). */
-export const MAX_HOTSPOTS = 1000;
-/** Largest renderOffscreenFrame / screenshot side, in pixels. */
-export const MAX_FRAME_SIDE = 8192;
-/** Longest bearer token a host page may hand over (as the meeting's AUTH_REQUEST). */
-export const MAX_TOKEN_LENGTH = 16_000;
-/** Most points of one measurement (an area's outline); a comment's view and a meeting keep as many. */
-export const MAX_MEASUREMENT_POINTS = 256;
-/**
- * Most measurements and section planes there may be when the API makes one: each is entities and
- * GPU objects, and each plane clips every shader, so a host page cannot grow them without bound.
- */
-export const MAX_MEASUREMENTS = 1000;
-export const MAX_SECTION_PLANES = 64;
-/** Most textures addTexture keeps at once (removeTexture frees one). */
-export const MAX_ADDED_TEXTURES = 100;
-/**
- * How far an area's point may be off the plane of its first three points: this fraction of the
- * outline's size (its bounding box's diagonal). The measurement is drawn and computed on that plane.
- */
-export const AREA_PLANE_TOLERANCE = 1e-3;
+// This module is the API's one door: the limits and the envelope (./host-api-envelope.ts), the
+// result schemas (./host-api-results.ts) and the shared names and checks (./host-api-args.ts).
+export * from './host-api-envelope.ts';
+export {
+  AnimationInfo,
+  AnnotationInfo,
+  AuthInfo,
+  CameraState,
+  Hit,
+  Image,
+  MaterialInfo,
+  MaterialSummary,
+  MeasurementInfo,
+  ModelInfo,
+  NodeInfo,
+  NodeTreeEntry,
+  QualityInfo,
+  ScreenPoint,
+  SectionInfo,
+  TextureInfo,
+} from './host-api-results.ts';
+export { clip, IMAGE_FORMATS, MEASUREMENT_KINDS, measurementProblem, NAVIGATION_MODE_NAMES, PROJECTION_NAMES, QUALITY_NAMES, TOOL_NAMES } from './host-api-args.ts';
 
 // ---- the scene's allowlist (src/protocol/host-origins.ts: the scene document's schema uses it,
 // and it must not bring these schemas into the embed's first download)
 
 export { accessFor, HostOrigin, HostOrigins, MAX_HOST_ORIGINS, normalizeHostOrigins, type Access } from './host-origins.ts';
-
-// ---- the envelope ------------------------------------------------------------------------------
-
-export const RequestId = z.union([
-  z.string().min(1).max(MAX_ID_LENGTH),
-  z.number().int().refine(Number.isSafeInteger),
-]);
-export type RequestId = z.infer<typeof RequestId>;
-
-export const InstanceId = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,100}$/, { error: 'instanceId must be 1-100 characters of A-Z a-z 0-9 _ -' });
-
-export const ApiInitMessage = z.object({ type: z.literal('api.init'), instanceId: InstanceId.optional() });
-export const ApiRequestMessage = z.object({
-  type: z.literal('api.request'),
-  requestId: RequestId,
-  func: z.string().max(MAX_ID_LENGTH),
-  arguments: z.unknown().optional(),
-  instanceId: InstanceId.optional(),
-});
-export type ApiRequestMessage = z.infer<typeof ApiRequestMessage>;
-
-export interface ApiInitResult {
-  type: 'api.init.result';
-  instanceId: string;
-  version: string;
-  /** The names of every function; empty with `error` when this page may not use the API. */
-  functions: string[];
-  /** The functions that only read (callable under the open default). */
-  readOnly: string[];
-  /** Whether this page may call functions that change the scene. */
-  mayChange: boolean;
-  /** Whether the scene is shown (viewerready was sent): functions answer from now on. */
-  ready: boolean;
-  error?: string;
-}
-export type ApiResponse = { type: 'api.response'; instanceId: string; requestId: RequestId | null; response: unknown } | { type: 'api.response'; instanceId: string; requestId: RequestId | null; error: string };
-export interface ApiEventMessage {
-  type: 'api.event';
-  instanceId: string;
-  event: string;
-  data: unknown;
-}
-export interface LifecycleMessage {
-  type: 'viewerinit' | 'viewerready';
-  instanceId: string;
-  sceneId: string;
-}
-export type ViewerToHostMessage = ApiInitResult | ApiResponse | ApiEventMessage | LifecycleMessage;
-
-// ---- argument pieces ---------------------------------------------------------------------------
-
-const finite = (name: string) => z.number({ error: `${name} must be a number` }).refine(Number.isFinite, { error: `${name} must be a finite number` });
-const positive = (name: string) => finite(name).refine((v) => v > 0, { error: `${name} must be greater than 0` });
-const id = (name: string) =>
-  z
-    .string({ error: (issue) => (issue.input === undefined ? `${name} undefined.` : `${name} must be a string`) })
-    .min(1, { error: `${name} must not be empty` })
-    .max(256, { error: `${name} must be at most 256 characters` });
-const text = (name: string) => z.string({ error: `${name} must be a string` }).max(MAX_TEXT_LENGTH, { error: `${name} must be at most ${MAX_TEXT_LENGTH} characters` });
-const bool = (name: string) => z.boolean({ error: `${name} must be true or false` });
-/** [x, y, z] */
-const vec3 = (name: string) => z.tuple([finite(`${name}[0]`), finite(`${name}[1]`), finite(`${name}[2]`)], { error: `${name} must be [x, y, z]` });
-const side = (name: string) =>
-  z
-    .number({ error: `${name} must be a number of pixels` })
-    .int({ error: `${name} must be a whole number of pixels` })
-    .min(1, { error: `${name} must be at least 1` })
-    .max(MAX_FRAME_SIDE, { error: `${name} must be at most ${MAX_FRAME_SIDE}` });
-
-/** A value of the page's as an error message quotes it: at most 60 characters. */
-export function clip(text: string, max = 60): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-const args = <T extends z.core.$ZodLooseShape>(shape: T) =>
-  z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown argument ${issue.keys
-            .slice(0, 5)
-            .map((k) => `'${clip(k)}'`)
-            .join(', ')}${issue.keys.length > 5 ? ` (and ${issue.keys.length - 5} more)` : ''}`
-        : 'the arguments must be an object { name: value }',
-  });
-const none = args({});
-
-const Vec3Out = z.tuple([z.number(), z.number(), z.number()]);
-const Ok = z.object({ ok: z.literal(true) });
-
-export const MEASUREMENT_KINDS = ['length', 'area', 'angle'] as const;
-export const NAVIGATION_MODE_NAMES = ['Orbit', 'FirstPerson', 'Plan'] as const;
-export const PROJECTION_NAMES = ['Perspective', 'Orthographic'] as const;
-export const TOOL_NAMES = ['section-tool', 'length-measure-tool', 'area-measure-tool', 'angle-measure-tool'] as const;
-export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const;
-export const QUALITY_NAMES = ['low', 'medium', 'high', 'auto'] as const;
-
-const nodeRef = { modelId: id('modelId'), nodeId: id('nodeId') };
-
-// ---- results -----------------------------------------------------------------------------------
-
-export const ModelInfo = z.object({
-  modelId: z.string(),
-  name: z.string(),
-  visible: z.boolean(),
-  nodes: z.number(),
-  meshes: z.number(),
-  materials: z.number(),
-  textures: z.number(),
-  animations: z.number(),
-});
-export const CameraState = z.object({
-  position: Vec3Out,
-  target: Vec3Out,
-  /** Vertical field of view in degrees (perspective). */
-  fov: z.number(),
-  near: z.number(),
-  far: z.number(),
-  projection: z.enum(PROJECTION_NAMES),
-  mode: z.enum(NAVIGATION_MODE_NAMES),
-  controls: z.enum(['simple', 'editor']),
-});
-export const NodeInfo = z.object({
-  modelId: z.string(),
-  nodeId: z.string(),
-  name: z.string(),
-  /** three.js type: Mesh, Group, Object3D, ... */
-  type: z.string(),
-  visible: z.boolean(),
-  /** Local translation, rotation (XYZ Euler angles in degrees) and scale, as the ECS holds them. */
-  translation: Vec3Out,
-  rotation: Vec3Out,
-  scale: Vec3Out,
-  /** The nodeId of the parent node, null at the model's root. */
-  parentId: z.string().nullable(),
-  children: z.array(z.string()),
-});
-export interface NodeTreeEntry {
-  nodeId: string;
-  name: string;
-  type: string;
-  children: NodeTreeEntry[];
-}
-export const NodeTreeEntry: z.ZodType<NodeTreeEntry> = z.lazy(() =>
-  z.object({ nodeId: z.string(), name: z.string(), type: z.string(), children: z.array(NodeTreeEntry) }).meta({ id: 'NodeTreeEntry' }),
-);
-export const MaterialSummary = z.object({ modelId: z.string(), materialId: z.string(), name: z.string(), type: z.string() });
-export const MaterialInfo = MaterialSummary.extend({
-  color: z.string().nullable(),
-  opacity: z.number(),
-  transparent: z.boolean(),
-  metalness: z.number().nullable(),
-  roughness: z.number().nullable(),
-  emissive: z.string().nullable(),
-  emissiveIntensity: z.number().nullable(),
-  /** Texture maps present: property name -> textureId (null when the texture has no id). */
-  maps: z.record(z.string(), z.string().nullable()),
-});
-export const Hit = z.object({
-  position: Vec3Out,
-  normal: Vec3Out,
-  distance: z.number(),
-  modelId: z.string().nullable(),
-  nodeId: z.string().nullable(),
-  nodeName: z.string(),
-  materialId: z.string().nullable(),
-  material: z.string(),
-  instanceId: z.number().nullable(),
-});
-export const ScreenPoint = z.object({
-  /** CSS pixels from the viewer's top left. */
-  x: z.number(),
-  y: z.number(),
-  /** In front of the camera and inside the viewer. */
-  visible: z.boolean(),
-});
-export const Image = z.object({ width: z.number(), height: z.number(), mimeType: z.string(), dataUrl: z.string() });
-export const AnnotationInfo = z.object({
-  id: z.string(),
-  title: z.string(),
-  text: z.string(),
-  position: Vec3Out,
-  /** Camera eye and target for gotoAnnotation. */
-  eye: Vec3Out,
-  target: Vec3Out,
-});
-export type AnnotationInfo = z.infer<typeof AnnotationInfo>;
-export const AuthInfo = z.object({
-  /** Whether the viewer now saves as the person of the host's token. */
-  signedIn: z.boolean(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  /** When the token expires (milliseconds since 1970, its `exp`), null without one. */
-  expiresAt: z.number().nullable(),
-});
-export type AuthInfo = z.infer<typeof AuthInfo>;
-export const AnimationInfo = z.object({
-  modelId: z.string(),
-  id: z.string(),
-  name: z.string(),
-  duration: z.number(),
-  status: z.enum(['playing', 'paused', 'finished', 'stopped']),
-  time: z.number(),
-  loop: z.boolean(),
-});
-export const MeasurementInfo = z.object({
-  id: z.number(),
-  kind: z.enum(MEASUREMENT_KINDS),
-  value: z.number(),
-  label: z.string(),
-  points: z.array(Vec3Out),
-});
-/** A section plane: the part of the scene where normal . p + constant >= 0 stays (the normal points to it). */
-export const SectionInfo = z.object({ id: z.number(), normal: Vec3Out, constant: z.number() });
-export const TextureInfo = z.object({
-  textureId: z.string(),
-  /** The model whose texture it is; null for a texture of addTexture (usable in every model's materials). */
-  modelId: z.string().nullable(),
-  name: z.string(),
-  /** 'model': the model's own; 'uploaded': an uploaded texture a saved edit uses; 'added': addTexture's. */
-  source: z.enum(['model', 'uploaded', 'added']),
-  /** The image's URL (addTexture's and updateTexture's), null for the model's own images. */
-  url: z.string().nullable(),
-  /** The image's size in pixels (null while it has none). */
-  width: z.number().nullable(),
-  height: z.number().nullable(),
-  /** The material maps that sample it. */
-  usedBy: z.array(z.object({ modelId: z.string(), materialId: z.string(), map: z.string() })),
-});
-export type TextureInfo = z.infer<typeof TextureInfo>;
-export const QualityInfo = z.object({ tier: z.enum(['low', 'medium', 'high']), forced: z.boolean(), postprocessing: z.boolean() });
-
-const imageArgs = {
-  width: side('width').optional(),
-  height: side('height').optional(),
-  format: z.enum(IMAGE_FORMATS, { error: `format must be one of ${IMAGE_FORMATS.join(', ')}` }).optional(),
-  quality: finite('quality')
-    .refine((v) => v >= 0 && v <= 1, { error: 'quality must be between 0 and 1' })
-    .optional(),
-};
-
-type Point = readonly [number, number, number] | readonly number[];
-
-/**
- * Why `points` cannot make a `kind` measurement (null when they can): a length is 2 different
- * points; an angle 3 with its vertex in the middle, apart from both ends; an area 3 or more on one
- * plane (the first three, not in a line, give it; every point within AREA_PLANE_TOLERANCE of it).
- * `index` is the point at fault (null: the list).
- */
-export function measurementProblem(kind: (typeof MEASUREMENT_KINDS)[number], points: readonly Point[]): { index: number | null; message: string } | null {
-  const needed = kind === 'length' ? 2 : 3;
-  if (points.length < needed || (kind !== 'area' && points.length !== needed)) {
-    return { index: null, message: `a ${kind} measurement needs ${kind === 'area' ? 'at least 3' : needed} points, got ${points.length}` };
-  }
-  const same = (a: Point, b: Point) => a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
-  if (kind === 'length') return same(points[0], points[1]) ? { index: 1, message: 'the two points of a length must differ' } : null;
-  if (kind === 'angle') {
-    if (same(points[1], points[0])) return { index: 1, message: "an angle's vertex (its middle point) must differ from its first point" };
-    if (same(points[1], points[2])) return { index: 1, message: "an angle's vertex (its middle point) must differ from its last point" };
-    return null;
-  }
-  const [a, b, c] = points;
-  const u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-  const v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-  const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (const p of points) {
-    for (let i = 0; i < 3; i++) {
-      min[i] = Math.min(min[i], p[i]);
-      max[i] = Math.max(max[i], p[i]);
-    }
-  }
-  const size = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
-  const length = Math.hypot(n[0], n[1], n[2]);
-  if (!(length > 1e-12 * size * size) || !Number.isFinite(length)) return { index: 2, message: "an area's first three points must not lie on one line (they give its plane)" };
-  const tolerance = AREA_PLANE_TOLERANCE * size;
-  for (let i = 3; i < points.length; i++) {
-    const p = points[i];
-    const off = Math.abs((n[0] * (p[0] - a[0]) + n[1] * (p[1] - a[1]) + n[2] * (p[2] - a[2])) / length);
-    if (off > tolerance) return { index: i, message: `point ${i} is ${off.toPrecision(3)} off the plane of the first three points: an area's points must lie on one plane` };
-  }
-  return null;
-}
-
-const measurementId = z
-  .number({ error: 'id must be a measurement id (a number listMeasurements gives)' })
-  .int({ error: 'id must be a measurement id (a whole number listMeasurements gives)' })
-  .positive({ error: 'id must be a measurement id (a positive number listMeasurements gives)' });
-const sectionId = z
-  .number({ error: 'id must be a section plane id (a number listSectionPlanes gives)' })
-  .int({ error: 'id must be a section plane id (a whole number listSectionPlanes gives)' })
-  .positive({ error: 'id must be a section plane id (a positive number listSectionPlanes gives)' });
-const measurementPoints = z
-  .array(vec3('point'), { error: 'points must be a list of [x, y, z]' })
-  .max(MAX_MEASUREMENT_POINTS, { error: `points: at most ${MAX_MEASUREMENT_POINTS}` });
-const planeNormal = vec3('normal').refine((n) => n[0] !== 0 || n[1] !== 0 || n[2] !== 0, { error: 'normal must not be [0, 0, 0]: it gives the side of the plane that stays' });
-const httpUrl = (name: string) => z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL` }).max(4096, { error: `${name} must be at most 4096 characters` });
 
 // ---- the functions -----------------------------------------------------------------------------
 

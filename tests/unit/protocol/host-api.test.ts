@@ -9,7 +9,6 @@ import {
   HostOrigins,
   isHostFunction,
   MAX_MEASUREMENT_POINTS,
-  measurementProblem,
 } from '../../../src/protocol/host-api';
 import { SceneDoc } from '../../../src/protocol/scene';
 import { UpdateSceneRequest } from '../../../src/protocol/scene-api';
@@ -104,16 +103,6 @@ describe('host API schemas', () => {
     expect(argsError('setPostProcessing', { config: 'on' })).toMatch(/^arguments\.config: /);
     // A key of the prototype's name is an unknown key, like any other.
     expect(argsError('setPostProcessing', { config: JSON.parse('{"__proto__": {"enabled": true}}') })).toMatch(/^arguments\.config: Unrecognized key: "__proto__"/);
-  });
-
-  it('checks measurement geometry: lengths, angles, areas on one plane', () => {
-    expect(measurementProblem('length', [[0, 0, 0], [0, 0, 1]])).toBeNull();
-    expect(measurementProblem('angle', [[1, 0, 0], [0, 0, 0], [0, 1, 0]])).toBeNull();
-    // A tilted square, with a point off its plane by less than the tolerance.
-    const tilted = [[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 1.0004]];
-    expect(measurementProblem('area', tilted)).toBeNull();
-    expect(measurementProblem('area', [...tilted.slice(0, 3), [0, 0.01, 1]])).toMatchObject({ index: 3 });
-    expect(measurementProblem('angle', [[0, 0, 0], [1, 0, 0]])).toEqual({ index: null, message: 'a angle measurement needs 3 points, got 2' });
   });
 
   it('accepts valid arguments and normalises them as the viewer needs', () => {
