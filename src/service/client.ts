@@ -115,8 +115,6 @@ export interface ServiceClient {
   readonly base: string;
   /** The absolute URL of a path of the service. */
   url(path: string): string;
-  /** The Authorization header when there is a token (for XMLHttpRequest uploads, which need progress). */
-  authorization(required?: boolean): Promise<Record<string, string>>;
   request<S extends z.ZodType | undefined = undefined>(method: Method, path: string, options?: RequestOptions<S>): Promise<Answer<S>>;
   /** Reads an answer obtained elsewhere (index.html's early download) as `request` reads its own. */
   read<S extends z.ZodType | undefined = undefined>(
@@ -221,7 +219,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     response: Response,
     method: Method,
     p: string,
-    read?: Pick<RequestOptions<S>, 'schema' | 'what'>,
+    reading?: Pick<RequestOptions<S>, 'schema' | 'what'>,
   ): Promise<Answer<S>> => {
     const target = url(p);
     const text = method === 'HEAD' ? '' : await response.text();
@@ -235,10 +233,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       }
     }
     if (!response.ok) throw errorOf(method, p, response.status, body, retryAfterMs(response.headers.get('retry-after'), now()), response.statusText);
-    const what = read?.what ?? `The answer to ${method} ${target}`;
+    const what = reading?.what ?? `The answer to ${method} ${target}`;
     if (!json) throw new ServiceError(`${target} did not answer with JSON.`, { kind: 'invalid', status: response.status, method, url: target });
-    if (!read?.schema) return body as Answer<S>;
-    const parsed = read.schema.safeParse(body);
+    if (!reading?.schema) return body as Answer<S>;
+    const parsed = reading.schema.safeParse(body);
     if (!parsed.success)
       throw new ServiceError(`${what} is invalid: ${describeIssues(parsed.error)}`, { kind: 'invalid', status: response.status, method, url: target });
     return parsed.data as Answer<S>;
@@ -247,12 +245,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const client: ServiceClient = {
     base,
     url,
-    async authorization(required = false) {
-      const { token, problem } = await tokenOf();
-      if (!token && required) throw new ServiceError(problem ?? 'Sign in required.', { kind: 'sign-in', status: 401, method: 'POST', url: base });
-      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-      return headers;
-    },
     async request<S extends z.ZodType | undefined = undefined>(method: Method, p: string, request: RequestOptions<S> = {}): Promise<Answer<S>> {
       const target = url(p);
       const auth = request.auth ?? 'optional';

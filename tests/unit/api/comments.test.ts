@@ -34,6 +34,35 @@ describe('comments client', () => {
     await expect(client.create({ anchor: thread('a').anchor, view, text: 'x' })).rejects.toThrow("Comments are turned off for scene 's1' by its owner");
     expect((fetchMock.mock.calls[0] as unknown[])[0]).toBe('http://svc/v1/scenes/s1/comments');
   });
+
+  it('goes through the service client: the token when there is one, GET /v1/me, and its failures in its own words', async () => {
+    const calls: { url: string; auth?: string }[] = [];
+    const answers: (Response | Error)[] = [
+      new Response(JSON.stringify({ id: 'u1', firstName: 'Ada', lastName: 'L' }), { status: 200 }),
+      new Response(JSON.stringify({ error: 'Invalid token' }), { status: 401 }),
+      new TypeError('Failed to fetch'),
+    ];
+    const fetchMock = vi.fn(async (url: string, init: RequestInit) => {
+      calls.push({ url, auth: (init.headers as Record<string, string>).authorization });
+      const next = answers.shift()!;
+      if (next instanceof Error) throw next;
+      return next;
+    });
+    let token: string | null = 'tok';
+    const client = createCommentsClient({ modelService: 'http://svc//', sceneId: 'a b', token: async () => token, fetch: fetchMock as unknown as typeof fetch });
+    expect(await client.me()).toEqual({ firstName: 'Ada', lastName: 'L' });
+    expect(await client.me()).toBeNull();
+    expect(calls.map((c) => [c.url, c.auth])).toEqual([
+      ['http://svc/v1/me', 'Bearer tok'],
+      ['http://svc/v1/me', 'Bearer tok'],
+    ]);
+    token = null;
+    expect(await client.me()).toBeNull();
+    // A POST is not retried: the failure is told at once.
+    await expect(client.reply('t1', 'hi')).rejects.toThrow('The comments could not be reached (Failed to fetch): check the connection and try again.');
+    expect(calls[2]).toEqual({ url: 'http://svc/v1/scenes/a%20b/comments/t1/replies', auth: undefined });
+    expect(calls).toHaveLength(3);
+  });
 });
 
 function fakeClient(): CommentsClient & { store: Map<string, CommentThread> } {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createServiceClient } from '../../../src/service/client';
 import { createHostApi, type Execute, type MessageTarget } from '../../../src/api/host-api';
 import { createHostAuth, modelServiceWhoIs, tokenExpiry, withoutSecret } from '../../../src/api/host-auth';
 
@@ -84,8 +85,14 @@ describe('host auth', () => {
     expect(await whoIs(good)).toEqual({ firstName: 'Hana', lastName: 'Host' });
     expect(fetchMock.mock.calls[0][0]).toBe('https://svc.example/v1/me');
     await expect(whoIs(other)).rejects.toThrow('The model service refused the token: Invalid token: the token has expired');
-    const down = modelServiceWhoIs('https://svc.example', (async () => Promise.reject(new TypeError('Failed to fetch'))) as unknown as typeof fetch);
+    // Unreachable: GET /v1/me is tried three times (the client's retries), then the reason is given.
+    const offline = vi.fn(async () => Promise.reject(new TypeError('Failed to fetch')));
+    const down = modelServiceWhoIs(createServiceClient({ baseUrl: 'https://svc.example', fetch: offline as unknown as typeof fetch, sleep: async () => undefined }));
     await expect(down(good)).rejects.toThrow('The model service could not be reached to check the token (Failed to fetch).');
+    expect(offline).toHaveBeenCalledTimes(3);
+    // A person the viewer cannot read.
+    const odd = modelServiceWhoIs('https://svc.example', (async () => new Response(JSON.stringify({ id: 'u1', firstName: 7 }), { status: 200 })) as unknown as typeof fetch);
+    await expect(odd(good)).rejects.toThrow("The model service described the token's person in a form the viewer cannot read.");
   });
 });
 
