@@ -24,17 +24,19 @@ const executablePath = findChromium();
  * One worker per core: SwiftShader rendering is CPU-bound, so more would only thrash; and no more
  * than memory allows (a worker's Chromium takes up to about 1 GiB). E2E_WORKERS overrides.
  */
-export function e2eWorkers(cores = availableParallelism(), memoryBytes = totalmem(), override = process.env.E2E_WORKERS): number {
+export function e2eWorkers(cores = availableParallelism(), memoryBytes = totalmem(), override?: string): number {
   if (override && Number(override) >= 1) return Math.floor(Number(override));
   return Math.max(1, Math.min(cores, Math.floor(memoryBytes / 2 ** 30)));
 }
 
 /**
- * Spec files whose tests are independent of each other (distinct scenes; shared ones prepared
- * under a lock, helpers.ts `importIntoScene`): their tests are spread over all workers. Others run
- * file by file, in parallel with the rest.
+ * Spec files whose tests are independent of each other (distinct scenes, or scenes no test
+ * changes; shared ones prepared under a lock, helpers.ts `underLock`): their tests are spread over
+ * all workers, so the longest files no longer run end to end in one worker while the others idle.
+ * Others run file by file, in parallel with the rest (their tests share a page or a beforeAll's
+ * work, or change a scene another test reads).
  */
-const TEST_BY_TEST = ['viewer.spec.ts', 'upload.spec.ts'];
+const TEST_BY_TEST = ['viewer.spec.ts', 'upload.spec.ts', 'host-api.spec.ts', 'editor.spec.ts', 'rendering.spec.ts', 'viewer-ux.spec.ts'];
 
 export default defineConfig({
   testDir: 'tests/e2e',
@@ -42,11 +44,13 @@ export default defineConfig({
   // test-results/unit.json and test-results/e2e.json.
   outputDir: 'test-results/e2e',
   globalSetup: './tests/e2e/global-setup.ts',
-  workers: e2eWorkers(),
+  workers: e2eWorkers(availableParallelism(), totalmem(), process.env.E2E_WORKERS),
   forbidOnly: isCI,
   retries: 0,
-  timeout: 120_000,
-  expect: { timeout: 20_000 },
+  // Generous: on 2 cores shared with other work a test takes several times its quiet time, and the
+  // limits are there to end a hang, not to time the viewer.
+  timeout: 180_000,
+  expect: { timeout: 30_000 },
   globalTimeout: 0,
   reporter: [['list'], ['json', { outputFile: 'test-results/e2e.json' }]],
   projects: [

@@ -37,7 +37,7 @@ test.describe('asset library', () => {
     // Thumbnails load lazily: on a home page with many scenes the library is below the fold.
     await library.scrollIntoViewIfNeeded();
     await expect(picture).toBeVisible({ timeout: 30_000 });
-    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 15_000 }).toBe(256);
+    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 30_000 }).toBe(256);
     // Not an empty picture: the duck covers a good part of it, and it is mostly yellow.
     const stats = await picture.evaluate((img: HTMLImageElement) => {
       const canvas = document.createElement('canvas');

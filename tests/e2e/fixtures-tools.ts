@@ -1,5 +1,5 @@
 import { Document, NodeIO } from '@gltf-transform/core';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BoxGeometry } from 'three';
 
@@ -25,6 +25,10 @@ export async function writeToolsBox(path: string): Promise<string> {
   const node = doc.createNode(BOX_NAME).setMesh(doc.createMesh(BOX_NAME).addPrimitive(primitive)).setExtras({ nodeId: BOX_NODE_ID });
   doc.createScene('Scene').addChild(node);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, await new NodeIO().writeBinary(doc));
+  // Written beside it, then renamed over it: a worker reading it meanwhile reads a whole file
+  // (each worker writes the same bytes).
+  const partial = `${path}.${process.pid}.part`;
+  writeFileSync(partial, await new NodeIO().writeBinary(doc));
+  renameSync(partial, path);
   return path;
 }

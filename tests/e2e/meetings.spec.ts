@@ -79,7 +79,7 @@ test("a follower sees what the followed person sees: the meeting's planes once, 
 
     // Stopping: Grace's own plane comes back, Ada's own goes, the meeting's stays.
     await grace.page.getByTestId('meeting-stop-follow').click();
-    await expect.poll(() => planes(grace.page), { timeout: 10_000 }).toEqual(sorted([graceOwn, next]));
+    await expect.poll(() => planes(grace.page), { timeout: 30_000 }).toEqual(sorted([graceOwn, next]));
     // Nothing of Grace's own reached Ada.
     expect(await planes(ada.page)).toEqual(sorted([adaOwn, next]));
   } finally {
@@ -127,9 +127,9 @@ test('three people meet: participants, avatars, follow mode (camera, projection)
     await grace.page.locator('[data-testid="meeting-participant"]', { hasText: 'Ada Lovelace' }).getByTestId('meeting-follow').click();
     await expect(grace.page.getByTestId('meeting-following')).toContainText('Following Ada Lovelace');
     // Grace hides all avatars; Ada and Alan hide Grace's.
-    await expect.poll(async () => (await avatarOf(grace.page, 'Ada Lovelace'))?.visible, { timeout: 10_000 }).toBe(false);
-    await expect.poll(async () => (await avatarOf(grace.page, 'Alan Turing'))?.visible, { timeout: 10_000 }).toBe(false);
-    await expect.poll(async () => (await avatarOf(alan.page, 'Grace Hopper'))?.visible ?? false, { timeout: 10_000 }).toBe(false);
+    await expect.poll(async () => (await avatarOf(grace.page, 'Ada Lovelace'))?.visible, { timeout: 30_000 }).toBe(false);
+    await expect.poll(async () => (await avatarOf(grace.page, 'Alan Turing'))?.visible, { timeout: 30_000 }).toBe(false);
+    await expect.poll(async () => (await avatarOf(alan.page, 'Grace Hopper'))?.visible ?? false, { timeout: 30_000 }).toBe(false);
 
     // Ada moves: Grace's camera follows.
     const adaNext: Vec = [1, 6, 6];
@@ -139,7 +139,7 @@ test('three people meet: participants, avatars, follow mode (camera, projection)
 
     // Ada switches to orthographic and cuts a section: Grace sees both.
     await ada.page.evaluate(() => (window as any).__viewer.viewer.navigation.setProjection('Orthographic'));
-    await expect.poll(() => grace.page.evaluate(() => (window as any).__viewer.viewer.navigation.projection), { timeout: 10_000 }).toBe('Orthographic');
+    await expect.poll(() => grace.page.evaluate(() => (window as any).__viewer.viewer.navigation.projection), { timeout: 30_000 }).toBe('Orthographic');
     await grace.page.screenshot({ path: 'test-results/meetings-grace-follows-ada.png' });
 
     // ----- Another tool stops following; Grace's own (empty) set of planes comes back -----
@@ -148,8 +148,8 @@ test('three people meet: participants, avatars, follow mode (camera, projection)
     expect(await grace.page.evaluate(() => (window as any).__viewer.viewer.tools.sections.list().length)).toBe(0);
     // Grace's camera is where Ada's is (an avatar around one's camera is not drawn): she steps back.
     await moveCamera(grace.page, [-3, 3, -6], [0, 0.5, 0]);
-    await expect.poll(async () => (await avatarOf(grace.page, 'Ada Lovelace'))?.visible, { timeout: 10_000 }).toBe(true);
-    await expect.poll(async () => (await avatarOf(alan.page, 'Grace Hopper'))?.visible ?? null, { timeout: 10_000 }).not.toBe(false);
+    await expect.poll(async () => (await avatarOf(grace.page, 'Ada Lovelace'))?.visible, { timeout: 30_000 }).toBe(true);
+    await expect.poll(async () => (await avatarOf(alan.page, 'Grace Hopper'))?.visible ?? null, { timeout: 30_000 }).not.toBe(false);
 
     // ----- Leaving: Alan closes his page; the others are told -----
     await alan.context.close();

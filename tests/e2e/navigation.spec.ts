@@ -61,7 +61,7 @@ async function atRest(page: Page): Promise<void> {
       );
     },
     undefined,
-    { timeout: 15_000, polling: 100 },
+    { timeout: 30_000, polling: 100 },
   );
 }
 
@@ -99,14 +99,14 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   await expect(gizmo.locator('canvas')).toHaveCSS('cursor', 'pointer');
   await page.mouse.down();
   await page.mouse.up();
-  await expect.poll(async () => dot((await view(page)).dir, [-1, 0, 0]), { timeout: 15_000 }).toBeGreaterThan(0.999);
+  await expect.poll(async () => dot((await view(page)).dir, [-1, 0, 0]), { timeout: 30_000 }).toBeGreaterThan(0.999);
   // The top bubble: looking down.
   const top = await page.evaluate(() => (window as any).__viewer.viewer.gizmo.bubbleAt('+y'));
   await page.mouse.click(gbox.x + top.x, gbox.y + top.y);
-  await expect.poll(async () => (await view(page)).dir[1], { timeout: 15_000 }).toBeLessThan(-0.999);
+  await expect.poll(async () => (await view(page)).dir[1], { timeout: 30_000 }).toBeLessThan(-0.999);
   // Home: back to the three-quarter view the scene opened with, for the rest.
   await page.getByTestId('home-view').click();
-  await expect.poll(async () => (await view(page)).dir[1], { timeout: 15_000 }).toBeGreaterThan(-0.9);
+  await expect.poll(async () => (await view(page)).dir[1], { timeout: 30_000 }).toBeGreaterThan(-0.9);
   await atRest(page);
 
   // --- Orthographic keeps the framing: one metre at the target is as tall on screen as before.
@@ -135,7 +135,7 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   await page.mouse.click(viewport.width * 0.45, viewport.height * 0.2);
   await expect(page.getByTestId('viewer-canvas')).toBeFocused();
   await page.keyboard.down('KeyW');
-  await expect.poll(async () => Math.hypot(...(await view(page)).pos.map((v, i) => v - before.pos[i])), { timeout: 15_000 }).toBeGreaterThan(0.3);
+  await expect.poll(async () => Math.hypot(...(await view(page)).pos.map((v, i) => v - before.pos[i])), { timeout: 30_000 }).toBeGreaterThan(0.3);
   await page.keyboard.up('KeyW');
   const after = await view(page);
   const moved = after.pos.map((v, i) => v - before.pos[i]);
@@ -195,7 +195,7 @@ test('navigation, gizmo, projection, first person, screenshot and animation pane
   await page.screenshot({ path: 'tests/.tmp/navigation-ui.png' });
   const spinTime = () => page.evaluate(() => (window as any).__viewer.viewer.world.models.values().next().value.animations.find((a: any) => a.name === 'Spin').action.time as number);
   const t0 = await spinTime();
-  await expect.poll(spinTime, { timeout: 15_000 }).not.toBe(t0);
+  await expect.poll(spinTime, { timeout: 30_000 }).not.toBe(t0);
   await spin.getByRole('button', { name: 'Pause Spin' }).click();
   await expect(spin).toHaveAttribute('data-status', 'paused');
   const paused = await spinTime();

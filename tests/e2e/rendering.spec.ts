@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { RenderConfig, type RenderConfigPatch } from '../../src/protocol/render-config';
 import { importModel } from '../../src/server/import';
 import { box, sphere, type Geometry } from '../../src/server/demo';
-import { canvasPixels, canvasScreenshot, importFilesIntoScene, importIntoScene, MODELS, sceneIdFor, settled, showAlone, store } from './helpers';
+import { canvasPixels, canvasScreenshot, importFilesIntoScene, importIntoScene, MODELS, sceneIdFor, settled, showAlone, store, underLock } from './helpers';
 import { decodePng, type Picture } from './png';
 
 /**
@@ -80,11 +80,15 @@ async function buildTestScene(): Promise<Uint8Array> {
   return new NodeIO().registerExtensions([KHRMaterialsEmissiveStrength]).writeBinary(doc);
 }
 
+/** The test scene as `sceneId` (with a saved render config, if given); once, whichever worker asks first. */
 async function ensureScene(sceneId: string, postprocessing?: unknown): Promise<void> {
   const s = await store();
   if (await s.getScene(sceneId)) return;
-  const { scene } = await importModel(s, { bytes: await buildTestScene(), fileName: 'rendering-test.glb' }, { sceneId, name: sceneId });
-  if (postprocessing !== undefined) await s.putScene({ ...scene, viewerConfig: { ...scene.viewerConfig, postprocessing: postprocessing as Record<string, unknown> } });
+  await underLock(`scene-${sceneId}`, async () => {
+    if (await s.getScene(sceneId)) return;
+    const { scene } = await importModel(s, { bytes: await buildTestScene(), fileName: 'rendering-test.glb' }, { sceneId, name: sceneId });
+    if (postprocessing !== undefined) await s.putScene({ ...scene, viewerConfig: { ...scene.viewerConfig, postprocessing: postprocessing as Record<string, unknown> } });
+  });
 }
 
 // ---- pictures ------------------------------------------------------------------------------

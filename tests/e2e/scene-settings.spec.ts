@@ -291,7 +291,7 @@ test.describe('scene settings change the picture', () => {
     const canvas = page.getByTestId('viewer-canvas');
     const now = await canvas.screenshot();
     let later = now;
-    await expect.poll(async () => (later = await canvas.screenshot()).equals(now), { timeout: 15_000 }).toBe(false);
+    await expect.poll(async () => (later = await canvas.screenshot()).equals(now), { timeout: 30_000 }).toBe(false);
     writeFileSync(join(PICTURES, 'water-later.png'), later);
   });
 

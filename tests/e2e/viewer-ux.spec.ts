@@ -324,7 +324,6 @@ test.describe('on a desktop', () => {
   });
 
   test('the small things: accessible canvas, tab order, an active button keeps its colour on hover', async ({ page }) => {
-    test.setTimeout(120_000);
     await openBox(page);
     await expect(page.getByRole('application', { name: /^3D view/ })).toBeVisible();
     // A click on the view draws no focus ring.

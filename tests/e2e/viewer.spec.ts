@@ -434,11 +434,11 @@ test('a person can orbit and zoom, and the picture follows', async ({ page }) =>
   await page.mouse.down();
   await page.mouse.move(box.x + box.width / 2 + 200, box.y + box.height / 2 + 40, { steps: 10 });
   await page.mouse.up();
-  await expect.poll(async () => distance(await camera(), before), { timeout: 10_000 }).toBeGreaterThan(0.1);
+  await expect.poll(async () => distance(await camera(), before), { timeout: 30_000 }).toBeGreaterThan(0.1);
   const distanceToTarget = () => page.evaluate(() => (window as any).__viewer.viewer.controls.distance as number);
   const beforeZoom = await distanceToTarget();
   await page.mouse.wheel(0, -400);
-  await expect.poll(distanceToTarget, { timeout: 10_000 }).toBeLessThan(beforeZoom * 0.95);
+  await expect.poll(distanceToTarget, { timeout: 30_000 }).toBeLessThan(beforeZoom * 0.95);
 });
 
 test('a scene with nothing to decode stops the loader worker index.html started', async ({ page }) => {

@@ -17,7 +17,7 @@ import { HELPER_LAYER } from '../../engine/layers';
  * the plane's own square and gizmo sit exactly on (or across) the plane. three.js has no per-material
  * opt-out of global planes, so helper materials drop the fragment clipping chunk at compile time
  * (onBeforeCompile; a distinct program cache key keeps the programs apart). Caps are cut by every
- * plane except their own: their chunk skips one plane index (a uniform), see capMaterial.
+ * plane except their own: their chunk skips one plane index (a uniform), see createCapMaterial.
  */
 const CLIP_CHUNK = '#include <clipping_planes_fragment>';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CLOSED, createHostApi, MAX_IN_FLIGHT, MAX_PENDING_REQUESTS, NOT_READY, type Execute, type HostApiOptions, type MessageTarget } from '../../../src/api/host-api';
-import { HOST_FUNCTION_NAMES } from '../../../src/protocol/host-api';
+import { HOST_FUNCTION_NAMES, HOST_FUNCTIONS } from '../../../src/protocol/host-api';
 import { drainMessages, enqueueMessage, onMessage } from '../../../src/engine/messages';
 import { createViewerWorld } from '../../../src/engine/world';
 
@@ -503,6 +503,10 @@ describe('host API fuzzing', () => {
     expect(responses).toHaveLength(requests);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(report).not.toHaveBeenCalled();
+    // Only arguments the function's schema accepts reach the viewer (tests/e2e/host-api.spec.ts
+    // sends change functions' wrong arguments through the real viewer too, fewer of them).
+    expect(execute).toHaveBeenCalled();
+    for (const [func, args] of execute.mock.calls) expect(HOST_FUNCTIONS[func].args.safeParse(args).success, func).toBe(true);
     const after = send({ type: 'api.request', requestId: 'last', func: 'getCamera' });
     await flush();
     expect(after[0].message).toMatchObject({ requestId: 'last', response: { ok: true } });

@@ -26,7 +26,7 @@ describe('playwright.config.ts', () => {
   it('spreads the long spec files test by test over the workers, and runs every spec file', () => {
     const projects = config.projects ?? [];
     const parallel = projects.find((p) => p.fullyParallel);
-    expect(parallel?.testMatch).toEqual(expect.arrayContaining(['**/viewer.spec.ts']));
+    expect(parallel?.testMatch).toEqual(expect.arrayContaining(['**/viewer.spec.ts', '**/host-api.spec.ts', '**/editor.spec.ts', '**/rendering.spec.ts']));
     const rest = projects.find((p) => !p.fullyParallel);
     expect(rest?.testMatch).toBe('**/*.spec.ts');
     expect(rest?.testIgnore).toEqual(parallel?.testMatch);
