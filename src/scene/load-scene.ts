@@ -2,7 +2,9 @@ import { ClientConfig } from '../protocol/config';
 import { ModelDoc, SceneDoc } from '../protocol/scene';
 import type { ModelRecord, ViewerWorld } from '../engine/world';
 import { loadModelFile } from './container-client';
-import { fetchJson } from './fetch';
+import { earlyDownloadsStarted, fetchJson, takeEarlyFetch } from './fetch';
+import { createServiceClient, path, ServiceError, type TokenGetter } from '../service/client';
+import { pageToken } from '../service/token';
 import type { ModelLoader } from './gltf';
 import { spawnModel } from './model-entities';
 import { configUrl, LOADABLE_FORMAT, MODEL_DOWNLOAD_CONCURRENCY, modelFileAt, sceneUrl } from './load-requests';
@@ -26,11 +28,45 @@ export async function fetchClientConfig(base = '', signal?: AbortSignal): Promis
   return parsed.data;
 }
 
-export async function fetchScene(config: ClientConfig, sceneId: string, signal?: AbortSignal): Promise<SceneDoc> {
-  const body = await fetchJson(sceneUrl(config.endpoints.modelService, sceneId), signal);
-  const parsed = SceneDoc.safeParse(body);
-  if (!parsed.success) throw new Error(`The scene document is invalid: ${parsed.error.issues.map(describeIssue).join('; ')}`);
-  return parsed.data;
+/**
+ * The scene document (GET /v1/scenes/{id}) through the model service's client. index.html's early
+ * download (sent without a token: a public scene's) is taken when there is one; a private scene
+ * refuses it (401, 403 or 404), and then, as without an early download, the document is asked for
+ * with the page's token when it has one (`token`: the token generator's, else the sign-in's), so a
+ * private scene opens for its owner and editors. A token the service refuses (401: expired,
+ * revoked) does not keep a public scene from opening: it is asked for once more without.
+ */
+export async function fetchScene(config: ClientConfig, sceneId: string, signal?: AbortSignal, token: TokenGetter = pageToken): Promise<SceneDoc> {
+  const service = createServiceClient({ baseUrl: config.endpoints.modelService, token });
+  const scenePath = path`/v1/scenes/${sceneId}`;
+  const read = { schema: SceneDoc, what: 'The scene document' };
+  const hasToken = await Promise.resolve()
+    .then(token)
+    .then(Boolean, () => false);
+  const early = await earlyAnswer(sceneUrl(config.endpoints.modelService, sceneId), signal);
+  if (early && (early.ok || !REFUSED_WITHOUT_TOKEN.has(early.status) || !hasToken)) return service.read(early, 'GET', scenePath, read);
+  if (early) await early.body?.cancel().catch(() => undefined);
+  const ask = (auth: 'optional' | 'none') => service.request('GET', scenePath, { ...read, auth, headers: { Accept: 'application/json' }, signal });
+  if (!hasToken) return ask('none');
+  try {
+    return await ask('optional');
+  } catch (error) {
+    if (error instanceof ServiceError && error.status === 401) return ask('none');
+    throw error;
+  }
+}
+
+/** What the model service answers a reader of a private scene who sent no token. */
+const REFUSED_WITHOUT_TOKEN = new Set([401, 403, 404]);
+
+/** index.html's early download of `url`, once its chain has started all it starts; null when it has none. */
+async function earlyAnswer(url: string, signal?: AbortSignal): Promise<Response | null> {
+  const now = takeEarlyFetch(url, signal);
+  if (now) return now;
+  const started = earlyDownloadsStarted(signal);
+  if (!started) return null;
+  await started;
+  return takeEarlyFetch(url, signal);
 }
 
 function describeIssue(issue: { path: PropertyKey[]; message: string }): string {

@@ -71,6 +71,24 @@ describe('fetchScene', () => {
   });
 });
 
+describe("fetchScene with the page's token", () => {
+  it('sends the token when there is one, and none without', async () => {
+    respond(JSON.stringify({ _id: 's', name: 'S', models: [] }), { status: 200 });
+    await fetchScene(config, 's', undefined, async () => 'T1');
+    await fetchScene(config, 's', undefined, async () => null);
+    const headers = vi.mocked(fetch).mock.calls.map((call) => (call[1]!.headers as Record<string, string>).authorization);
+    expect(headers).toEqual(['Bearer T1', undefined]);
+  });
+
+  it('a refused token (401) does not keep a public scene from opening: asked once more without', async () => {
+    const answers = [new Response(JSON.stringify({ error: 'Invalid token: the token has expired' }), { status: 401 }), new Response(JSON.stringify({ _id: 's', name: 'S', models: [] }), { status: 200 })];
+    vi.stubGlobal('fetch', vi.fn(async () => answers.shift()!));
+    expect((await fetchScene(config, 's', undefined, () => 'STALE')).name).toBe('S');
+    const headers = vi.mocked(fetch).mock.calls.map((call) => (call[1]!.headers as Record<string, string>).authorization);
+    expect(headers).toEqual(['Bearer STALE', undefined]);
+  });
+});
+
 describe('fetchBinary', () => {
   it('reports byte progress and returns the bytes', async () => {
     const bytes = new Uint8Array(1000).map((_, i) => i & 255);
@@ -160,6 +178,22 @@ describe('early downloads (started by index.html)', () => {
     expect((await fetchScene(config, 's')).name).toBe('Own');
     expect(fetch).toHaveBeenCalledTimes(1);
     expect(takeEarlyFetch('http://models.test/v1/scenes/s')).toBeNull();
+  });
+
+  it("a private scene: the early download (no token) is refused, the document is asked for again with the page's token", async () => {
+    respond(JSON.stringify({ _id: 'p', name: 'Private', models: [] }), { status: 200 });
+    early().__earlyFetches = {
+      'http://models.test/v1/scenes/p': Promise.resolve(new Response(JSON.stringify({ error: "Scene 'p' not found" }), { status: 404 })),
+      'http://models.test/v1/scenes/q': Promise.resolve(new Response(JSON.stringify({ error: "Scene 'q' not found" }), { status: 404 })),
+      'http://models.test/v1/scenes/r': Promise.resolve(new Response(JSON.stringify({ _id: 'r', name: 'Public', models: [] }), { status: 200 })),
+    };
+    expect((await fetchScene(config, 'p', undefined, () => 'TOKEN')).name).toBe('Private');
+    expect(vi.mocked(fetch).mock.calls[0]![0]).toBe('http://models.test/v1/scenes/p');
+    expect((vi.mocked(fetch).mock.calls[0]![1]!.headers as Record<string, string>).authorization).toBe('Bearer TOKEN');
+    // Without a token the early refusal is the answer; a public scene's early answer is taken even with one.
+    await expect(fetchScene(config, 'q', undefined, () => null)).rejects.toThrow("answered 404: Scene 'q' not found");
+    expect((await fetchScene(config, 'r', undefined, () => 'TOKEN')).name).toBe('Public');
+    expect(fetch).toHaveBeenCalledTimes(1);
   });
 
   it('give the same errors as the app’s own requests', async () => {
