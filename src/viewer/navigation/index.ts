@@ -1,27 +1,18 @@
-import {
-  Box3,
-  OrthographicCamera,
-  Sphere,
-  Spherical,
-  Vector3,
-  type Object3D,
-  type PerspectiveCamera,
-} from 'three';
+import { Box3, OrthographicCamera, Sphere, Vector3, type Object3D, type PerspectiveCamera } from 'three';
 import { HELPER_LAYER } from '../../engine/layers';
 import { writeViewPose } from '../../engine/view-pose';
 import type { ViewerWorld } from '../../engine/world';
-import { CAMERA_FAR, CAMERA_MIN_DISTANCE, CAMERA_NEAR } from '../../protocol/constants';
+import { CAMERA_FAR, CAMERA_NEAR } from '../../protocol/constants';
 import type { Emitter, ViewerEventMap } from '../events';
 import type { Keyboard } from '../input/keyboard';
 import type { KeyAction } from '../input/keymap';
 import type { PointerRouter } from '../input/pointer-router';
 import { ViewerCameraControls } from './camera-controls';
-import { distanceForHalfHeight, KEY_ORBIT_STEP, KEY_ZOOM_SHARE, measure, nearestAzimuth, ORTHO_DISTANCE_RADII, visibleHalfHeight } from './framing';
+import { measure, nearestAzimuth } from './framing';
+import { bindNavigationKeys } from './keys';
+import { applyModeLimits, enterFirstPerson, leaveFirstPerson } from './mode-switch';
 import {
-  distanceLimits,
   effectiveMode,
-  FIRST_PERSON_DISTANCE,
-  FIRST_PERSON_ROTATE_SPEED,
   mouseButtonsFor,
   parseCameraConfig,
   parseMode,
@@ -34,7 +25,9 @@ import {
   type ViewAxis,
   type ViewerCamera,
 } from './modes';
-import { walkDirection, walkSpeed, WALK_ACTIONS } from './walking';
+import { fitOrthoDepth, fitPerspectiveDepth, orthoDistance, switchCamera } from './projection';
+import { frameFromAbove, lookFromEye, recentre, threeQuarterView, viewAngles } from './views';
+import { applyWalk } from './walking';
 import { wheelTowardsSurface } from './wheel';
 
 export * from './modes';
@@ -44,9 +37,10 @@ export { RUN_FACTOR, walkSpeed, WALK_ACTIONS } from './walking';
 
 /**
  * Navigation of the viewer (viewer specification sections 2, 4 and 9) on camera-controls, composed
- * of: the modes and their input mapping and limits (modes.ts), the camera controls with
- * allocation-free walking (camera-controls.ts), walking by the key map's keys (walking.ts) and
- * framing (framing.ts).
+ * of: the modes and their input mapping and limits (modes.ts), what a change of mode does to the
+ * camera (mode-switch.ts), the camera controls with allocation-free walking (camera-controls.ts),
+ * the key map's keys (keys.ts) and walking by them (walking.ts), the wheel (wheel.ts), framing
+ * (framing.ts), the views from a side (views.ts) and the projection switch (projection.ts).
  *
  * - modes 'Orbit' (default), 'FirstPerson' (perspective only: asked for in orthographic it falls
  *   back to Orbit) and 'Plan' (top-down: the polar angle is locked at 0, rotating spins the plan);
@@ -134,12 +128,8 @@ export interface Navigation {
   dispose(): void;
 }
 
-const scratchPosition = new Vector3();
 const scratchTarget = new Vector3();
-const scratchDirection = new Vector3();
-const scratchSpherical = new Spherical();
 const sphere = new Sphere();
-
 
 /**
  * Builds the navigation on a perspective camera (the orthographic one is made here) and an element
@@ -170,7 +160,6 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
   let orbitPolar = Math.PI / 3;
   /** Walking actions whose keys are held. */
   const held = new Set<KeyAction>();
-  const walk: [number, number, number] = [0, 0, 0];
 
   const active = (): ViewerCamera => (projection === 'Orthographic' ? ortho : perspective);
 
@@ -192,25 +181,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
   }
 
   function applyLimits(): void {
-    const { min, max } = distanceLimits(mode, sceneRadius);
-    controls.minDistance = min;
-    controls.maxDistance = max;
-    // The orthographic zoom range matches the same distances: zoom z shows what a perspective
-    // camera shows from distanceForHalfHeight(ortho.top / z).
-    const half = ortho.top > 0 ? ortho.top : 1;
-    controls.minZoom = mode === 'FirstPerson' ? 0.5 : half / visibleHalfHeight(Math.max(max, 1e-6), perspective.fov);
-    controls.maxZoom = mode === 'FirstPerson' ? 8 : half / visibleHalfHeight(Math.max(min, 1e-6), perspective.fov);
-    if (mode === 'Plan') {
-      controls.minPolarAngle = 0;
-      controls.maxPolarAngle = 0;
-    } else {
-      controls.minPolarAngle = 0;
-      controls.maxPolarAngle = Math.PI;
-    }
-    const rotate = mode === 'FirstPerson' ? FIRST_PERSON_ROTATE_SPEED : 1;
-    controls.azimuthRotateSpeed = rotate;
-    controls.polarRotateSpeed = rotate;
-    controls.dollyToCursor = mode !== 'FirstPerson';
+    applyModeLimits(controls, mode, sceneRadius, ortho.top, perspective.fov);
   }
 
   function notify(): void {
@@ -220,33 +191,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
 
   function updateWalk(): void {
     if (mode !== 'FirstPerson') held.clear();
-    walkDirection(held, walk);
-    const w = controls.walk;
-    w.forward = walk[0];
-    w.right = walk[1];
-    w.up = walk[2];
-    w.speed = walkSpeed(sceneRadius, shift);
-  }
-
-  /** Leaves FirstPerson: the target goes back to the remembered orbit distance ahead of the eye. */
-  function leaveFirstPerson(): void {
-    controls.getPosition(scratchPosition, true);
-    controls.getTarget(scratchTarget, true);
-    scratchDirection.subVectors(scratchTarget, scratchPosition).normalize();
-    const d = orbitDistance > 0 ? orbitDistance : Math.max(sceneRadius * 2, CAMERA_MIN_DISTANCE);
-    scratchTarget.copy(scratchPosition).addScaledVector(scratchDirection, d);
-    void controls.zoomTo(1, false);
-    return void controls.setLookAt(scratchPosition.x, scratchPosition.y, scratchPosition.z, scratchTarget.x, scratchTarget.y, scratchTarget.z, false);
-  }
-
-  /** Enters FirstPerson: the eye stays, the target moves to just in front of it. */
-  function enterFirstPerson(): void {
-    orbitDistance = controls.distanceEnd;
-    controls.getPosition(scratchPosition, true);
-    controls.getTarget(scratchTarget, true);
-    scratchDirection.subVectors(scratchTarget, scratchPosition).normalize();
-    scratchTarget.copy(scratchPosition).addScaledVector(scratchDirection, FIRST_PERSON_DISTANCE);
-    void controls.setLookAt(scratchPosition.x, scratchPosition.y, scratchPosition.z, scratchTarget.x, scratchTarget.y, scratchTarget.z, false);
+    applyWalk(controls.walk, held, sceneRadius, shift);
   }
 
   function changeMode(next: NavigationMode, enableTransition: boolean): void {
@@ -260,16 +205,16 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     if (previous === 'FirstPerson') {
       mode = 'Orbit';
       applyLimits();
-      leaveFirstPerson();
+      leaveFirstPerson(controls, orbitDistance, sceneRadius);
     }
     mode = next;
     if (next === 'Plan') {
       orbitPolar = controls.polarAngle > 1e-3 ? controls.polarAngle : Math.PI / 3;
       applyLimits();
-      void frameFromAbove(enableTransition);
+      void frameFromAbove(controls, sceneBox, sceneRadius, enableTransition);
     } else if (next === 'FirstPerson') {
       applyLimits();
-      enterFirstPerson();
+      orbitDistance = enterFirstPerson(controls);
     } else {
       applyLimits();
     }
@@ -278,92 +223,20 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
     writePose();
   }
 
-  /**
-   * Looks straight down, square to the axes (X to the right, -Z up the screen), and frames the
-   * scene's box for that final orientation (camera-controls fits for where the rotation ends, so
-   * nothing is cropped by a frame taken half way).
-   */
-  async function frameFromAbove(enableTransition: boolean, polar = 0): Promise<void> {
-    const turn = controls.rotateTo(nearestAzimuth(controls.azimuthAngle, 0), polar, enableTransition);
-    if (sceneBox.isEmpty()) {
-      await turn;
-      return;
-    }
-    await Promise.all([turn, controls.fitToBox(sceneBox, enableTransition, framePadding())]);
-  }
-
-  /** A margin of a tenth of the scene's size round a box fitted from above. */
-  function framePadding() {
-    const pad = Math.max(sceneRadius * 0.1, 1e-3);
-    return { paddingLeft: pad, paddingRight: pad, paddingTop: pad, paddingBottom: pad };
-  }
-
-  function fitOrtho(): void {
-    // The frustum at zoom 1 shows the current perspective framing at the target.
-    const half = visibleHalfHeight(controls.distanceEnd, perspective.getEffectiveFOV());
-    ortho.top = half;
-    ortho.bottom = -half;
-    ortho.left = -half * aspect;
-    ortho.right = half * aspect;
-    ortho.near = perspective.near;
-    ortho.far = perspective.far + Math.max(sceneRadius * ORTHO_DISTANCE_RADII, controls.distanceEnd);
-    ortho.updateProjectionMatrix();
-  }
-
-  function orthoDistance(): number {
-    return Math.max(controls.distanceEnd, sceneRadius * ORTHO_DISTANCE_RADII, CAMERA_MIN_DISTANCE);
-  }
-
-  // The walking keys and Shift come from the viewer's keyboard (src/viewer/input): they walk only
-  // in FirstPerson; elsewhere the keys are left to others.
+  // The walking keys and Shift come from the viewer's keyboard (keys.ts).
   const unbind: (() => void)[] = [];
   if (options.keyboard) {
-    const keyboard = options.keyboard;
-    for (const action of WALK_ACTIONS) {
-      unbind.push(
-        keyboard.bind(action, (press) => {
-          if (!press.pressed) {
-            held.delete(action);
-            updateWalk();
-            return true;
-          }
-          if (mode !== 'FirstPerson') return false;
-          held.add(action);
-          api.setShift(press.shift);
-          updateWalk();
-          return true;
-        }),
-      );
-    }
-    unbind.push(keyboard.onShift((on) => api.setShift(on)));
-    // Orbit and zoom from the keyboard (Orbit and Plan; FirstPerson walks with the same arrows).
-    const orbitKeys: [KeyAction, number, number][] = [
-      ['orbit-left', KEY_ORBIT_STEP, 0],
-      ['orbit-right', -KEY_ORBIT_STEP, 0],
-      ['orbit-up', 0, KEY_ORBIT_STEP],
-      ['orbit-down', 0, -KEY_ORBIT_STEP],
-    ];
-    for (const [action, azimuth, polar] of orbitKeys) {
-      unbind.push(
-        keyboard.bind(action, () => {
-          if (mode === 'FirstPerson') return false;
-          void controls.rotate(azimuth, polar, true);
-          world.render.needsRender = true;
-          return true;
-        }),
-      );
-    }
-    for (const [action, sign] of [['zoom-in', 1], ['zoom-out', -1]] as const) {
-      unbind.push(
-        keyboard.bind(action, () => {
-          if (mode === 'FirstPerson') return false;
-          if (projection === 'Orthographic') void controls.zoomTo(controls.zoomEnd * (1 + sign * KEY_ZOOM_SHARE), true);
-          else void controls.dollyTo(controls.distanceEnd * (1 - sign * KEY_ZOOM_SHARE), true);
-          world.render.needsRender = true;
-          return true;
-        }),
-      );
-    }
+    unbind.push(
+      ...bindNavigationKeys(options.keyboard, {
+        controls,
+        mode: () => mode,
+        projection: () => projection,
+        held,
+        walkChanged: updateWalk,
+        setShift: (on) => api.setShift(on),
+        moved: () => void (world.render.needsRender = true),
+      }),
+    );
   }
   // The wheel zooms towards the surface under the pointer (wheel.ts).
   if (options.pointer) unbind.push(options.pointer.add('navigation', wheelTowardsSurface(controls, options.pointer, () => mode !== 'FirstPerson' && projection !== 'Orthographic')));
@@ -410,30 +283,9 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       if (next === projection) return projection;
       // FirstPerson is perspective only.
       if (next === 'Orthographic' && mode === 'FirstPerson') changeMode('Orbit', false);
-      controls.getPosition(scratchPosition, true);
-      controls.getTarget(scratchTarget, true);
-      if (next === 'Orthographic') {
-        fitOrtho();
-        ortho.position.copy(perspective.position);
-        ortho.quaternion.copy(perspective.quaternion);
-        ortho.up.copy(perspective.up);
-        projection = next;
-        controls.camera = ortho;
-        applyLimits();
-        void controls.zoomTo(1, false);
-        void controls.dollyTo(orthoDistance(), false);
-      } else {
-        // The same visible height: the distance at which the perspective camera shows ortho.top / zoom.
-        const half = ortho.top / controls.zoomEnd;
-        perspective.position.copy(ortho.position);
-        perspective.quaternion.copy(ortho.quaternion);
-        perspective.up.copy(ortho.up);
-        projection = next;
-        controls.camera = perspective;
-        applyLimits();
-        void controls.zoomTo(1, false);
-        void controls.dollyTo(distanceForHalfHeight(half, perspective.fov), false);
-      }
+      // The same visible height at the target (projection.ts).
+      projection = next;
+      switchCamera(controls, perspective, ortho, next, aspect, sceneRadius, applyLimits);
       controls.update(0);
       applyInputMapping();
       options.onCameraChange?.(active());
@@ -456,39 +308,23 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       const wasFirstPerson = mode === 'FirstPerson';
       if (wasFirstPerson) changeMode('Orbit', false);
       applyLimits();
-      perspective.near = Math.min(CAMERA_NEAR, radius / 50);
-      perspective.far = Math.max(CAMERA_FAR, radius * 20);
-      perspective.updateProjectionMatrix();
+      fitPerspectiveDepth(perspective, radius);
+      const orthographic = projection === 'Orthographic';
       if (fitOptions.keepDirection && !wasFirstPerson) {
-        if (mode === 'Plan') await frameFromAbove(enableTransition);
+        if (mode === 'Plan') await frameFromAbove(controls, sceneBox, sceneRadius, enableTransition);
         else {
-          if (projection === 'Orthographic') {
-            ortho.near = perspective.near;
-            ortho.far = perspective.far + radius * ORTHO_DISTANCE_RADII;
-            ortho.updateProjectionMatrix();
-          }
+          if (orthographic) fitOrthoDepth(ortho, perspective, radius);
           await controls.fitToSphere(sphere, enableTransition);
         }
         world.render.needsRender = true;
         return radius;
       }
-      // A three-quarter view from the front right, slightly above.
-      await controls.setLookAt(
-        sphere.center.x + radius * 1.2,
-        sphere.center.y + radius * 0.8,
-        sphere.center.z + radius * 1.6,
-        sphere.center.x,
-        sphere.center.y,
-        sphere.center.z,
-        enableTransition,
-      );
+      await threeQuarterView(controls, sphere, enableTransition);
       // setLookAt does not apply the polar limits: Plan turns back to looking straight down, square.
       if (mode === 'Plan') void controls.rotateTo(nearestAzimuth(controls.azimuthAngle, 0), 0, enableTransition);
-      if (projection === 'Orthographic') {
-        ortho.near = perspective.near;
-        ortho.far = perspective.far + radius * ORTHO_DISTANCE_RADII;
-        ortho.updateProjectionMatrix();
-        void controls.dollyTo(orthoDistance(), false);
+      if (orthographic) {
+        fitOrthoDepth(ortho, perspective, radius);
+        void controls.dollyTo(orthoDistance(controls.distanceEnd, sceneRadius), false);
       }
       const fitted = controls.fitToSphere(sphere, enableTransition);
       if (wasFirstPerson) {
@@ -522,7 +358,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         // The home direction, framed for the orthographic camera (its distance is not a zoom).
         await controls.setLookAt(p.x, p.y, p.z, t.x, t.y, t.z, false);
         await controls.zoomTo(1, false);
-        void controls.dollyTo(orthoDistance(), false);
+        void controls.dollyTo(orthoDistance(controls.distanceEnd, sceneRadius), false);
         if (sceneRadius > 0) await controls.fitToSphere(sphere.set(sceneBox.getCenter(scratchTarget), sceneRadius), enableTransition);
         return;
       }
@@ -532,19 +368,7 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
       if (!point || !Number.isFinite(point.x) || !Number.isFinite(point.y) || !Number.isFinite(point.z)) {
         throw new Error('recentreOn needs a point with finite x, y and z.');
       }
-      controls.getPosition(scratchPosition, true);
-      if (mode === 'FirstPerson') {
-        scratchDirection.subVectors(point, scratchPosition);
-        if (scratchDirection.lengthSq() === 0) return;
-        await controls.lookInDirectionOf(point.x, point.y, point.z, enableTransition);
-        return;
-      }
-      if (mode === 'Plan') {
-        // Top-down: the plan slides so the point is in the middle, at the same height above it.
-        await controls.moveTo(point.x, point.y, point.z, enableTransition);
-        return;
-      }
-      await controls.setLookAt(scratchPosition.x, scratchPosition.y, scratchPosition.z, point.x, point.y, point.z, enableTransition);
+      await recentre(controls, mode, point, enableTransition);
     },
     async lookAlong(requested, enableTransition = true) {
       const axis = parseViewAxis(requested);
@@ -553,38 +377,14 @@ export function createNavigation(world: ViewerWorld, camera: PerspectiveCamera, 
         changeMode('Orbit', false);
         notify();
       }
-      let polar: number;
-      let azimuth: number;
-      switch (axis) {
-        case '+x': polar = Math.PI / 2; azimuth = Math.PI / 2; break;
-        case '-x': polar = Math.PI / 2; azimuth = -Math.PI / 2; break;
-        case '+z': polar = Math.PI / 2; azimuth = 0; break;
-        case '-z': polar = Math.PI / 2; azimuth = Math.PI; break;
-        // Top and bottom: square to the axes, X to the right (never the current spin).
-        case '+y': polar = 0; azimuth = 0; break;
-        default: polar = Math.PI; azimuth = 0; break;
-      }
-      if (mode === 'Plan' && axis === '-y') polar = 0;
-      // The shortest turn: the library interpolates the azimuth as a plain number.
-      azimuth = nearestAzimuth(controls.azimuthAngle, azimuth);
-      if (mode === 'FirstPerson') {
-        // Look from the eye in the direction that views the scene from that side.
-        scratchDirection.setFromSpherical(scratchSpherical.set(1, polar, azimuth)).negate();
-        controls.getPosition(scratchPosition, true);
-        await controls.lookInDirectionOf(
-          scratchPosition.x + scratchDirection.x,
-          scratchPosition.y + scratchDirection.y,
-          scratchPosition.z + scratchDirection.z,
-          enableTransition,
-        );
-        return;
-      }
+      const { polar, azimuth } = viewAngles(axis, mode, controls.azimuthAngle);
+      if (mode === 'FirstPerson') return lookFromEye(controls, polar, azimuth, enableTransition);
       if (!side) {
         await controls.rotateTo(azimuth, polar, enableTransition);
         return;
       }
       // Framed for where the turn ends.
-      await frameFromAbove(enableTransition, polar);
+      await frameFromAbove(controls, sceneBox, sceneRadius, enableTransition, polar);
     },
     setLookAt(px, py, pz, tx, ty, tz, enableTransition = false) {
       return posed(controls.setLookAt(px, py, pz, tx, ty, tz, enableTransition));

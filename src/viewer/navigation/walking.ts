@@ -42,3 +42,19 @@ export function walkDirection(held: ReadonlySet<KeyAction>, out: [number, number
   out[2] = Math.sign(u);
   return out;
 }
+
+const steps: [number, number, number] = [0, 0, 0];
+
+/** The controls' walk from the held keys: their direction and the speed for the scene (running with Shift). */
+export function applyWalk(
+  walk: { forward: number; right: number; up: number; speed: number },
+  held: ReadonlySet<KeyAction>,
+  radius: number,
+  running: boolean,
+): void {
+  walkDirection(held, steps);
+  walk.forward = steps[0];
+  walk.right = steps[1];
+  walk.up = steps[2];
+  walk.speed = walkSpeed(radius, running);
+}

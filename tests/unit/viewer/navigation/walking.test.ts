@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { KEYBOARD_SPEED } from '../../../../src/protocol/constants';
 import type { KeyAction } from '../../../../src/viewer/input/keymap';
 import { KEY_MAP } from '../../../../src/viewer/input/keymap';
-import { RUN_FACTOR, WALK_ACTIONS, walkDirection, walkSpeed } from '../../../../src/viewer/navigation/walking';
+import { applyWalk, RUN_FACTOR, WALK_ACTIONS, walkDirection, walkSpeed } from '../../../../src/viewer/navigation/walking';
 
 describe('walking', () => {
   it('walks KEYBOARD_SPEED metres per millisecond, slower in scenes under 1 m, RUN_FACTOR faster running', () => {
@@ -26,5 +26,15 @@ describe('walking', () => {
   it('every walking action is declared in the key map', () => {
     const declared = new Set(KEY_MAP.map((k) => k.action));
     for (const action of WALK_ACTIONS) expect(declared.has(action)).toBe(true);
+  });
+});
+
+describe('the walk on the controls', () => {
+  it('takes the held keys as its direction and the scene and Shift as its speed', () => {
+    const walk = { forward: 9, right: 9, up: 9, speed: 0 };
+    applyWalk(walk, new Set<KeyAction>(['walk-forward', 'walk-left']), 10, true);
+    expect(walk).toEqual({ forward: 1, right: -1, up: 0, speed: walkSpeed(10, true) });
+    applyWalk(walk, new Set<KeyAction>(), 0.5, false);
+    expect(walk).toEqual({ forward: 0, right: 0, up: 0, speed: walkSpeed(0.5, false) });
   });
 });
