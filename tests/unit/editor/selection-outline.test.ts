@@ -1,4 +1,4 @@
-import { BoxGeometry, Group, Line, BufferGeometry, Float32BufferAttribute, LineBasicMaterial, Matrix4, Mesh, MeshStandardMaterial, Object3D, PerspectiveCamera, Scene, Vector2, Vector4, type Material, type WebGLRenderer } from 'three';
+import { BoxGeometry, Group, Line, BufferGeometry, Float32BufferAttribute, LineBasicMaterial, Matrix4, Mesh, MeshStandardMaterial, Object3D, PerspectiveCamera, Scene, type Material, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
 import { createSelectionOutline } from '../../../src/editor/selection-outline';
 import { runFrameSteps } from '../../../src/engine/frame-steps';
@@ -9,6 +9,7 @@ import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
 import { addViewerEntity, createViewerWorld, type ViewerWorld } from '../../../src/engine/world';
 import { syncSystem } from '../../../systems/syncSystem';
 import { transformSystem } from '../../../systems/transformSystem';
+import { fakeRenderer } from '../../support/outline-renderer';
 
 const W = 800;
 const H = 600;
@@ -140,52 +141,13 @@ describe('selection outline: bounds and the screen rectangle', () => {
   });
 });
 
-/** What the outline's draw uses of a WebGLRenderer, recording what it renders and with which materials. */
-function fakeRenderer() {
-  const rendered: { object: Object3D; materials: Material[] }[] = [];
-  const renderer = {
-    shadowMap: { autoUpdate: true, needsUpdate: false },
-    autoClear: true,
-    target: null as unknown,
-    scissorTest: false,
-    getPixelRatio: () => 1,
-    getDrawingBufferSize: (v: Vector2) => v.set(W, H),
-    getRenderTarget() {
-      return this.target;
-    },
-    setRenderTarget(t: unknown) {
-      this.target = t;
-    },
-    getClearColor: (c: { setHex(h: number): void }) => c.setHex(0x123456),
-    getClearAlpha: () => 1,
-    setClearColor() {},
-    getScissor: (v: Vector4) => v.set(0, 0, W, H),
-    getScissorTest() {
-      return this.scissorTest;
-    },
-    setScissor() {},
-    setScissorTest(on: boolean) {
-      this.scissorTest = on;
-    },
-    clear() {},
-    render(object: Object3D) {
-      const materials: Material[] = [];
-      object.traverse((o) => {
-        if ((o as Mesh).isMesh) materials.push((o as Mesh).material as Material);
-      });
-      rendered.push({ object, materials });
-    },
-  };
-  return { renderer, rendered };
-}
-
 describe('selection outline: drawing after the picture', () => {
   it('draws the selection flat into the mask, then the line; every material and renderer setting is put back', () => {
     const world = createViewerWorld();
     const scene = new Scene();
     const a = node(world, scene);
     frame(world);
-    const { renderer, rendered } = fakeRenderer();
+    const { renderer, rendered } = fakeRenderer(W, H);
     world.render.renderer = renderer as unknown as WebGLRenderer;
     world.render.scene = scene;
     world.render.camera = camera();
