@@ -1,4 +1,10 @@
 /**
+ * The embedded viewer's page, /embed/{sceneId} (the id URI-encoded), as the app's entry
+ * (src/ui/main.tsx) and index.html's boot script read it.
+ */
+export const EMBED_PATH = /^\/embed\/([^/]+)\/?$/;
+
+/**
  * How the embed's boolean query options read (viewer specification section 2: autoPlay,
  * uiWatermark): '', 1, true, yes and on are true; 0, false, no and off false (trimmed, any case);
  * absent or anything else is the option's default. The embed's options (src/ui/embed-options.ts)

@@ -1,3 +1,4 @@
+import { EMBED_PATH } from '../protocol/embed-query';
 import { bootEmbed } from './embed-boot';
 import './styles.css';
 
@@ -10,7 +11,7 @@ import './styles.css';
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element.');
 const path = window.location.pathname;
-const embed = /^\/embed\/([^/]+)\/?$/.exec(path);
+const embed = EMBED_PATH.exec(path);
 const boot = embed ? bootEmbed(root, decodeURIComponent(embed[1])) : null;
 (boot ? boot.panelsDue : Promise.resolve())
   .then(() => import('./app'))

@@ -1,4 +1,4 @@
-import { autoPlayOf } from '../protocol/embed-query';
+import { autoPlayOf, EMBED_PATH } from '../protocol/embed-query';
 import { INSTANCE_SET_MIME } from '../protocol/instances';
 import type { EarlyLoader } from '../scene/container-client';
 import type { DecodeReply, InstanceSetRequest, ModelRequest } from '../scene/container-worker';
@@ -51,7 +51,7 @@ function isObject(value: unknown): value is Json {
 }
 
 function earlyDownloads(loaderWorkerUrl: string): void {
-  const match = /^\/embed\/([^/]+)\/?$/.exec(location.pathname);
+  const match = EMBED_PATH.exec(location.pathname);
   if (!match || typeof fetch !== 'function') return;
   const early: Record<string, Promise<Response>> = (page().__earlyFetches = {});
   const start = (url: string, init?: RequestInit): Promise<Response> => {
