@@ -7,7 +7,7 @@
  *       setting its position and calling updateMatrixWorld) on the plain three.js twin graph.
  *   (b) per-frame CPU time while dragging an assembly (~400 nodes) with the gizmo in a scene of
  *       100,000 nodes, the whole frame of a real drag: the real editor on a headless viewer
- *       (tests/support/headless-viewer.ts), a pointer move on the canvas, the pointer module's
+ *       (tests/support/headless-viewer.ts), a pointer move on the canvas, the pointer router's
  *       input step, TransformControls' pointerMove, the gizmo's write of the node's Transform,
  *       every system of PIPELINE (the picture itself is a no-op: the GPU's drawing and three's
  *       own walk of the scene before drawing are not in the figure; the latter is printed for
@@ -207,7 +207,7 @@ export default async function run(): Promise<BenchResult[]> {
 
   // ---- (b) dragging an assembly with the gizmo: per-frame CPU of the whole frame ----
   // The real editor on a headless viewer (tests/support/headless-viewer.ts): a pointer move on the
-  // canvas -> the pointer module's input step -> TransformControls.pointerMove -> the gizmo's write
+  // canvas -> the pointer router's input step -> TransformControls.pointerMove -> the gizmo's write
   // of the node's Transform -> every system of PIPELINE (the render system's picture is a no-op:
   // the GPU's work is not in the figure; its 'afterDraw' steps, the selection outline's bounds and
   // mask pass set-up, are; so is the picker's refit of its bounds index) -> TransformControls' own

@@ -14,7 +14,7 @@ import { spawnTestModel } from '../../support/test-model';
 
 /**
  * The editor on a viewer without a browser (tests/support/headless-viewer.ts): the real editor,
- * gizmo (three's TransformControls), pointer module, history and queues; synthetic pointer events
+ * gizmo (three's TransformControls), pointer router, history and queues; synthetic pointer events
  * and key map presses; a renderer that records and draws nothing.
  */
 interface Setup {
