@@ -14,7 +14,8 @@ import {
   type Scene,
 } from 'three';
 import { Light, LightType, Shadows, Transform, Visibility } from '../../components';
-import { addTransform, markTransformDirty, removeTransformEntity, setParent } from '../engine/hierarchy';
+import { addTransform, removeTransformEntity, setParent } from '../engine/hierarchy';
+import { setLocalTransform } from '../engine/local-transform';
 import { lightTypeOf } from '../engine/lights';
 import { setVisible, flagObject } from '../engine/object-flags';
 import { bindObject, unbindObject } from '../engine/registry';
@@ -150,10 +151,7 @@ export class SceneObjects {
     const { eid, object } = entry;
     entry.data = data;
     object.name = data.name;
-    Transform.position.set(data.position, eid * 3);
-    Transform.rotation.set(data.quaternion, eid * 4);
-    Transform.scale.set(data.scale, eid * 3);
-    markTransformDirty(world, eid);
+    setLocalTransform(world, eid, data.position, data.quaternion, data.scale);
     const parentEid = data.parent ? (this.entries.get(data.parent)?.eid ?? 0) : 0;
     if (Transform.parent[eid] !== parentEid) {
       try {

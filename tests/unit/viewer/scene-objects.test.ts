@@ -48,6 +48,21 @@ describe('scene objects as entities', () => {
     expect(light.castShadow).toBe(false);
   });
 
+  it("moves through the one door for local transforms: Transform flagged, the object's own fields in step", () => {
+    const { objects, run } = setup();
+    const group = objects.put({ ...defaultSceneObject('Group', 'g'), position: [1, 2, 3] });
+    run();
+    expect(Transform.dirty[group.eid]).toBe(0);
+    objects.put({ ...group.data, position: [4, 5, 6], quaternion: [0, 0, 0.6, 0.8], scale: [2, 2, 2] });
+    expect(Array.from(Transform.position.subarray(group.eid * 3, group.eid * 3 + 3))).toEqual([4, 5, 6]);
+    expect(Transform.dirty[group.eid]).toBe(1);
+    expect(group.object.position.toArray()).toEqual([4, 5, 6]);
+    expect(group.object.quaternion.toArray()).toEqual([0, 0, Math.fround(0.6), Math.fround(0.8)]);
+    expect(group.object.scale.toArray()).toEqual([2, 2, 2]);
+    run();
+    expect(group.object.matrixWorld.elements.slice(12, 15)).toEqual([4, 5, 6]);
+  });
+
   it('parents, in any saved order, and removes (children move to the root)', () => {
     const { world, objects, run } = setup();
     const group = { ...defaultSceneObject('Group', 'g'), position: [10, 0, 0] as [number, number, number] };
