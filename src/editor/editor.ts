@@ -27,6 +27,7 @@ import { createNodeGizmo, localMatrixOf, type GizmoMode, type GizmoSpace, type N
 import { History, type HistoryStep } from './history';
 import { materialMutation, MutationQueues, newUuid, nodeMutation, pickListed, propertiesProblem, type QueueSnapshot } from './mutation-queue';
 import { countOf, type StoredQueue } from './persist';
+import { createServiceClient, path } from '../service/client';
 import { createSaver, INSTANCES_QUEUE, OBJECTS_QUEUE, SETTINGS_QUEUE, type QueueStore, type SaveState, type Saver } from './saver';
 import { AddInstancesCommand, RemoveInstancesCommand, SetInstancesCommand } from './instance-commands';
 import { besideMatrices, createBoxSelect, createInstanceApplier, groupOrThrow, readInstanceMatrices, replayInstanceChange } from './instance-editing';
@@ -317,7 +318,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       const change: SceneObjectChange = data
         ? { key: `object/${uuid}`, uuid: newUuid(), createdAt: Date.now(), type: 'putObject', objectId: uuid, object: data }
         : { key: `object/${uuid}`, uuid: newUuid(), createdAt: Date.now(), type: 'removeObject', objectId: uuid };
-      queues.add(OBJECTS_QUEUE, change as unknown as Mutation);
+      queues.add(OBJECTS_QUEUE, change);
       if (selection?.objectId === uuid && data) {
         selection = { ...selection, name: data.name };
         events.emit('selection', selection);
@@ -340,7 +341,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         // What was applied (a rule may have kept a field: an environment background without an environment).
         const now = readSceneSettings(viewer) as Record<string, unknown>;
         for (const key of keys) savedSettings[key] = now[key];
-        queues.add(SETTINGS_QUEUE, { key: 'settings', uuid: newUuid(), createdAt: Date.now(), type: 'setSettings', properties: { ...savedSettings } } as unknown as Mutation);
+        queues.add(SETTINGS_QUEUE, { key: 'settings', uuid: newUuid(), createdAt: Date.now(), type: 'setSettings', properties: { ...savedSettings } });
         events.emit('settings', readSceneSettings(viewer));
       };
       applySceneSettings(viewer, fields, { onWarning: (text) => events.emit('notice', { text }) }).then(save, (error) => {
@@ -354,13 +355,15 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
     write: (snapshot) => options.store!.write(restorable ? mergeSnapshots(restorable.queues, snapshot) : snapshot),
   };
 
+  // The model service's one client: the saves (which retry on their own: no retries here) and the texture uploads.
+  const service = createServiceClient({ baseUrl: options.modelService, token: options.getToken, fetch: options.fetch, retries: 0 });
   const saver = createSaver({
     queues,
     modelService: options.modelService,
     sceneId: options.sceneId,
     getToken: options.getToken,
     enabled: () => enabled,
-    fetch: options.fetch,
+    service,
     store,
     onState: (state) => events.emit('save', state),
     onEvent: (event) => events.emit(event, undefined),
@@ -632,7 +635,8 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
       } catch (error) {
         throw new Error(`Sign in to upload textures (${error instanceof Error ? error.message : String(error)}).`);
       }
-      const url = `${options.modelService.replace(/\/+$/, '')}/v1/models/${encodeURIComponent(modelId)}/textures`;
+      const textures = path`/v1/models/${modelId}/textures`;
+      const url = service.url(textures);
       const answer = await (options.sendUpload ?? xhrUpload)(url, file, { 'content-type': type, authorization: `Bearer ${token}` }, onProgress);
       let body: unknown;
       try {
@@ -641,8 +645,7 @@ export function createEditor(viewer: Viewer, options: EditorOptions): Editor {
         body = undefined;
       }
       if (answer.status !== 201 && answer.status !== 200) {
-        const reason = body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : `HTTP ${answer.status}`;
-        throw new Error(`The texture upload was refused: ${reason}.`);
+        throw new Error(`The texture upload was refused: ${service.errorOf('POST', textures, answer.status, body).reason ?? `HTTP ${answer.status}`}.`);
       }
       const { textureId } = (body ?? {}) as Partial<UploadTextureResponse>;
       if (typeof textureId !== 'string' || !textureId.startsWith('u-')) throw new Error(`The texture upload answered without a textureId (${url}).`);

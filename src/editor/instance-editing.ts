@@ -12,7 +12,6 @@ import {
 import type { ViewerWorld } from '../engine/world';
 import { FLOATS_PER_INSTANCE, packMatrix, unpackMatrices } from '../protocol/instances';
 import type { InstanceChange } from '../protocol/instance-changes';
-import type { Mutation } from '../protocol/mutation';
 import type { PointerRouter } from '../viewer/input/pointer-router';
 import type { InstanceApplier } from './instance-commands';
 import { newUuid, type MutationQueues } from './mutation-queue';
@@ -61,7 +60,7 @@ export function instanceChanges(type: InstanceChange['type'], groupId: string, i
 
 export function createInstanceApplier(world: ViewerWorld, queues: MutationQueues, onChange: (groupId: string, removed: readonly number[] | null) => void): InstanceApplier {
   const queue = (changes: (InstanceChange & { key: string })[]) => {
-    for (const change of changes) queues.add(INSTANCES_QUEUE, change as unknown as Mutation);
+    for (const change of changes) queues.add(INSTANCES_QUEUE, change);
   };
   return {
     setInstances(groupId, ids, matrices) {
