@@ -1,11 +1,6 @@
-import { Quaternion, Vector3 } from 'three';
-import type { ViewerWorld } from '../engine/world';
 import { MAX_MEASUREMENT_POINTS } from '../protocol/comments';
-import type { Vec3 } from '../protocol/meeting';
 import {
-  MAX_TOOL_CHANGES,
   SHARED_TOOLS_INTERVAL_MS,
-  SHARED_TOOLS_MAX_MESSAGE_BYTES,
   TOOL_CHANGES_FUNCTION,
   TOOL_STATE_FUNCTION,
   TOOL_STATE_REQUEST_FUNCTION,
@@ -15,15 +10,16 @@ import {
   ToolStateArgs,
   ToolStateRequestArgs,
   describeArgsError,
-  type SharedMeasurement,
   type ToolChange,
   type ToolPut,
   type ToolStateObject,
 } from '../protocol/shared-tools';
-import type { Emitter, ViewerEventMap } from '../viewer/events';
-import type { Measurements } from '../viewer/tools/measurements';
 import type { MeasureKind } from '../viewer/tools/measure-machine';
-import type { Sections } from '../viewer/tools/section';
+import { addEntry, createToolEntries, currentState, EMPTY, forgetEntry, sameState, type Entry, type SharedToolsTarget } from './shared-tools-entries';
+import { applyDelete, applyPut } from './shared-tools-remote';
+import { sendInParts, toPut } from './shared-tools-wire';
+
+export type { SharedToolsTarget } from './shared-tools-entries';
 
 /**
  * Section planes and measurements made in a meeting are the meeting's (issue 14, item 7): everyone
@@ -53,13 +49,6 @@ export interface SharedToolsMeeting {
   register(object: string, handlers: Record<string, (senderId: string, args: unknown[]) => void>): () => void;
 }
 
-export interface SharedToolsTarget {
-  world: ViewerWorld;
-  events: Emitter<ViewerEventMap>;
-  sections: Pick<Sections, 'place' | 'pose' | 'setPose' | 'remove'>;
-  measurements: Pick<Measurements, 'restore' | 'setPoints' | 'remove'>;
-}
-
 export interface SharedTools {
   /** Connected with this client id; `others`: the other participants (from the first STATE). */
   connected(selfId: string, others: readonly string[]): void;
@@ -86,39 +75,17 @@ export interface SharedToolsOptions {
   report: (message: string) => void;
 }
 
-interface Entry {
-  id: string;
-  kind: 'section' | 'measurement';
-  eid: number;
-  /** The measurement's kind (measurements only). */
-  measure: MeasureKind | null;
-  rev: number;
-  writer: string;
-  /** The state last shared (sent or applied): a section's position and rotation, a measurement's points. Empty: never shared. */
-  known: Float64Array;
-}
-
-const EMPTY = new Float64Array(0);
-const scratchPosition = new Vector3();
-const scratchRotation = new Quaternion();
-const scratchSection = new Float64Array(7);
-
 export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToolsTarget, options: SharedToolsOptions): SharedTools {
-  const { sections, measurements, world } = target;
-  const byId = new Map<string, Entry>();
-  const sectionEntries = new Map<number, Entry>();
-  const measurementEntries = new Map<number, Entry>();
+  const { world } = target;
+  const entries = createToolEntries();
+  const { byId, sectionEntries, measurementEntries, pendingDeletes } = entries;
   /** Made here while in the meeting, not yet sent (their id comes with the first send). */
   const freshSections = new Set<number>();
   const freshMeasurements = new Map<number, MeasureKind>();
-  const pendingDeletes: string[] = [];
-  /** Deleted ids: a late put for one of them is old news. */
-  const tombstones = new Set<string>();
   let selfId: string | null = null;
   let counter = 0;
   let lastFlush = -Infinity;
-  /** Nesting of applying remote changes and of `unshared`: their events are not ours to send. */
-  let applying = 0;
+  /** Nesting of `unshared` (entries.applying: of applying remote changes): their events are not ours to send. */
   let held = 0;
   let synced = false;
   /** Asking for the state: who is left to ask, whom, since when. */
@@ -127,11 +94,9 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
   let asked: string | null = null;
   /** Requesters waiting until this viewer holds the set. */
   const waiting = new Set<string>();
-  /** Objects held before a reconnect that the answer has not confirmed yet. */
-  let stale: Set<string> | null = null;
 
   const report = (message: string) => options.report(message);
-  const ours = () => applying === 0 && held === 0;
+  const ours = () => entries.applying === 0 && held === 0;
 
   // ----- Local changes: creations and deletions from the tools' events; moves found by flush -----
 
@@ -143,7 +108,7 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
       } else if (event.action === 'deleted') {
         freshSections.delete(event.id);
         const entry = sectionEntries.get(event.id);
-        if (entry) forget(entry, ours());
+        if (entry) forgetEntry(entries, entry, ours());
       }
     }),
   );
@@ -154,75 +119,10 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
       } else if (event.action === 'deleted') {
         freshMeasurements.delete(event.id);
         const entry = measurementEntries.get(event.id);
-        if (entry) forget(entry, ours());
+        if (entry) forgetEntry(entries, entry, ours());
       }
     }),
   );
-
-  /** The object is gone here; `tell`: its deletion is ours to send. */
-  const forget = (entry: Entry, tell: boolean) => {
-    byId.delete(entry.id);
-    (entry.kind === 'section' ? sectionEntries : measurementEntries).delete(entry.eid);
-    tombstones.add(entry.id);
-    stale?.delete(entry.id);
-    if (tell && applying === 0) pendingDeletes.push(entry.id);
-  };
-
-  const add = (entry: Entry) => {
-    byId.set(entry.id, entry);
-    (entry.kind === 'section' ? sectionEntries : measurementEntries).set(entry.eid, entry);
-  };
-
-  /** The object's present state into a buffer (a scratch one for sections; the engine's own for measurements). */
-  const current = (entry: Entry): Float64Array | null => {
-    if (entry.kind === 'section') {
-      if (!sections.pose(entry.eid, scratchPosition, scratchRotation)) return null;
-      scratchPosition.toArray(scratchSection, 0);
-      scratchRotation.toArray(scratchSection, 3);
-      return scratchSection;
-    }
-    return world.measurementPoints.get(entry.eid) ?? null;
-  };
-
-  const same = (a: Float64Array, b: Float64Array) => {
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  };
-
-  const put = (entry: Entry, state: Float64Array): ToolPut => {
-    if (entry.kind === 'section') {
-      return {
-        op: 'section',
-        id: entry.id,
-        rev: entry.rev,
-        section: { position: [state[0], state[1], state[2]], rotation: [state[3], state[4], state[5], state[6]] },
-      };
-    }
-    const points: Vec3[] = [];
-    for (let i = 0; i + 2 < state.length; i += 3) points.push([state[i], state[i + 1], state[i + 2]]);
-    return { op: 'measurement', id: entry.id, rev: entry.rev, measurement: { kind: entry.measure!, points } as SharedMeasurement };
-  };
-
-  /** Splits items into RFCs under the byte and count limits and sends each; returns the items that could not be sent. */
-  const sendInParts = <T>(items: T[], send: (part: T[], last: boolean) => boolean): T[] => {
-    const failed: T[] = [];
-    let part: T[] = [];
-    let bytes = 0;
-    const go = (last: boolean) => {
-      if (!send(part, last)) failed.push(...part);
-      part = [];
-      bytes = 0;
-    };
-    for (const item of items) {
-      const size = JSON.stringify(item).length + 1;
-      if (part.length > 0 && (bytes + size > SHARED_TOOLS_MAX_MESSAGE_BYTES || part.length >= MAX_TOOL_CHANGES)) go(false);
-      part.push(item);
-      bytes += size;
-    }
-    if (part.length > 0 || items.length === 0) go(true);
-    return failed;
-  };
 
   const flush = (now: number) => {
     if (selfId === null) return;
@@ -234,7 +134,7 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
     lastFlush = now;
     const self = selfId;
     // Made here since the last send: they become the meeting's now.
-    for (const eid of freshSections) add({ id: `${self}:${++counter}`, kind: 'section', eid, measure: null, rev: 0, writer: self, known: EMPTY });
+    for (const eid of freshSections) addEntry(entries, { id: `${self}:${++counter}`, kind: 'section', eid, measure: null, rev: 0, writer: self, known: EMPTY });
     freshSections.clear();
     for (const [eid, kind] of freshMeasurements) {
       const count = (world.measurementPoints.get(eid)?.length ?? 0) / 3;
@@ -242,18 +142,18 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
         report(`This area has ${count} points, more than the ${MAX_MEASUREMENT_POINTS} a meeting shares: it stays yours only.`);
         continue;
       }
-      add({ id: `${self}:${++counter}`, kind: 'measurement', eid, measure: kind, rev: 0, writer: self, known: EMPTY });
+      addEntry(entries, { id: `${self}:${++counter}`, kind: 'measurement', eid, measure: kind, rev: 0, writer: self, known: EMPTY });
     }
     freshMeasurements.clear();
     const changes: ToolChange[] = [];
     const changed: Entry[] = [];
     for (const entry of byId.values()) {
-      const state = current(entry);
-      if (!state || same(state, entry.known)) continue;
+      const state = currentState(target, entry);
+      if (!state || sameState(state, entry.known)) continue;
       entry.rev++;
       entry.writer = self;
       entry.known = Float64Array.from(state);
-      changes.push(put(entry, entry.known));
+      changes.push(toPut(entry, entry.known));
       changed.push(entry);
     }
     for (const id of pendingDeletes) changes.push({ op: 'delete', id });
@@ -267,76 +167,6 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
         const entry = byId.get(change.id);
         if (entry) entry.known = EMPTY;
       }
-    }
-  };
-
-  // ----- Remote changes (applied in the frame: the meeting queues its RFCs) -----
-
-  const newer = (rev: number, writer: string, entry: Entry) => rev > entry.rev || (rev === entry.rev && writer > entry.writer);
-
-  const points = (list: readonly Vec3[]) => list.map((p) => new Vector3(p[0], p[1], p[2]));
-
-  const applyPut = (change: ToolPut, writer: string) => {
-    if (tombstones.has(change.id)) return;
-    stale?.delete(change.id);
-    let entry = byId.get(change.id);
-    if (entry && !newer(change.rev, writer, entry)) return;
-    const kind = change.op;
-    if (entry && entry.kind !== kind) {
-      report(`A shared ${kind} from ${writer} reuses the id of a ${entry.kind} (${change.id}): it was ignored.`);
-      return;
-    }
-    applying++;
-    try {
-      if (change.op === 'section') {
-        const [px, py, pz] = change.section.position;
-        const [qx, qy, qz, qw] = change.section.rotation;
-        scratchPosition.set(px, py, pz);
-        scratchRotation.set(qx, qy, qz, qw);
-        if (entry) sections.setPose(entry.eid, scratchPosition, scratchRotation);
-        else {
-          entry = { id: change.id, kind: 'section', eid: sections.place(scratchPosition, scratchRotation), measure: null, rev: 0, writer, known: EMPTY };
-          add(entry);
-        }
-      } else {
-        const m = change.measurement;
-        if (entry && entry.measure === m.kind && (world.measurementPoints.get(entry.eid)?.length ?? 0) === m.points.length * 3) {
-          measurements.setPoints(entry.eid, points(m.points));
-        } else {
-          if (entry) {
-            measurementEntries.delete(entry.eid);
-            measurements.remove(entry.eid);
-          }
-          entry = { id: change.id, kind: 'measurement', eid: measurements.restore(m.kind, points(m.points)), measure: m.kind, rev: 0, writer, known: EMPTY };
-          add(entry);
-        }
-      }
-      entry.rev = change.rev;
-      entry.writer = writer;
-      // What the tools hold now (float32 Transforms round), so the next send sees no change of ours.
-      const state = current(entry);
-      entry.known = state ? Float64Array.from(state) : EMPTY;
-    } catch (error) {
-      report(`A ${kind === 'section' ? 'section plane' : 'measurement'} shared by another participant could not be shown: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      applying--;
-    }
-  };
-
-  const applyDelete = (id: string) => {
-    tombstones.add(id);
-    stale?.delete(id);
-    const entry = byId.get(id);
-    if (!entry) return;
-    applying++;
-    try {
-      forget(entry, false);
-      if (entry.kind === 'section') sections.remove(entry.eid);
-      else measurements.remove(entry.eid);
-    } catch (error) {
-      report(`A shared object deleted by another participant could not be removed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      applying--;
     }
   };
 
@@ -361,8 +191,8 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
     askedAt = null;
     candidates = [];
     // Held before the reconnect and neither in the answer nor changed since: deleted while this viewer was away.
-    if (stale && answered) for (const id of stale) applyDelete(id);
-    stale = null;
+    if (entries.stale && answered) for (const id of entries.stale) applyDelete(entries, target, id, report);
+    entries.stale = null;
     for (const requester of waiting) answer(requester);
     waiting.clear();
   };
@@ -373,19 +203,21 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
     const objects: ToolStateObject[] = [];
     for (const entry of byId.values()) {
       if (entry.known.length === 0) continue; // not shared yet: it goes to everyone with the next changes
-      objects.push({ ...put(entry, entry.known), writer: entry.writer } as ToolStateObject);
+      objects.push({ ...toPut(entry, entry.known), writer: entry.writer } as ToolStateObject);
     }
     const failed = sendInParts(objects, (part, last) => meeting.call(TOOLS_OBJECT, TOOL_STATE_FUNCTION, [self, requester, { objects: part, last }]));
     if (failed.length > 0) waiting.add(requester);
   };
+
+  // ----- Remote changes (applied in the frame: the meeting queues its RFCs): ./shared-tools-remote.ts -----
 
   const unregister = meeting.register(TOOLS_OBJECT, {
     [TOOL_CHANGES_FUNCTION](sender, args) {
       const parsed = ToolChangesArgs.safeParse(args);
       if (!parsed.success) return report(`${TOOL_CHANGES_FUNCTION} from ${sender}: bad arguments (${describeArgsError(parsed.error)}); nothing was applied.`);
       for (const change of parsed.data[1]) {
-        if (change.op === 'delete') applyDelete(change.id);
-        else applyPut(change, sender);
+        if (change.op === 'delete') applyDelete(entries, target, change.id, report);
+        else applyPut(entries, target, change, sender, report);
       }
     },
     [TOOL_STATE_REQUEST_FUNCTION](sender, args) {
@@ -404,7 +236,7 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
       if (requester !== selfId) return;
       for (const object of part.objects) {
         const { writer, ...change } = object;
-        applyPut(change as ToolPut, writer);
+        applyPut(entries, target, change as ToolPut, writer, report);
       }
       if (part.last && !synced && sender === asked) becomeSynced(true);
     },
@@ -419,7 +251,7 @@ export function createSharedTools(meeting: SharedToolsMeeting, target: SharedToo
       asked = null;
       askedAt = null;
       // What was held before a reconnect waits for the answer's word.
-      stale = byId.size > 0 ? new Set(byId.keys()) : null;
+      entries.stale = byId.size > 0 ? new Set(byId.keys()) : null;
       synced = false;
       if (candidates.length === 0) becomeSynced(false);
     },
