@@ -1,10 +1,23 @@
+import { FRAME_STEP_ORDER, frameStepRank } from './frame-step-order';
 import type { FrameSlot, FrameStep, ViewerWorld } from './world';
 
-/** Adds a step to a slot of the frame; returns its removal. Steps run in the order they were added. */
+/**
+ * Adds a step to a slot of the frame, at its name's place in FRAME_STEP_ORDER (after the steps of
+ * the same name already there); returns its removal. A name the slot's order does not list is
+ * refused.
+ */
 export function addFrameStep(world: ViewerWorld, slot: FrameSlot, step: FrameStep): () => void {
   const steps = world.steps[slot];
   if (steps.includes(step)) throw new Error(`The frame step '${step.name}' is already in the '${slot}' slot.`);
-  steps.push(step);
+  const rank = frameStepRank(slot, step.name);
+  if (rank < 0) {
+    throw new Error(
+      `The frame step '${step.name}' has no place in the '${slot}' slot: add it to FRAME_STEP_ORDER (src/engine/frame-step-order.ts), which lists ${FRAME_STEP_ORDER[slot].join(', ')}.`,
+    );
+  }
+  let at = steps.length;
+  while (at > 0 && frameStepRank(slot, steps[at - 1].name) > rank) at--;
+  steps.splice(at, 0, step);
   return () => {
     const i = steps.indexOf(step);
     if (i >= 0) steps.splice(i, 1);

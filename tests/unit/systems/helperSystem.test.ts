@@ -11,10 +11,10 @@ describe('helperSystem', () => {
   it("runs the 'helpers' steps in the order they were added, and no other slot's", () => {
     const world = createViewerWorld();
     const ran: string[] = [];
-    addFrameStep(world, 'helpers', { name: 'section', run: () => ran.push('section') });
+    addFrameStep(world, 'helpers', { name: 'section planes', run: () => ran.push('section') });
     addFrameStep(world, 'helpers', { name: 'measurements', run: () => ran.push('measurements') });
-    addFrameStep(world, 'input', { name: 'i', run: () => ran.push('input') });
-    addFrameStep(world, 'overlays', { name: 'o', run: () => ran.push('overlays') });
+    addFrameStep(world, 'input', { name: 'pointer', run: () => ran.push('input') });
+    addFrameStep(world, 'overlays', { name: 'magnifier', run: () => ran.push('overlays') });
     expect(helperSystem(world)).toBe(world);
     expect(ran).toEqual(['section', 'measurements']);
   });

@@ -8,10 +8,10 @@ describe('inputSystem', () => {
   it("runs the 'input' steps and no other slot's", () => {
     const world = createViewerWorld();
     const ran: string[] = [];
-    addFrameStep(world, 'input', { name: 'hover', run: () => ran.push('hover') });
-    addFrameStep(world, 'input', { name: 'drag', run: () => ran.push('drag') });
-    addFrameStep(world, 'helpers', { name: 'h', run: () => ran.push('helpers') });
-    addFrameStep(world, 'overlays', { name: 'o', run: () => ran.push('overlays') });
+    addFrameStep(world, 'input', { name: 'pointer', run: () => ran.push('hover') });
+    addFrameStep(world, 'input', { name: 'pointer', run: () => ran.push('drag') });
+    addFrameStep(world, 'helpers', { name: 'measurements', run: () => ran.push('helpers') });
+    addFrameStep(world, 'overlays', { name: 'magnifier', run: () => ran.push('overlays') });
     expect(inputSystem(world)).toBe(world);
     expect(ran).toEqual(['hover', 'drag']);
   });

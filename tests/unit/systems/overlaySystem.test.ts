@@ -9,10 +9,10 @@ describe('overlaySystem', () => {
   it("runs the 'overlays' steps and no other slot's", () => {
     const world = createViewerWorld();
     const ran: string[] = [];
-    addFrameStep(world, 'overlays', { name: 'labels', run: () => ran.push('labels') });
-    addFrameStep(world, 'overlays', { name: 'gizmo', run: () => ran.push('gizmo') });
-    addFrameStep(world, 'input', { name: 'i', run: () => ran.push('input') });
-    addFrameStep(world, 'helpers', { name: 'h', run: () => ran.push('helpers') });
+    addFrameStep(world, 'overlays', { name: 'tool labels', run: () => ran.push('labels') });
+    addFrameStep(world, 'overlays', { name: 'host-api', run: () => ran.push('gizmo') });
+    addFrameStep(world, 'input', { name: 'pointer', run: () => ran.push('input') });
+    addFrameStep(world, 'helpers', { name: 'measurements', run: () => ran.push('helpers') });
     expect(overlaySystem(world)).toBe(world);
     expect(ran).toEqual(['labels', 'gizmo']);
   });

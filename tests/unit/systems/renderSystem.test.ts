@@ -245,7 +245,7 @@ describe('renderSystem', () => {
     const { world, renderer } = readyWorld();
     const order: string[] = [];
     renderer.render.mockImplementation(() => void order.push('picture'));
-    addFrameStep(world, 'afterDraw', { name: 'outline', run: () => order.push('outline') });
+    addFrameStep(world, 'afterDraw', { name: 'selection outline', run: () => order.push('outline') });
     renderSystem(world);
     renderSystem(world); // nothing asked for a picture: no outline over nothing
     world.render.needsRender = true;
