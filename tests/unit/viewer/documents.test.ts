@@ -14,7 +14,9 @@ const clientConfig = {
   identityProvider: { domain: '', clientId: 'x', callbackUrl: '/auth/callback', audience: 'parametricos' },
 };
 
-function server(failScene = 0) {
+// A scene download that fails with `status` the first `failScene` times (500: the client does not
+// retry it; 503: the client retries it itself).
+function server(failScene = 0, status = 500) {
   const urls: string[] = [];
   let sceneFailures = failScene;
   const fetch = vi.fn(async (url: string) => {
@@ -22,7 +24,7 @@ function server(failScene = 0) {
     if (url.endsWith('/v1/config')) return Response.json(clientConfig);
     if (sceneFailures > 0) {
       sceneFailures--;
-      return Response.json({ error: 'down' }, { status: 503 });
+      return Response.json({ error: 'down' }, { status });
     }
     const id = decodeURIComponent(url.split('/').pop()!);
     return Response.json({ _id: id, name: `Scene ${id}`, viewerConfig: {}, models: [] });
@@ -52,9 +54,16 @@ describe('sceneDocuments', () => {
 
   it('forgets a failed download, so that the next call tries again', async () => {
     const urls = server(1);
-    await expect(sceneDocuments('flaky', 'http://app.test')).rejects.toThrow(/answered 503: down/);
+    await expect(sceneDocuments('flaky', 'http://app.test')).rejects.toThrow(/answered 500: down/);
     const documents = await sceneDocuments('flaky', 'http://app.test');
     expect(documents.scene._id).toBe('flaky');
+    expect(urls.filter((u) => u.includes('/scenes/')).length).toBe(2);
+  });
+
+  it('rides out a service that is briefly unavailable (503): the client asks again', async () => {
+    const urls = server(1, 503);
+    const documents = await sceneDocuments('busy', 'http://app.test');
+    expect(documents.scene._id).toBe('busy');
     expect(urls.filter((u) => u.includes('/scenes/')).length).toBe(2);
   });
 });
