@@ -204,9 +204,10 @@ export default defineConfig({
   test: {
     include: ['tests/unit/**/*.test.ts', 'tests/service/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 30000,
-    // Hooks start servers, databases and model imports: 10 s (vitest's default) timed out once on
-    // a 2-core machine busy with other work; a hook that hangs still fails, after a minute.
+    // A loaded machine is slower, not stuck: with 2 cores shared by other work a service test that
+    // takes 6 s alone took over 30 s (the asset list's, 2026-12-02). A test or hook that hangs still
+    // fails, after a minute. 10 s (vitest's default for hooks) timed out once too.
+    testTimeout: 60000,
     hookTimeout: 60000,
     // Vitest's default on 2 cores is one worker (cores - 1); most files here wait on servers,
     // child processes and disks rather than the CPU, so two per core keeps both cores busy.

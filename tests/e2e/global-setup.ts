@@ -2,16 +2,18 @@
  * Playwright global setup for the browser tests:
  *  1. `vite build` once if dist/ is missing or older than its sources (E2E_SKIP_BUILD=1 or, as for
  *     `npm start`, SKIP_BUILD=1 skips);
- *  2. a fresh DATA_DIR under tests/.tmp/e2e-data/;
+ *  2. a fresh DATA_DIR under tests/.tmp/e2e-data/, and a copy of dist/ beside it that the server
+ *     serves (a build of dist/ by anything else during the run, another checkout's tests, `npm
+ *     start`, changes nothing the run's pages load);
  *  3. Janus (tests/service/janus.ts) when Debian's janus is installed, for the calls through the
  *     call server: its JANUS_URL and JANUS_API_SECRET go to the server with RTC_MESH_MAX=2 (calls of
  *     meetings of up to two people stay a mesh, larger ones go through Janus);
  *  4. the server (`npx tsx src/server/main.ts`) on a free port with PORT, HOST=127.0.0.1,
- *     DATA_DIR, DIST_DIR, ready once GET /v1/config answers 200;
+ *     DATA_DIR, DIST_DIR (the copy), ready once GET /v1/config answers 200;
  *  5. E2E_BASE_URL, E2E_DATA_DIR and (with Janus) E2E_JANUS=1, or E2E_JANUS_SKIP with the reason,
  *     in process.env (the workers inherit them) and in tests/.tmp/e2e-env.json.
  * The returned function is the teardown: it stops the server (its whole process group), removes
- * the data dir (E2E_KEEP_DATA=1 keeps it), and fails the run if the server logged a
+ * the data dir and the copy of dist/ (E2E_KEEP_DATA=1 keeps them), and fails the run if the server logged a
  * Content-Security-Policy violation report from any page of any test. The server's output goes to
  * test-results/e2e-server.log.
  *
@@ -19,7 +21,7 @@
  * process.env.E2E_DATA_DIR.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { staleReason } from '../../scripts/build-state.mjs';
@@ -112,6 +114,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   mkdirSync(join(TMP, 'e2e-data'), { recursive: true });
   const dataDir = mkdtempSync(join(TMP, 'e2e-data', 'run-'));
+  const dist = `${dataDir}-dist`;
+  cpSync(DIST, dist, { recursive: true });
+  if (!existsSync(join(dist, 'index.html'))) throw new Error(`[e2e] ${DIST} has no index.html (was it being built by something else?): run the tests again`);
   const port = await freePort();
 
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
@@ -126,7 +131,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const log = createWriteStream(SERVER_LOG);
   const child = spawn('npx', ['--no', 'tsx', SERVER_ENTRY], {
     cwd: ROOT,
-    env: { ...process.env, ...rtcEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: DIST },
+    env: { ...process.env, ...rtcEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DIST_DIR: dist },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // own process group, so teardown can stop npx and the node under it together
   });
@@ -190,6 +195,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await new Promise<void>((resolve) => log.end(() => resolve()));
     if (process.env.E2E_KEEP_DATA !== '1') {
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dist, { recursive: true, force: true });
       rmSync(ENV_FILE, { force: true });
     }
     // The pages' Content-Security-Policy reports every violation to the server, which logs it
