@@ -123,7 +123,8 @@ export function formatLine({ passed, failed, skipped }) {
  * file's time is its wall time (start to end, hooks included); a Playwright file's is the sum of
  * its tests' times (each test's results, retries included: the worker time it cost, its hooks
  * included), so files that ran side by side in several workers add up. File names are relative to
- * `root`. Reports that are missing or of another shape add nothing.
+ * `root` (a spec file's is its report's rootDir joined with its name). Reports that are missing or
+ * of another shape add nothing.
  * @param {{ unit?: RunResult, e2e?: RunResult }} runs
  * @returns {{ files: FileTime[], tests: TestTime[] }}
  */
@@ -142,7 +143,10 @@ export function slowest(runs, root = '', n = 15) {
     }
   }
   const e2eFiles = new Map();
-  walkSuites(runs.e2e?.report?.suites, (spec, file, titles) => {
+  // Playwright names a spec file relative to its rootDir (the test folder).
+  const specRoot = typeof runs.e2e?.report?.config?.rootDir === 'string' ? runs.e2e.report.config.rootDir : '';
+  walkSuites(runs.e2e?.report?.suites, (spec, specFile, titles) => {
+    const file = rel(specRoot ? `${specRoot}/${specFile}` : specFile);
     for (const t of spec.tests ?? []) {
       const ms = (Array.isArray(t?.results) ? t.results : []).reduce((sum, r) => sum + num(r?.duration), 0);
       tests.push({ kind: 'e2e', file, title: [...titles, spec.title].join(' › '), ms });

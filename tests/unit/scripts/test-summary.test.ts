@@ -258,6 +258,12 @@ describe('slowest', () => {
     ]);
   });
 
+  test("spec files are named from the project root when the report gives its rootDir", () => {
+    const s = slowest({ e2e: { report: { ...e2e, config: { rootDir: '/work/main/tests/e2e' } }, exitCode: 0 } }, '/work/main', 1);
+    expect(s.files).toEqual([{ kind: 'e2e', file: 'tests/e2e/x.spec.ts', ms: 4500 }]);
+    expect(s.tests[0]).toMatchObject({ file: 'tests/e2e/y.spec.ts', title: 'one' });
+  });
+
   test('a missing or odd report adds nothing', () => {
     expect(slowest({ unit: { report: null, exitCode: 1 }, e2e: { report: { stats: {} }, exitCode: 1 } })).toEqual({ files: [], tests: [] });
     expect(slowest({ e2e: { report: e2e, exitCode: 0 } }, '', 1).files).toEqual([{ kind: 'e2e', file: 'x.spec.ts', ms: 4500 }]);
