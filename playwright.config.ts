@@ -7,8 +7,8 @@ import { CHROMIUM_ARGS, findChromium } from './scripts/chromium.mjs';
  * with SwiftShader: no GPU here or in CI, so timeouts are generous.
  *
  * tests/e2e/global-setup.ts builds dist/ if stale (once: every worker shares it and the one server),
- * starts the server on a free port with a fresh DATA_DIR and hands E2E_BASE_URL / E2E_DATA_DIR to
- * the tests (also in tests/.tmp/e2e-env.json). Run through `npm test` (scripts/test.mjs), or alone
+ * starts the server on a free port with a fresh DATA_DIR and a copy of dist/ of the run's own, and
+ * hands E2E_BASE_URL / E2E_DATA_DIR to the tests (also in tests/.tmp/e2e-env.json). Run through `npm test` (scripts/test.mjs), or alone
  * with `npx playwright test`.
  *
  * No suite-wide time limit: a loaded machine is slower, not stuck. Each test has its own limit

@@ -61,7 +61,7 @@ function random(seed: number): () => number {
   return () => (s = (s * 16807) % 2147483647) / 2147483647;
 }
 
-/** What the section tool's rebuildCaps does for one mesh, short of the GPU upload. */
+/** What the section caps' rebuild (src/viewer/tools/section-caps.ts) does for one mesh, short of the GPU upload. */
 function rebuild(mesh: Mesh, plane: Plane, treeOf: (mesh: Mesh) => unknown): { cap: CapGeometryData; part: CapPart; geometry: BufferGeometry } {
   const cap = buildCap(mesh, plane, treeOf);
   if (!cap || cap.positions.length === 0) throw new Error(`the plane ${plane.normal.toArray()} ${plane.constant} does not cut the mesh`);
