@@ -1,62 +1,17 @@
 import { Matrix4, Quaternion, Vector3 } from 'three';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Transform, Visibility } from '../../../components';
-import { createEditor, type Editor, type EditorOptions } from '../../../src/editor/editor';
-import { runFrameSteps } from '../../../src/engine/frame-steps';
 import { nodeEid } from '../../../src/engine/stable-ids';
-import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
-import { ERR_EDITOR_NOT_IMPLEMENTED, SNAP_TRANSLATE_M } from '../../../src/protocol/editor';
-import type { HitEventData } from '../../../src/viewer/events';
-import { syncSystem } from '../../../systems/syncSystem';
-import { transformSystem } from '../../../systems/transformSystem';
-import { headlessViewer, type HeadlessViewer } from '../../support/headless-viewer';
-import { spawnTestModel } from '../../support/test-model';
+import { SNAP_TRANSLATE_M } from '../../../src/protocol/editor';
+import type { HeadlessViewer } from '../../support/headless-viewer';
+import { hit, setup, type Setup } from './editor-setup';
 
 /**
- * The editor on a viewer without a browser (tests/support/headless-viewer.ts): the real editor,
- * gizmo (three's TransformControls), pointer router, history and queues; synthetic pointer events
- * and key map presses; a renderer that records and draws nothing.
+ * The editor on a viewer without a browser (editor-setup.ts): enabling and disabling, the
+ * history panel's jumps, the gizmo's spaces and snapping key, the view as an initial camera. Its
+ * parts have their own tests (selection, model edits, scene objects, settings, materials, texture
+ * upload, instances, unsaved edits, the editor's input).
  */
-interface Setup {
-  world: ViewerWorld;
-  h: HeadlessViewer;
-  editor: Editor;
-  record: ModelRecord;
-  fetch: ReturnType<typeof vi.fn>;
-  notices: string[];
-  /** One frame: input, transforms, sync, helpers, the renderer's matrix update of helpers, after-draw steps. */
-  frame(): void;
-}
-
-function setup(options: Partial<EditorOptions> = {}): Setup {
-  const world = createViewerWorld();
-  const h = headlessViewer(world);
-  const record = spawnTestModel(world, [
-    { name: 'Pump', children: [{ name: 'Casing', mesh: true }, { name: 'Cover', mesh: true, position: [0, 1, 0] }] },
-    { name: 'Base', mesh: true, position: [3, 0, 0] },
-  ]);
-  h.scene.add(record.root);
-  let clock = 0;
-  const fetch = vi.fn(async () => new Response(JSON.stringify({ saved: [] }), { status: 200 }));
-  const editor = createEditor(h.viewer, { sceneId: 's1', modelService: 'http://models.test', getToken: async () => 'token', fetch: fetch as unknown as typeof globalThis.fetch, clock: () => (clock += 1000), ...options });
-  const notices: string[] = [];
-  editor.events.on('notice', (n) => notices.push(n.text));
-  const frame = () => {
-    runFrameSteps(world, 'input');
-    transformSystem(world);
-    syncSystem(world);
-    runFrameSteps(world, 'helpers');
-    h.scene.updateMatrixWorld();
-    runFrameSteps(world, 'afterDraw');
-  };
-  frame();
-  return { world, h, editor, record, fetch, notices, frame };
-}
-
-/** The 'hit' the viewer raises for a click on a node. */
-function hit(record: ModelRecord, nodeId: string): HitEventData {
-  return { point: { x: 0, y: 0, z: 0 }, normal: { x: 0, y: 1, z: 0 }, modelId: record.modelId, nodeId, nodeName: '', materialId: null, groupId: null, instanceId: null } as unknown as HitEventData;
-}
 
 describe('editor: enabled and disabled (specification section 4)', () => {
   it('editing works only while enabled; disabling clears the selection and switches the camera config from editor to simple', async () => {
@@ -104,49 +59,6 @@ describe('editor: enabled and disabled (specification section 4)', () => {
     expect(() => editor.dispose()).not.toThrow();
     expect(h.scene.getObjectByName('Editor gizmo')).toBeUndefined();
     expect([...world.steps.helpers, ...world.steps.afterDraw].map((s) => s.name)).toEqual([]);
-  });
-});
-
-describe('editor: keys of the editor context', () => {
-  it('Delete (or Backspace) hides the selected model node: an updateNode visible=false mutation, undoable', () => {
-    const { editor, record, h } = setup();
-    editor.enable();
-    const eid = nodeEid(record, '3');
-    h.viewer.events.emit('hit', hit(record, '3'));
-    expect(h.press('delete')).toBe(true);
-    expect(Visibility.visible[eid]).toBe(0);
-    expect(editor.selection).toBeNull();
-    expect(editor.history.steps().map((s) => s.name)).toEqual(['Hide Base']);
-    const queued = editor.queues.snapshot()[record.modelId]!;
-    expect(queued).toHaveLength(1);
-    expect(queued[0]).toMatchObject({ type: 'updateNode', nodeId: '3', properties: { visible: false } });
-    editor.undo();
-    expect(Visibility.visible[eid]).toBe(1);
-    // The undo's mutation replaces the hide (same key): the server gets the last state only.
-    expect(editor.queues.snapshot()[record.modelId]).toEqual([expect.objectContaining({ properties: { visible: true } })]);
-    // With nothing selected the key is not taken (the viewer tools may use it).
-    expect(h.press('delete')).toBe(false);
-  });
-
-  it("copying a model node says 'Not implemented' to the person and throws nothing", () => {
-    const { editor, record, h, notices } = setup();
-    editor.enable();
-    h.viewer.events.emit('hit', hit(record, '0'));
-    expect(() => h.press('copy')).not.toThrow();
-    expect(notices).toEqual([ERR_EDITOR_NOT_IMPLEMENTED]);
-    expect(editor.history.steps()).toEqual([]);
-    expect(editor.queues.size).toBe(0);
-  });
-
-  it('T and Ctrl+T set the move mode, Ctrl+R rotate, Ctrl+Shift+S scale (the key map actions)', () => {
-    const { editor, h } = setup();
-    editor.enable();
-    h.press('rotate-mode');
-    expect(editor.gizmo.mode).toBe('rotate');
-    h.press('scale-mode');
-    expect(editor.gizmo.mode).toBe('scale');
-    h.press('translate-mode');
-    expect(editor.gizmo.mode).toBe('translate');
   });
 });
 
@@ -259,24 +171,13 @@ describe('editor: the gizmo (three.js TransformControls) in world and local spac
   });
 });
 
-describe('editor: unsaved edits of an earlier visit', () => {
-  it('are offered back, applied and queued when restored; dropped when discarded', () => {
-    const restorable = { sceneId: 's1', savedAt: 1, queues: { m1: [{ key: 'node/3/visible', uuid: 'u1', createdAt: 1, type: 'updateNode' as const, nodeId: '3', properties: { visible: false } }] } };
-    const written: unknown[] = [];
-    const s = setup({ restorable, store: { write: async (snapshot) => void written.push(snapshot) } });
-    s.editor.enable();
-    expect(s.editor.restorable).toEqual({ count: 1, savedAt: 1 });
-    expect(Visibility.visible[nodeEid(s.record, '3')]).toBe(1);
-    s.editor.restoreUnsaved();
-    expect(s.editor.restorable).toBeNull();
-    expect(Visibility.visible[nodeEid(s.record, '3')]).toBe(0);
-    expect(s.editor.queues.snapshot().m1).toEqual([expect.objectContaining({ uuid: 'u1' })]);
-
-    const d = setup({ restorable, store: { write: async (snapshot) => void written.push(snapshot) } });
-    written.length = 0;
-    d.editor.discardUnsaved();
-    expect(d.editor.restorable).toBeNull();
-    expect(Visibility.visible[nodeEid(d.record, '3')]).toBe(1);
-    expect(written).toEqual([{}]);
+describe('editor: the view now', () => {
+  it('is the view pose where the last move ends (world.view), not the camera mid-move', () => {
+    const { editor, world } = setup();
+    world.view.positionEnd.set(1, 2, 3);
+    world.view.targetEnd.set(0, 1, 0);
+    world.view.position.set(9, 9, 9);
+    world.view.version++;
+    expect(editor.currentView()).toEqual({ position: { x: 1, y: 2, z: 3 }, target: { x: 0, y: 1, z: 0 } });
   });
 });
