@@ -11,7 +11,7 @@ import tseslint from 'typescript-eslint';
  */
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'public/**', 'test-results/**', 'playwright-report/**', '**/*.d.ts', '**/*.d.mts'],
+    ignores: ['dist/**', 'public/**', 'test-results/**', 'playwright-report/**', 'tests/.tmp/**', '**/*.d.ts', '**/*.d.mts'],
   },
   js.configs.recommended,
   tseslint.configs.recommended,
