@@ -13,14 +13,20 @@ export interface FrameLoopOptions {
   /** The frame's systems in order (PIPELINE); the loop runs them and nothing else. */
   pipeline: readonly FrameSystem[];
   scheduler: FrameScheduler;
-  /** Called once when a frame throws: the loop stops and the error is reported here. */
+  /**
+   * Called once when a frame throws: the loop stops and the error is reported here (without it,
+   * the error is thrown again outside the frame, so the page's error reporting sees it).
+   */
   onFatal?: (error: Error) => void;
 }
 
 export interface FrameLoop {
   /** Runs one frame now (time from `now`, default performance.now()): what viewer.frame() and tests use. */
   step(now?: number): void;
-  /** Resolves after the next frame that drew a picture (asks for one). */
+  /**
+   * Resolves after the next frame that drew a picture (asks for one). If a frame throws, the frames
+   * waited for and any asked for later reject with its error; after stop() (dispose) none settles.
+   */
   nextFrame(): Promise<void>;
   readonly running: boolean;
   /** Stops the loop for good (dispose). */
@@ -36,7 +42,8 @@ export interface FrameLoop {
 export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
   const { world, pipeline, scheduler } = options;
   let stopped = false;
-  let waiters: (() => void)[] = [];
+  let fatal: Error | null = null;
+  let waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
 
   const run = (now: number) => {
     if (stopped) return;
@@ -47,12 +54,21 @@ export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
       if (waiters.length && world.stats.renderedFrames > before) {
         const done = waiters;
         waiters = [];
-        for (const resolve of done) resolve();
+        for (const waiter of done) waiter.resolve();
       }
-    } catch (error) {
+    } catch (thrown) {
       stopped = true;
       scheduler.setAnimationLoop(null);
-      options.onFatal?.(error instanceof Error ? error : new Error(String(error)));
+      const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+      fatal = error;
+      const failed = waiters;
+      waiters = [];
+      for (const waiter of failed) waiter.reject(error);
+      if (options.onFatal) options.onFatal(error);
+      else
+        queueMicrotask(() => {
+          throw error;
+        });
     }
   };
   scheduler.setAnimationLoop(run);
@@ -63,7 +79,8 @@ export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
     },
     nextFrame() {
       world.render.needsRender = true;
-      return new Promise((resolve) => waiters.push(resolve));
+      if (fatal) return Promise.reject(fatal);
+      return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
     get running() {
       return !stopped;

@@ -84,6 +84,52 @@ describe('frame loop', () => {
     expect(onFatal).toHaveBeenCalledTimes(1);
   });
 
+  it('rejects the frames waited for when a frame throws, and any asked for after', async () => {
+    const world = createViewerWorld();
+    const scheduler = manualScheduler();
+    let fail = false;
+    const loop = createFrameLoop({
+      world,
+      pipeline: [
+        (w) => {
+          if (fail) throw new Error('boom');
+          return w;
+        },
+      ],
+      scheduler,
+      onFatal: () => undefined,
+    });
+    const waited = loop.nextFrame();
+    fail = true;
+    scheduler.tick(0);
+    await expect(waited).rejects.toThrow('boom');
+    await expect(loop.nextFrame()).rejects.toThrow('boom');
+  });
+
+  it("throws a frame's error again outside the frame when nobody takes it", async () => {
+    const world = createViewerWorld();
+    const scheduler = manualScheduler();
+    const thrown: unknown[] = [];
+    const onUncaught = (error: unknown) => thrown.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      createFrameLoop({
+        world,
+        pipeline: [
+          () => {
+            throw new Error('unheard');
+          },
+        ],
+        scheduler,
+      });
+      scheduler.tick(0);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(thrown).toEqual([expect.objectContaining({ message: 'unheard' })]);
+  });
+
   it('stop() ends the loop', () => {
     const world = createViewerWorld();
     const system = vi.fn((w: ViewerWorld) => w);
