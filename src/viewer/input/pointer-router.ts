@@ -130,6 +130,8 @@ export function createPointerRouter(world: ViewerWorld, options: PointerRouterOp
   let inside = false;
   let frame = 0;
   let hitFrame = -1;
+  let hitX = 0;
+  let hitY = 0;
   let lastHit: PickHit | null = null;
 
   const runDrag = () => {
@@ -186,8 +188,11 @@ export function createPointerRouter(world: ViewerWorld, options: PointerRouterOp
     },
     hit() {
       if (!inside || !options.pick) return null;
-      if (hitFrame === frame) return lastHit;
+      // One pick per frame and position: a move or a wheel at another place within the frame asks again.
+      if (hitFrame === frame && hitX === pointerX && hitY === pointerY) return lastHit;
       hitFrame = frame;
+      hitX = pointerX;
+      hitY = pointerY;
       try {
         lastHit = options.pick(pointerX, pointerY);
       } catch {
@@ -236,7 +241,11 @@ export function createPointerRouter(world: ViewerWorld, options: PointerRouterOp
         world.render.needsRender = true;
         return;
       }
-      if (!s.onCanvas) return;
+      if (!s.onCanvas) {
+        // Onto a panel or label inside the viewer: the pointer has left the 3D view.
+        if (inside) router.leave();
+        return;
+      }
       pointerX = s.x;
       pointerY = s.y;
       inside = true;

@@ -114,6 +114,37 @@ describe('pointer router (src/viewer/input/pointer-router.ts)', () => {
     ]);
   });
 
+  it('picks again when the pointer is somewhere else within the frame (a move, a wheel)', () => {
+    const s = stage();
+    s.move(10, 3);
+    s.frame();
+    expect(s.router.hit()?.point.x).toBe(10);
+    s.move(100, 3);
+    s.router.wheel(100, 3, -1);
+    expect(s.router.hit()?.point.x).toBe(100);
+    s.router.wheel(120, 3, -1);
+    expect(s.router.hit()?.point.x).toBe(120);
+    expect(s.router.hit()?.point.x).toBe(120);
+    expect(s.picks).toEqual([
+      [10, 3],
+      [100, 3],
+      [120, 3],
+    ]);
+  });
+
+  it('leaves when the pointer moves onto a panel inside the viewer', () => {
+    const s = stage();
+    const left: string[] = [];
+    s.router.add('meeting', { leave: () => void left.push('meeting') });
+    s.move(10, 3);
+    expect(s.router.hit()).not.toBeNull();
+    s.router.move(s.sample(1, 12, 3, { buttons: 0, onCanvas: false }));
+    expect(left).toEqual(['meeting']);
+    expect(s.router.hit()).toBeNull();
+    s.router.move(s.sample(1, 14, 3, { buttons: 0, onCanvas: false }));
+    expect(left).toEqual(['meeting']);
+  });
+
   it('has no hit outside the canvas or after the pointer left', () => {
     const s = stage();
     expect(s.router.hit()).toBeNull();
