@@ -144,7 +144,9 @@ export function trimBase(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-const IDEMPOTENT: ReadonlySet<Method> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+// Not DELETE: a retried delete whose first answer was lost finds nothing (404) and would report a
+// failure for a deletion that happened; a caller that can tell marks its request `idempotent`.
+const IDEMPOTENT: ReadonlySet<Method> = new Set(['GET', 'HEAD', 'PUT']);
 
 /** Retry-After as milliseconds (seconds or an HTTP date), or null. */
 export function retryAfterMs(header: string | null, now = Date.now()): number | null {
@@ -222,7 +224,23 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     reading?: Pick<RequestOptions<S>, 'schema' | 'what'>,
   ): Promise<Answer<S>> => {
     const target = url(p);
-    const text = method === 'HEAD' ? '' : await response.text();
+    let text = '';
+    if (method !== 'HEAD') {
+      try {
+        text = await response.text();
+      } catch (error) {
+        // The answer came and said yes, but its body broke off: a caller that reads nothing from it
+        // (a save) has its yes; one that needs the body learns the connection broke.
+        if (response.ok && !reading?.schema) return undefined as Answer<S>;
+        throw new ServiceError(`The answer to ${method} ${target} broke off (${messageOf(error)}).`, {
+          kind: 'network',
+          status: response.status,
+          method,
+          url: target,
+          cause: error,
+        });
+      }
+    }
     let body: unknown = undefined;
     let json = true;
     if (text) {
@@ -255,7 +273,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (auth !== 'none') {
           const { token, problem } = await tokenOf();
           if (token) headers.authorization = `Bearer ${token}`;
-          else if (auth === 'required') throw new ServiceError(problem ?? 'Sign in required.', { kind: 'sign-in', status: 401, method, url: target });
+          // A token getter that failed (a sign-in that expired) is said, not sent as a visitor.
+          else if (problem !== null || auth === 'required')
+            throw new ServiceError(problem ?? 'Sign in required.', { kind: 'sign-in', status: 401, method, url: target });
         }
         let body: BodyInit | undefined = request.body;
         if (request.json !== undefined) {

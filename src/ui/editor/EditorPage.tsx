@@ -81,7 +81,15 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
         return null;
       });
       if (cancelled) return;
-      editor = createEditor(viewer, { sceneId, modelService: config.endpoints.modelService, getToken: () => getToken(), store, restorable, sceneSettings: scene.viewerConfig?.scene, loadAsset: (assetId) => viewer.instanceAsset(config, assetId) });
+      editor = createEditor(viewer, {
+        sceneId,
+        modelService: config.endpoints.modelService,
+        getToken: () => getToken(),
+        store,
+        restorable,
+        sceneSettings: scene.viewerConfig?.scene,
+        loadAsset: (assetId) => viewer.instanceAsset(config, assetId),
+      });
       unbind = bindEditorState(editor, state);
       editor.enable();
       exposeEditor(editor);
@@ -149,7 +157,11 @@ export function EditorPage({ sceneId }: { sceneId: string }) {
             <AssetLibrary
               signedIn
               returnTo={`/edit/${sceneId}`}
-              onPlace={(assetId) => void state.editor?.placeAsset(assetId).catch((error: unknown) => addEditorNotice(state, `The asset could not be placed: ${(error as Error).message}`))}
+              onPlace={(assetId) =>
+                void state.editor
+                  ?.placeAsset(assetId)
+                  .catch((error: unknown) => addEditorNotice(state, `The asset could not be placed: ${(error as Error).message}`))
+              }
             />
           </section>
         )}
@@ -182,7 +194,12 @@ function AccessBanner({ state, sceneId }: { state: EditorUiState; sceneId: strin
     setBusy(true);
     try {
       const { config } = await sceneDocuments(sceneId);
-      const copy = await serviceOf(config.endpoints.modelService).request('POST', path`/v1/scenes/${sceneId}/duplicate`, { schema: SceneDoc, auth: 'required', what: 'The copy' });
+      // Only the copy's id is read: a copy made is never reported as failed over another field.
+      const copy = await serviceOf(config.endpoints.modelService).request('POST', path`/v1/scenes/${sceneId}/duplicate`, {
+        schema: SceneDoc.pick({ _id: true }),
+        auth: 'required',
+        what: 'The copy',
+      });
       window.location.assign(`/edit/${encodeURIComponent(copy._id)}`);
     } catch (error) {
       addEditorNotice(state, `The scene could not be duplicated: ${reasonOf(error)}`);
@@ -221,7 +238,8 @@ function Notices({ state, embedNotices }: { state: EditorUiState; embedNotices: 
       {snap.restorable && (
         <li data-testid="restore-offer">
           <span>
-            {snap.restorable.count} unsaved edit{snap.restorable.count === 1 ? '' : 's'} from {new Date(snap.restorable.savedAt).toLocaleString()} are kept in this browser.
+            {snap.restorable.count} unsaved edit{snap.restorable.count === 1 ? '' : 's'} from {new Date(snap.restorable.savedAt).toLocaleString()} are kept in
+            this browser.
           </span>
           <button type="button" onClick={() => state.editor?.restoreUnsaved()}>
             Restore
@@ -243,7 +261,16 @@ function Notices({ state, embedNotices }: { state: EditorUiState; embedNotices: 
       {snap.notices.map((n) => (
         <li key={n.id} role="alert">
           <span>{n.text}</span>
-          <button type="button" aria-label="Dismiss" onClick={() => state.notices.splice(state.notices.findIndex((x) => x.id === n.id), 1)}>
+          <button
+            type="button"
+            aria-label="Dismiss"
+            onClick={() =>
+              state.notices.splice(
+                state.notices.findIndex((x) => x.id === n.id),
+                1,
+              )
+            }
+          >
             ×
           </button>
         </li>

@@ -110,6 +110,48 @@ describe('the model service client', () => {
     expect(marked.calls).toHaveLength(2);
   });
 
+  it('does not retry a DELETE (a lost answer to one that worked would come back 404)', async () => {
+    const down = fakeFetch(new TypeError('Failed to fetch'));
+    const sleep = vi.fn(async () => undefined);
+    await expect(createServiceClient({ baseUrl: 'https://m', fetch: down.fetch, sleep }).request('DELETE', '/v1/comments/c')).rejects.toMatchObject({
+      kind: 'network',
+    });
+    expect(down.calls).toHaveLength(1);
+    expect(sleep).not.toHaveBeenCalled();
+  });
+
+  it('says why the token could not be had instead of asking as a visitor', async () => {
+    const { fetch, calls } = fakeFetch(json({ ok: 1 }));
+    const client = createServiceClient({
+      baseUrl: 'https://m',
+      fetch,
+      token: async () => {
+        throw new Error('Your sign-in expired: sign in again.');
+      },
+    });
+    await expect(client.request('GET', '/v1/scenes/s/comments')).rejects.toMatchObject({ kind: 'sign-in', message: 'Your sign-in expired: sign in again.' });
+    expect(calls).toHaveLength(0);
+    // No token at all (a visitor) still asks.
+    const visitor = createServiceClient({ baseUrl: 'https://m', fetch, token: async () => null });
+    expect(await visitor.request('GET', '/v1/scenes/s/comments')).toEqual({ ok: 1 });
+  });
+
+  it('takes a yes whose body broke off as a yes when nothing is read from it, and says so when something is', async () => {
+    const broken = () => {
+      const response = new Response('{}', { status: 200 });
+      Object.defineProperty(response, 'text', { value: () => Promise.reject(new TypeError('network error')) });
+      return response;
+    };
+    const { fetch, calls } = fakeFetch(broken(), broken());
+    const client = createServiceClient({ baseUrl: 'https://m', fetch });
+    expect(await client.request('POST', '/v1/models/m/mutations', { json: [] })).toBeUndefined();
+    await expect(client.request('GET', '/v1/scenes/s', { schema: z.object({ _id: z.string() }) })).rejects.toMatchObject({
+      kind: 'network',
+      message: 'The answer to GET https://m/v1/scenes/s broke off (network error).',
+    });
+    expect(calls).toHaveLength(2);
+  });
+
   it("a refusal is a ServiceError with the status and the service's own words (and an upload's report)", async () => {
     const validation = { validatorVersion: '2', errors: 1, warnings: 0, infos: 0, hints: 0, repaired: 0, truncated: false, messages: [] };
     const { fetch } = fakeFetch(
