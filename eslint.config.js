@@ -42,25 +42,9 @@ export default tseslint.config(
     },
   },
   {
-    // Being split under issue 34, item 4, as this rule lands: delete this block when they are.
-    files: ['src/viewer/viewer-api.ts', 'src/ui/CommentsPanel.tsx', 'src/server/meetings/hub.ts', 'src/server/db/postgres.ts'],
-    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
-  },
-  {
     // Tests and benchmarks reach into the page's globals, mocks and private fields.
     files: ['tests/**', 'bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
-  },
-  {
-    // Known exceptions, in files that others are editing as this lint lands (issue 34, item 7):
-    // fix them there and delete this block.
-    files: [
-      'tests/service/demo-instances-scene.test.ts',
-      'tests/service/upload/instancing.test.ts',
-      'tests/service/upload/pool.test.ts',
-      'tests/service/upload/validate.test.ts',
-    ],
-    rules: { '@typescript-eslint/no-unused-vars': 'off' }, // an unused import or variable in each
   },
   {
     files: ['src/server/routes/auth.ts'],

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
 import { decodeInstanceSet } from '../../src/protocol/instance-set.ts';
 import { loadServerConfig } from '../../src/server/config.ts';

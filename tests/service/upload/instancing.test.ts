@@ -1,5 +1,4 @@
 import { Document } from '@gltf-transform/core';
-import type { InstancedMesh } from '@gltf-transform/extensions';
 import { describe, expect, it } from 'vitest';
 import { instanceSiblings } from '../../../src/server/upload/instancing.ts';
 import { optimizeModel } from '../../../src/server/upload/optimize.ts';

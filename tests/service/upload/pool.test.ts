@@ -90,6 +90,7 @@ describe('createUploadPool', () => {
     await expect(b.result).rejects.toThrow('The client closed the connection.');
     expect(c.stages).toEqual([{ state: 'queued', position: 2 }, { state: 'queued', position: 1 }]);
     await open('abort-a');
+    expect((await a.result).id).toBe('a');
     expect((await c.result).id).toBe('c');
     expect(b.stages).toEqual([{ state: 'queued', position: 1 }]);
   });

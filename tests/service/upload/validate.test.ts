@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeRefusal, refuses, validateModel } from '../../../src/server/upload/validate.ts';
+import { refuses, validateModel } from '../../../src/server/upload/validate.ts';
 import { MODELS_DIR } from '../helpers.ts';
 import { model } from './corpus.ts';
 
