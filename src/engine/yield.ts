@@ -7,17 +7,28 @@
 export function yieldToMain(): Promise<void> {
   return new Promise((resolve) => {
     waiting.push(resolve);
-    (channel ??= open()).postMessage(null);
+    post();
   });
 }
 
 const waiting: (() => void)[] = [];
 let channel: MessagePort | null = null;
+/** Node's port methods (the browser has neither): a listening port keeps a Node process alive. */
+type NodePort = MessagePort & { ref?: () => void; unref?: () => void };
+let receiver: NodePort | null = null;
 
-function open(): MessagePort {
-  const pair = new MessageChannel();
-  pair.port1.onmessage = () => waiting.shift()?.();
-  // Node (tests) keeps a process alive while a port listens; the browser ignores this.
-  (pair.port1 as { unref?: () => void }).unref?.();
-  return pair.port2;
+function post(): void {
+  if (!channel) {
+    const pair = new MessageChannel();
+    receiver = pair.port1 as NodePort;
+    receiver.onmessage = () => {
+      waiting.shift()?.();
+      // Node (tests, benches): the port holds the process only while a yield waits on it, so an
+      // idle port never keeps it alive and a pending one is never dropped at exit.
+      if (waiting.length === 0) receiver?.unref?.();
+    };
+    channel = pair.port2;
+  }
+  receiver?.ref?.();
+  channel.postMessage(null);
 }

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { yieldToMain } from '../../../src/engine/yield';
 
@@ -31,5 +33,18 @@ describe('yieldToMain: a task of its own, without timers', () => {
     for (let i = 0; i < 50; i++) await yieldToMain().then(() => resolved++);
     expect(resolved).toBe(50);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('keeps a Node process alive while a yield waits, and not after (a bench awaiting it at top level ends normally)', () => {
+    const script = `import { yieldToMain } from ${JSON.stringify(join(__dirname, '../../../src/engine/yield.ts'))};
+for (let i = 0; i < 3; i++) await yieldToMain();
+console.log('done');`;
+    const started = Date.now();
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    // Exit 13 is Node's unsettled top-level await: the port let the process end with the yield pending.
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('done');
+    // And the idle port did not hold it open afterwards.
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 });
