@@ -40,11 +40,14 @@ export async function fetchScene(config: ClientConfig, sceneId: string, signal?:
   const service = createServiceClient({ baseUrl: config.endpoints.modelService, token });
   const scenePath = path`/v1/scenes/${sceneId}`;
   const read = { schema: SceneDoc, what: 'The scene document' };
+  const early = await earlyAnswer(sceneUrl(config.endpoints.modelService, sceneId), signal);
+  // A public scene's early answer is taken without asking for a token (a slow token generator of
+  // the host page does not hold it up); the token is asked for only when it could change the answer.
+  if (early && (early.ok || !REFUSED_WITHOUT_TOKEN.has(early.status))) return service.read(early, 'GET', scenePath, read);
   const hasToken = await Promise.resolve()
     .then(token)
     .then(Boolean, () => false);
-  const early = await earlyAnswer(sceneUrl(config.endpoints.modelService, sceneId), signal);
-  if (early && (early.ok || !REFUSED_WITHOUT_TOKEN.has(early.status) || !hasToken)) return service.read(early, 'GET', scenePath, read);
+  if (early && !hasToken) return service.read(early, 'GET', scenePath, read);
   if (early) await early.body?.cancel().catch(() => undefined);
   const ask = (auth: 'optional' | 'none') => service.request('GET', scenePath, { ...read, auth, headers: { Accept: 'application/json' }, signal });
   if (!hasToken) return ask('none');
