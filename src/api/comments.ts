@@ -176,14 +176,21 @@ export function createCommentsSession(client: CommentsClient, show: (threads: re
     if (patch.threads) show(snapshot.threads);
     for (const l of [...listeners]) l(snapshot);
   };
+  // Changes made while a list is on its way (id -> the thread, or null when dropped): the list was
+  // read before them, so they are laid over it rather than lost under it.
+  const changedSinceList = new Set<Map<string, CommentThread | null>>();
   const put = (thread: CommentThread) => {
+    for (const changes of changedSinceList) changes.set(thread._id, thread);
     const i = snapshot.threads.findIndex((t) => t._id === thread._id);
     const threads = snapshot.threads.slice();
     if (i >= 0) threads[i] = thread;
     else threads.push(thread);
     publish({ threads, error: null });
   };
-  const drop = (id: string) => publish({ threads: snapshot.threads.filter((t) => t._id !== id), error: null });
+  const drop = (id: string) => {
+    for (const changes of changedSinceList) changes.set(id, null);
+    publish({ threads: snapshot.threads.filter((t) => t._id !== id), error: null });
+  };
   const tell = (change: CommentChange) => {
     for (const l of [...changeListeners]) l(change);
   };
@@ -206,9 +213,18 @@ export function createCommentsSession(client: CommentsClient, show: (threads: re
     },
     refresh: () =>
       run(async () => {
-        const list = await client.list();
+        const changes = new Map<string, CommentThread | null>();
+        changedSinceList.add(changes);
+        let list: Awaited<ReturnType<CommentsClient['list']>>;
+        try {
+          list = await client.list();
+        } finally {
+          changedSinceList.delete(changes);
+        }
+        const threads = list.comments.filter((t) => !changes.has(t._id));
+        for (const thread of changes.values()) if (thread) threads.push(thread);
         publish({
-          threads: list.comments,
+          threads,
           loaded: true,
           commentsEnabled: list.commentsEnabled,
           mayComment: list.mayComment,

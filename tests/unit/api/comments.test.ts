@@ -132,6 +132,28 @@ describe('comments session and meeting relay', () => {
     expect(() => handler!('peer', ['peer', { commentId: 'bad id!', action: 'created' }])).toThrow(/bad change/);
   });
 
+  it('keeps a thread made while the list was on its way (the list was read before it)', async () => {
+    const client = fakeClient();
+    client.store.set('gone', thread('gone'));
+    const read = client.list;
+    let release: () => void = () => undefined;
+    client.list = async () => {
+      const list = await read();
+      await new Promise<void>((resolve) => (release = resolve));
+      return list;
+    };
+    const session = createCommentsSession(client, () => undefined);
+    const refreshed = session.refresh();
+    await vi.waitFor(() => expect(release).not.toBe(undefined));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const made = await session.create({ anchor: thread('x').anchor, view, text: 'made meanwhile' });
+    await session.remove('gone');
+    release();
+    await refreshed;
+    expect(session.snapshot.threads.map((t) => t._id)).toEqual([made._id]);
+    expect(session.snapshot.loaded).toBe(true);
+  });
+
   it('knows whose threads are its user\'s own, and edits a reply', async () => {
     const client = fakeClient();
     const session = createCommentsSession(client, () => undefined);
