@@ -1,15 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 // The pins' DOM layer is a browser matter (the browser test checks it): a stand-in here.
-vi.mock('../../../../src/viewer/tools/labels', () => ({
-  createLabelLayer: () => ({
-    element: {},
-    add: () => ({ element: { dataset: {} }, point: { set() {} }, offsetY: 0, setText() {}, setClass() {} }),
-    remove() {},
-    update() {},
-    dispose() {},
-  }),
-}));
+vi.mock('../../../../src/viewer/tools/labels', () => import('../../../support/label-layer'));
 
 import { drainMessages } from '../../../../src/engine/messages';
 import { runFrameSteps } from '../../../../src/engine/frame-steps';
