@@ -1,6 +1,6 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, findChromium } from './scripts/chromium.mjs';
+import { CHROMIUM_ARGS, findChromium, NO_MULTISAMPLING_ARGS } from './scripts/chromium.mjs';
 
 /**
  * Browser tests in real Chromium (Debian's package, never a Playwright download), rendering WebGL2
@@ -62,7 +62,9 @@ export default defineConfig({
     headless: true,
     // Set by global-setup before the workers start (workers read this config after it ran).
     baseURL: process.env.E2E_BASE_URL,
-    launchOptions: { executablePath, args: CHROMIUM_ARGS },
+    // Without multisampling (scripts/chromium.mjs): the tests that judge the picture against a
+    // reference ask for it as drawn (tests/e2e/picture.ts, PICTURE_AS_DRAWN).
+    launchOptions: { executablePath, args: [...CHROMIUM_ARGS, ...NO_MULTISAMPLING_ARGS] },
     viewport: { width: 1280, height: 720 },
     actionTimeout: 30_000,
     navigationTimeout: 60_000,

@@ -35,6 +35,16 @@ export const CHROMIUM_ARGS = [
   '--ignore-gpu-blocklist',
 ];
 
+/**
+ * Added for the browser tests that don't judge the picture (playwright.config.ts): WebGL draws
+ * without multisampling. A context asked for with antialiasing still says it has it
+ * (getContextAttributes), the viewer's settings are unchanged, and only the rasteriser does less:
+ * on SwiftShader the low tier's 4x MSAA was a third of the demo warehouse test's time (34 s against
+ * 22 s). Tests that compare a picture with a reference take CHROMIUM_ARGS alone
+ * (tests/e2e/picture.ts), as do the benchmarks.
+ */
+export const NO_MULTISAMPLING_ARGS = ['--webgl-msaa-sample-count=0'];
+
 function isExecutable(path) {
   try {
     accessSync(path, constants.X_OK);

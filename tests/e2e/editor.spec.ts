@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { signTestToken } from '../../src/server/auth/tokens';
 import { defaultSceneObject } from '../../src/protocol/scene-objects';
 import { canvasScreenshot, importIntoScene, MODELS } from './helpers';
+import { pictureTest } from './picture';
 import { decodePng, type Picture } from './png';
 
 /**
@@ -317,7 +318,8 @@ async function outlineOnTier(page: Page, request: APIRequestContext, tier: 'low'
 
 // The two tiers are two tests (they ran one after the other in one test, 90 s on a busy machine):
 // each opens its own copy at its tier, as the one test reloaded the page for the high tier.
-test('the selection outline on the low tier: around the selected node (with its children), gone after clearing (reference picture)', async ({ page, request }) => {
+// Against its reference picture: drawn as a visitor's browser draws it (tests/e2e/picture.ts), the low tier multisampled.
+pictureTest('the selection outline on the low tier: around the selected node (with its children), gone after clearing (reference picture)', async ({ drawnPage: page, request }) => {
   test.setTimeout(240_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));

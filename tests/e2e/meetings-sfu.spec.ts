@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, findChromium, NO_MULTISAMPLING_ARGS } from '../../scripts/chromium.mjs';
 import { store } from './helpers';
 import { openAs as openPerson } from './meeting-helpers';
 
@@ -15,6 +15,7 @@ test.use({
     executablePath: findChromium(),
     args: [
       ...CHROMIUM_ARGS,
+      ...NO_MULTISAMPLING_ARGS,
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
       '--autoplay-policy=no-user-gesture-required',

@@ -7,6 +7,7 @@ import { RenderConfig, type RenderConfigPatch } from '../../src/protocol/render-
 import { importModel } from '../../src/server/import';
 import { box, sphere, type Geometry } from '../../src/server/demo';
 import { canvasPixels, canvasScreenshot, importFilesIntoScene, importIntoScene, MODELS, sceneIdFor, settled, showAlone, store, underLock } from './helpers';
+import { PICTURE_AS_DRAWN } from './picture';
 import { decodePng, type Picture } from './png';
 
 /**
@@ -36,7 +37,8 @@ const PIXEL_TOLERANCE = 24;
 const MAX_DIFFERING_SHARE = 0.01;
 const SCENE = 'rendering-test';
 
-test.use({ viewport: VIEWPORT });
+// Judged against reference pictures: drawn as a visitor's browser draws (tests/e2e/picture.ts).
+test.use({ viewport: VIEWPORT, ...PICTURE_AS_DRAWN });
 
 // ---- the test scene ------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BOX, writeToolsBox } from './fixtures-tools';
 import { canvasScreenshot, importIntoScene, ROOT, settled, toClient } from './helpers';
+import { pictureTest } from './picture';
 import { decodePng, type Picture } from './png';
 
 /**
@@ -175,7 +176,8 @@ test.describe('on a desktop', () => {
     await expect.poll(async () => (await snapshot(page)).gizmoMode).toBe('translate');
   });
 
-  test('the section plane reads as a plane and its caps as cuts (reference picture)', async ({ page }) => {
+  // Against its reference picture: drawn as a visitor's browser draws it (tests/e2e/picture.ts).
+  pictureTest('the section plane reads as a plane and its caps as cuts (reference picture)', async ({ drawnPage: page }) => {
     test.setTimeout(180_000);
     await page.setViewportSize({ width: 640, height: 480 });
     await openBox(page);

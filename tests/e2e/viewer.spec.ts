@@ -19,6 +19,7 @@ import {
 } from './helpers';
 import { signTestToken } from '../../src/server/auth/tokens';
 import { LOADING_DETAIL_DELAY_MS } from '../../src/ui/embed-state';
+import { pictureTest } from './picture';
 
 /**
  * The embedded viewer in real Chromium: every real model of ../shared/models goes through the
@@ -32,7 +33,9 @@ test.describe('real models', () => {
   // Every real model in one scene, one page load (a page per model cost the suite about four
   // minutes of fixed page cost: script, context, programs): each model matches its file's counts,
   // and each, shown alone and framed, draws.
-  test("every real model loads into one scene, matches its file's counts and draws", async ({ page }) => {
+  // Drawn as a visitor's browser draws it (tests/e2e/picture.ts): its colour count includes the
+  // low tier's antialiased edges (Cameras.glb is two flat colours without them).
+  pictureTest("every real model loads into one scene, matches its file's counts and draws", async ({ drawnPage: page }) => {
     // 26 models in one page: about a minute alone, over two on a 2-core machine running another worker.
     test.setTimeout(420_000);
     const sceneId = 'real-models';
