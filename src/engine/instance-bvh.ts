@@ -15,6 +15,10 @@
  *
  * Instance boxes are the asset's local box carried by each instance's matrix (16 floats a slot,
  * column-major: three's instanceMatrix array), computed when needed, never stored per instance.
+ *
+ * Culling (`cull`) walks the same tree against a frustum's six planes: a node outside one plane is
+ * skipped whole, a node inside all six gives its items without a test (each node knows its items'
+ * range: the build keeps a subtree's items together), the rest are tested instance by instance.
  */
 
 const LEAF_SIZE = 8;
@@ -46,6 +50,9 @@ export class InstanceBVH {
   private itemLeaf = new Int32Array(0);
   /** Slot -> item position (valid for slots below `built`). */
   private itemOf = new Uint32Array(0);
+  /** Node -> the first item of its subtree and one past its last (a subtree's items are contiguous). */
+  private itemStart = new Uint32Array(0);
+  private itemEnd = new Uint32Array(0);
   private nodeCount = 0;
   /** Slots below this are in the tree; slots from it up to the group's count are pending. */
   built = 0;
@@ -64,7 +71,18 @@ export class InstanceBVH {
 
   /** Bytes of the tree's arrays. */
   get byteLength(): number {
-    return this.bounds.byteLength + this.left.byteLength + this.right.byteLength + this.counts.byteLength + this.parent.byteLength + this.items.byteLength + this.itemLeaf.byteLength + this.itemOf.byteLength;
+    return (
+      this.bounds.byteLength +
+      this.left.byteLength +
+      this.right.byteLength +
+      this.counts.byteLength +
+      this.parent.byteLength +
+      this.items.byteLength +
+      this.itemLeaf.byteLength +
+      this.itemOf.byteLength +
+      this.itemStart.byteLength +
+      this.itemEnd.byteLength
+    );
   }
 
   get nodes(): number {
@@ -85,6 +103,8 @@ export class InstanceBVH {
       this.right = new Int32Array(maxNodes);
       this.counts = new Uint8Array(maxNodes);
       this.parent = new Int32Array(maxNodes);
+      this.itemStart = new Uint32Array(maxNodes);
+      this.itemEnd = new Uint32Array(maxNodes);
     }
     if (this.items.length < n) {
       this.items = new Uint32Array(n);
@@ -106,6 +126,8 @@ export class InstanceBVH {
     this.nodeCount = 0;
     const root = this.allocNode(-1);
     if (n === 0) {
+      this.itemStart[root] = 0;
+      this.itemEnd[root] = 0;
       this.counts[root] = 0;
       this.left[root] = -1;
       this.right[root] = 0;
@@ -117,6 +139,8 @@ export class InstanceBVH {
         const end = work.pop()!;
         const start = work.pop()!;
         const node = work.pop()!;
+        this.itemStart[node] = start;
+        this.itemEnd[node] = end;
         // Bounds of the range and of its centroids.
         let cminx = Infinity, cminy = Infinity, cminz = Infinity, cmaxx = -Infinity, cmaxy = -Infinity, cmaxz = -Infinity;
         const b = this.bounds;
@@ -297,6 +321,79 @@ export class InstanceBVH {
     return bestSlot;
   }
 
+  /**
+   * The live slots of [0, count) whose boxes reach inside `planes` (six planes a, b, c, d with
+   * a x + b y + c z + d >= 0 inside, in the group's local space: frustumPlanes), written to `out`
+   * from index 0 and marked in `bits` (bit `slot`, cleared first). Slots the tree does not hold yet
+   * (from `built` on) are tested one by one. Returns how many were written; `out` must have room
+   * for `count`. `ids[slot] === 0xffffffff` marks a removed slot.
+   */
+  cull(planes: Float32Array, count: number, ids: Uint32Array, out: Float32Array, bits: Uint8Array): number {
+    bits.fill(0, 0, (count + 7) >> 3);
+    let n = 0;
+    const { stack, bounds, left, right, counts, items, itemStart, itemEnd } = this;
+    if (this.nodeCount > 0 && !this.stale) {
+      let top = 0;
+      stack[top++] = 0;
+      while (top > 0) {
+        const node = stack[--top]!;
+        const side = boxSide(planes, bounds, node * 6);
+        if (side < 0) continue;
+        if (side > 0) {
+          // Inside every plane: the subtree's items without a test.
+          for (let i = itemStart[node]!, end = itemEnd[node]!; i < end; i++) {
+            const slot = items[i]!;
+            if (slot === DEAD || slot >= count || ids[slot] === DEAD) continue;
+            out[n++] = slot;
+            bits[slot >> 3]! |= 1 << (slot & 7);
+          }
+          continue;
+        }
+        const a = left[node]!;
+        if (a !== -1) {
+          if (top + 2 > stack.length) {
+            // Deeper than the stack (never for median splits below 2^120 items): test its items.
+            n = this.cullRange(planes, itemStart[node]!, itemEnd[node]!, count, ids, out, bits, n);
+            continue;
+          }
+          stack[top++] = right[node]!;
+          stack[top++] = a;
+          continue;
+        }
+        const first = right[node]!;
+        n = this.cullRange(planes, first, first + counts[node]!, count, ids, out, bits, n);
+      }
+    }
+    const from = this.stale ? 0 : Math.min(this.built, count);
+    for (let slot = from; slot < count; slot++) {
+      if (ids[slot] === DEAD) continue;
+      this.instanceBox(null, slot, this.box);
+      if (boxSide(planes, this.box, 0) < 0) continue;
+      out[n++] = slot;
+      bits[slot >> 3]! |= 1 << (slot & 7);
+    }
+    return n;
+  }
+
+  /** Whether the live instance in `slot` reaches inside `planes` (its box against the six). */
+  inside(planes: Float32Array, slot: number): boolean {
+    this.instanceBox(null, slot, this.box);
+    return boxSide(planes, this.box, 0) >= 0;
+  }
+
+  private cullRange(planes: Float32Array, from: number, to: number, count: number, ids: Uint32Array, out: Float32Array, bits: Uint8Array, n: number): number {
+    const items = this.items;
+    for (let i = from; i < to; i++) {
+      const slot = items[i]!;
+      if (slot === DEAD || slot >= count || ids[slot] === DEAD) continue;
+      this.instanceBox(null, slot, this.box);
+      if (boxSide(planes, this.box, 0) < 0) continue;
+      out[n++] = slot;
+      bits[slot >> 3]! |= 1 << (slot & 7);
+    }
+    return n;
+  }
+
   /** The box (min xyz, max xyz) of the instance in `slot`: the asset's box carried by its matrix. */
   instanceBox(matrices: Float32Array | null, slot: number, out: Float32Array): Float32Array {
     const m = matrices ?? this.matrices;
@@ -362,6 +459,26 @@ export class InstanceBVH {
       b[o + 5] = Math.max(b[a + 5]!, b[c + 5]!);
     }
   }
+}
+
+/**
+ * Where box `b[o..o+6)` (min xyz, max xyz) lies against six planes (a, b, c, d each; inside where
+ * a x + b y + c z + d >= 0): -1 wholly outside one of them, 1 inside all, 0 across at least one.
+ * An empty box (min > max) is outside.
+ */
+export function boxSide(planes: Float32Array, b: Float32Array, o: number): number {
+  const minX = b[o]!, minY = b[o + 1]!, minZ = b[o + 2]!, maxX = b[o + 3]!, maxY = b[o + 4]!, maxZ = b[o + 5]!;
+  if (!(minX <= maxX)) return -1;
+  let inside = 1;
+  for (let p = 0; p < 24; p += 4) {
+    const a = planes[p]!, bb = planes[p + 1]!, c = planes[p + 2]!, d = planes[p + 3]!;
+    // The corner farthest along the normal, and the nearest.
+    const far = a * (a >= 0 ? maxX : minX) + bb * (bb >= 0 ? maxY : minY) + c * (c >= 0 ? maxZ : minZ) + d;
+    if (far < 0) return -1;
+    const near = a * (a >= 0 ? minX : maxX) + bb * (bb >= 0 ? minY : maxY) + c * (c >= 0 ? minZ : maxZ) + d;
+    if (near < 0) inside = 0;
+  }
+  return inside;
 }
 
 /** Entry distance of a ray into node box `node` (Infinity when it misses; 0 from inside). */

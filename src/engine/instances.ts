@@ -12,7 +12,9 @@ import {
 } from 'three';
 import { InstanceGroup } from '../../components';
 import { noInstanceError, unpackMatrices } from '../protocol/instances';
+import { growLocalBox, recomputeLocalBox, updateMeshBounds } from './instance-bounds';
 import { InstanceBVH } from './instance-bvh';
+import { createGroupCulling, cullingChanged, cullingResized, cullMesh, disposeGroupCulling, instanceCapacity, instanceMoved, matricesChanged, SLOTS_PER_ROW, type GroupCulling } from './instance-culling';
 import { InstanceIndex } from './instance-index';
 import type { ViewerWorld } from './world';
 
@@ -30,7 +32,9 @@ import type { ViewerWorld } from './world';
  *
  * Drawing: one InstancedMesh per asset primitive (x material, a multi-material primitive draws
  * once per material), children of the group's Object3D, so the group's transform (written by the
- * ECS) carries all its instances. A changed matrix uploads only its range (addUpdateRange).
+ * ECS) carries all its instances. A changed matrix uploads only its range (addUpdateRange). Each
+ * pass draws only the instances inside its frustum (src/engine/instance-culling.ts): the functions
+ * here tell culling what changed.
  *
  * Removal marks a slot (its matrix becomes zero: nothing is drawn, the pick skips it) and counts
  * it in InstanceGroup.removed; the instance compaction system (systems/instanceCompactionSystem.ts)
@@ -88,6 +92,8 @@ export interface InstanceGroupRecord {
   /** The slot range the dirty ranges of `attribute` cover, for collapsing many ranges into one. */
   dirtyMin: number;
   dirtyMax: number;
+  /** Per-pass culling's state (null without a renderer: the meshes then draw every slot). */
+  culling: GroupCulling | null;
 }
 
 /**
@@ -114,7 +120,7 @@ export function prepareInstances(uuid: string, ids: ArrayLike<number>, matrices:
   const n = ids.length;
   const packed = matrices.length === n * 12 && n > 0;
   if (!packed && matrices.length !== n * 16) throw new Error(`An instanced asset group of ${n} instances needs ${n * 16} matrix values (or ${n * 12} packed), not ${matrices.length}.`);
-  const capacity = capacityFor(n);
+  const capacity = instanceCapacity(n);
   const array = new Float32Array(capacity * 16);
   if (packed) unpackMatrices(matrices, array, n);
   else array.set(matrices);
@@ -161,7 +167,6 @@ const MAX_UPDATE_RANGES = 32;
 
 // Scratch.
 const scratchBox = new Float32Array(6);
-const box3 = new Box3();
 
 /**
  * Makes entity `eid` (a scene object's entity, bound to its Object3D) an instanced asset group with
@@ -196,6 +201,7 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     localBox: new Box3(),
     dirtyMin: Infinity,
     dirtyMax: -1,
+    culling: null,
   };
   recomputeLocalBox(group);
   for (const part of options.asset.parts) {
@@ -212,6 +218,8 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     group.meshes.push(mesh);
     object.add(mesh);
   }
+  group.culling = createGroupCulling(world.render.renderer, group, array);
+  for (const mesh of group.meshes) cullMesh(world, group, mesh);
   updateMeshBounds(group);
   addComponent(world, eid, InstanceGroup);
   InstanceGroup.removed[eid] = 0;
@@ -230,6 +238,7 @@ export function disposeInstanceGroup(world: ViewerWorld, eid: number): void {
     mesh.dispose();
   }
   group.meshes.length = 0;
+  disposeGroupCulling(group);
   world.instanceGroups.delete(eid);
   if (hasComponent(world, eid, InstanceGroup)) removeComponent(world, eid, InstanceGroup);
   world.render.needsRender = true;
@@ -288,6 +297,7 @@ export function setInstanceMatrix(world: ViewerWorld, group: InstanceGroupRecord
   const slot = requireSlot(group, id);
   writeSlot(group, slot, 'elements' in matrix ? matrix.elements : matrix, 0);
   group.bvh.moved(group.attribute.array as Float32Array, slot);
+  instanceMoved(group, slot);
   growLocalBox(group, slot);
   markSlots(group, slot, 1);
   world.render.needsRender = true;
@@ -302,6 +312,7 @@ export function setInstanceMatrices(world: ViewerWorld, group: InstanceGroupReco
     const slot = group.index.get(ids[i]!);
     writeSlot(group, slot, matrices, i * 16);
     group.bvh.moved(array, slot);
+    instanceMoved(group, slot);
     growLocalBox(group, slot);
     markSlots(group, slot, 1);
   }
@@ -338,6 +349,7 @@ export function addInstances(world: ViewerWorld, group: InstanceGroupRecord, ids
   if (!group.bvh.stale && group.bvh.needsRebuild(group.count)) rebuildBounds(group);
   for (const mesh of group.meshes) mesh.count = group.count;
   markSlots(group, first, ids.length);
+  cullingChanged(group);
   updateMeshBounds(group);
   InstanceGroup.count[group.eid] = group.live;
   world.render.needsRender = true;
@@ -430,6 +442,7 @@ export function compactInstanceGroup(world: ViewerWorld, group: InstanceGroupRec
   group.bvh.truncated(end);
   for (const mesh of group.meshes) mesh.count = end;
   if (moved > 0) markSlots(group, lowest, end - lowest);
+  cullingChanged(group);
   InstanceGroup.removed[group.eid] = 0;
   world.render.needsRender = true;
   return before - end;
@@ -474,10 +487,6 @@ export function instanceGroupBytes(group: InstanceGroupRecord): number {
 
 // ---------------------------------------------------------------------------------------------
 
-function capacityFor(n: number): number {
-  return Math.max(16, n + (n >> 5));
-}
-
 function checkMatrices(ids: ArrayLike<number>, matrices: ArrayLike<number>): void {
   if (matrices.length !== ids.length * 16) throw new Error(`${ids.length} instances need ${ids.length * 16} matrix values (16 each), not ${matrices.length}.`);
   for (let i = 0; i < matrices.length; i++) if (!Number.isFinite(matrices[i]!)) throw new Error('Instance matrices must hold finite numbers.');
@@ -496,7 +505,7 @@ function writeSlot(group: InstanceGroupRecord, slot: number, source: ArrayLike<n
 /** Grows the slot arrays (and the shared GPU buffer) to hold at least `n` slots. */
 function ensureCapacity(group: InstanceGroupRecord, n: number): void {
   if (n <= group.ids.length) return;
-  const capacity = Math.max(n, group.ids.length * 2);
+  const capacity = Math.ceil(Math.max(n, group.ids.length * 2) / SLOTS_PER_ROW) * SLOTS_PER_ROW;
   const ids = new Uint32Array(capacity);
   ids.set(group.ids.subarray(0, group.count));
   group.ids = ids;
@@ -509,6 +518,7 @@ function ensureCapacity(group: InstanceGroupRecord, n: number): void {
   group.dirtyMin = Infinity;
   group.dirtyMax = -1;
   for (const mesh of group.meshes) mesh.instanceMatrix = attribute;
+  cullingResized(group, array);
 }
 
 /**
@@ -517,6 +527,7 @@ function ensureCapacity(group: InstanceGroupRecord, n: number): void {
  */
 function markSlots(group: InstanceGroupRecord, first: number, count: number): void {
   if (count <= 0) return;
+  matricesChanged(group, first, count);
   const attribute = group.attribute;
   const ranges = attribute.updateRanges;
   if (ranges.length === 0) {
@@ -532,67 +543,4 @@ function markSlots(group: InstanceGroupRecord, first: number, count: number): vo
     attribute.addUpdateRange(first * 16, count * 16);
   }
   attribute.needsUpdate = true;
-}
-
-function recomputeLocalBox(group: InstanceGroupRecord): void {
-  group.localBox.makeEmpty();
-  let from = 0;
-  if (!group.bvh.stale) {
-    if (group.bvh.rootBox(scratchBox)) {
-      group.localBox.min.set(scratchBox[0]!, scratchBox[1]!, scratchBox[2]!);
-      group.localBox.max.set(scratchBox[3]!, scratchBox[4]!, scratchBox[5]!);
-    }
-    from = group.bvh.built;
-  }
-  // The instances the tree does not hold (all of them before it is built), in one tight loop.
-  const m = group.attribute.array as Float32Array;
-  const ids = group.ids;
-  const b = group.asset.box;
-  const cx = (b[0]! + b[3]!) / 2, cy = (b[1]! + b[4]!) / 2, cz = (b[2]! + b[5]!) / 2;
-  const hx = (b[3]! - b[0]!) / 2, hy = (b[4]! - b[1]!) / 2, hz = (b[5]! - b[2]!) / 2;
-  let minX = Infinity, minY = Infinity, minZ = Infinity, maxX = -Infinity, maxY = -Infinity, maxZ = -Infinity;
-  for (let slot = from, o = from * 16; slot < group.count; slot++, o += 16) {
-    if (ids[slot] === REMOVED_ID) continue;
-    const m0 = m[o]!, m1 = m[o + 1]!, m2 = m[o + 2]!, m4 = m[o + 4]!, m5 = m[o + 5]!, m6 = m[o + 6]!, m8 = m[o + 8]!, m9 = m[o + 9]!, m10 = m[o + 10]!;
-    const wx = m0 * cx + m4 * cy + m8 * cz + m[o + 12]!;
-    const wy = m1 * cx + m5 * cy + m9 * cz + m[o + 13]!;
-    const wz = m2 * cx + m6 * cy + m10 * cz + m[o + 14]!;
-    const ex = Math.abs(m0) * hx + Math.abs(m4) * hy + Math.abs(m8) * hz;
-    const ey = Math.abs(m1) * hx + Math.abs(m5) * hy + Math.abs(m9) * hz;
-    const ez = Math.abs(m2) * hx + Math.abs(m6) * hy + Math.abs(m10) * hz;
-    if (wx - ex < minX) minX = wx - ex;
-    if (wy - ey < minY) minY = wy - ey;
-    if (wz - ez < minZ) minZ = wz - ez;
-    if (wx + ex > maxX) maxX = wx + ex;
-    if (wy + ey > maxY) maxY = wy + ey;
-    if (wz + ez > maxZ) maxZ = wz + ez;
-  }
-  if (minX <= maxX) {
-    box3.min.set(minX, minY, minZ);
-    box3.max.set(maxX, maxY, maxZ);
-    group.localBox.union(box3);
-  }
-}
-
-
-function growLocalBox(group: InstanceGroupRecord, slot: number): void {
-  group.bvh.instanceBox(group.attribute.array as Float32Array, slot, scratchBox);
-  box3.min.set(scratchBox[0]!, scratchBox[1]!, scratchBox[2]!);
-  box3.max.set(scratchBox[3]!, scratchBox[4]!, scratchBox[5]!);
-  if (group.localBox.containsBox(box3)) return;
-  group.localBox.union(box3);
-  updateMeshBounds(group);
-}
-
-/** The meshes' bounds (three's frustum culling and fitting read them) from the group's box: never a walk over the instances. */
-function updateMeshBounds(group: InstanceGroupRecord): void {
-  for (const mesh of group.meshes) {
-    if (group.localBox.isEmpty()) {
-      mesh.boundingBox!.makeEmpty();
-      mesh.boundingSphere!.makeEmpty();
-    } else {
-      mesh.boundingBox!.copy(group.localBox);
-      group.localBox.getBoundingSphere(mesh.boundingSphere!);
-    }
-  }
 }

@@ -138,6 +138,12 @@ export interface ViewerContext {
      * framed and with its textures and shaders ready, not also half-loaded and unframed before.
      */
     hold: number;
+    /**
+     * Instanced asset groups draw only the instances inside each pass's frustum
+     * (src/engine/instance-culling.ts); false draws every instance in every pass, as a plain
+     * InstancedMesh does (for comparing pictures and benchmarks).
+     */
+    instanceCulling: boolean;
   };
   navigation: { controls: FrameControls | null };
   /**
@@ -195,7 +201,7 @@ export function createViewerWorld(): ViewerWorld {
   return createWorld<ViewerContext>({
     time: { delta: 0, elapsed: 0, frame: 0, then: 0 },
     objects: [],
-    render: { renderer: null, scene: null, camera: null, needsRender: true, needsPicture: false, draw: null, hold: 0 },
+    render: { renderer: null, scene: null, camera: null, needsRender: true, needsPicture: false, draw: null, hold: 0, instanceCulling: true },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
     camera: { moved: false, version: 0 },

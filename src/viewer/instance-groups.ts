@@ -1,4 +1,5 @@
-import { BackSide, DoubleSide, FrontSide, Group, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
+import { BackSide, DoubleSide, FrontSide, Group, InstancedBufferAttribute, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
+import { patchMaterialForCulling, shadowMaterialsFor } from '../engine/instance-culling';
 import { createInstanceGroup, prepareInstances, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
@@ -179,22 +180,30 @@ export function compileGroupPrograms(target: GroupProgramsTarget, asset: LoadedA
   const shadowHolder = new Group();
   const casters = castShadow && renderer.shadowMap.enabled ? shadowCasters(scene) : { depth: false, distance: false };
   const made: Material[] = [];
+  // As a culled group's mesh draws (src/engine/instance-culling.ts): patched materials, a slot list
+  // in instanceColor, and its own shadow materials where the part has one material.
+  const slots = new InstancedBufferAttribute(new Float32Array(1), 1);
   for (const part of asset.parts) {
     const mesh = new InstancedMesh(part.geometry, part.material, 0);
     mesh.castShadow = castShadow;
     mesh.receiveShadow = true;
+    mesh.instanceColor = slots;
     holder.add(mesh);
-    for (const material of Array.isArray(part.material) ? part.material : [part.material]) {
-      for (const [wanted, Kind] of [
-        [casters.depth, MeshDepthMaterial],
-        [casters.distance, MeshDistanceMaterial],
+    const materials = Array.isArray(part.material) ? part.material : [part.material];
+    for (const material of materials) {
+      patchMaterialForCulling(material);
+      for (const [wanted, Kind, kind] of [
+        [casters.depth, MeshDepthMaterial, 'depth'],
+        [casters.distance, MeshDistanceMaterial, 'distance'],
       ] as const) {
         if (!wanted) continue;
-        const depth = shadowMaterialFor(new Kind(), material);
-        made.push(depth);
+        const own = Array.isArray(part.material) ? null : shadowMaterialsFor(material)[kind];
+        const depth = shadowMaterialFor(own ?? new Kind(), material);
+        if (!own) made.push(depth);
         const depthMesh = new InstancedMesh(part.geometry, depth, 0);
         depthMesh.castShadow = castShadow;
         depthMesh.receiveShadow = true;
+        depthMesh.instanceColor = slots;
         shadowHolder.add(depthMesh);
       }
     }

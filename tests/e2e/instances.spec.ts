@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { createInstancesScene } from '../../src/server/demo-instances-scene';
 import { loadServerConfig } from '../../src/server/config';
 import { createInstanceService } from '../../src/server/instances';
-import { canvasPixels, settled, shadowsShown, store, underLock } from './helpers';
+import { canvasPixels, canvasScreenshot, settled, shadowsShown, store, underLock } from './helpers';
+import { decodePng } from './png';
 
 /**
  * Instanced asset groups in the viewer (issue 15): a generated city of 3,000 instances of the six
@@ -203,6 +204,62 @@ test.describe('instanced asset groups', () => {
     expect(facts.shadows).toBe(true);
     expect(facts.linksOutside, 'programs linked outside frames (the precompile)').toBeGreaterThan(0);
     expect(facts.missed, 'programs linked in a frame that drew the groups').toBe(0);
+  });
+
+  test('each pass draws only the instances in its frustum, and the picture at rest is the one drawn without culling', async ({ page }) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`/embed/${CITY}?quality=low`);
+    expect(await settled(page)).toBe('ready');
+    await shadowsShown(page);
+    // At street level in the middle of the city, looking along a street: most of the city is behind
+    // the camera or beside it.
+    await page.evaluate(async () => {
+      const viewer = (window as any).__viewer.viewer;
+      const box = new (viewer.navigation.camera.position.constructor)();
+      const groups = [...viewer.world.instanceGroups.values()] as any[];
+      const min = box.clone().set(Infinity, Infinity, Infinity);
+      const max = box.clone().set(-Infinity, -Infinity, -Infinity);
+      for (const g of groups) {
+        min.min(g.localBox.min);
+        max.max(g.localBox.max);
+      }
+      const c = min.clone().add(max).multiplyScalar(0.5);
+      await viewer.navigation.controls.setLookAt(c.x, 1.7, c.z, c.x + 1, 1.7, c.z + 0.3, false);
+      await viewer.nextFrame();
+    });
+    /** One frame drawn anew (shadow maps included), with each group's counts over it. */
+    const frame = (culling: boolean) =>
+      page.evaluate(async (on) => {
+        const viewer = (window as any).__viewer.viewer;
+        viewer.world.render.instanceCulling = on;
+        const groups = [...viewer.world.instanceGroups.values()] as any[];
+        for (const g of groups) g.culling.stats = { passes: 0, culls: 0, drawn: 0 };
+        viewer.world.render.needsRender = true;
+        await viewer.nextFrame();
+        await viewer.nextFrame();
+        return groups.reduce((sum: { passes: number; drawn: number; live: number }, g: any) => ({ passes: sum.passes + g.culling.stats.passes, drawn: sum.drawn + g.culling.stats.drawn, live: sum.live + g.live * g.culling.stats.passes }), { passes: 0, drawn: 0, live: 0 });
+      }, culling);
+    const culled = await frame(true);
+    const culledPicture = decodePng(await canvasScreenshot(page));
+    const whole = await frame(false);
+    const wholePicture = decodePng(await canvasScreenshot(page));
+    // Every pass drew (the picture and the sun's shadow map at least), with culling a small share of the instances, without it all.
+    expect(culled.passes).toBeGreaterThan(0);
+    expect(whole.drawn).toBe(whole.live);
+    expect(culled.drawn, 'instances drawn over the passes with culling').toBeLessThan(culled.live * 0.5);
+    expect(culled.drawn).toBeGreaterThan(0);
+    // The same picture: no pixel differs by more than a little but for a few at edges.
+    let differing = 0;
+    for (let i = 0; i < culledPicture.data.length; i += 4) {
+      const d = Math.abs(culledPicture.data[i]! - wholePicture.data[i]!) + Math.abs(culledPicture.data[i + 1]! - wholePicture.data[i + 1]!) + Math.abs(culledPicture.data[i + 2]! - wholePicture.data[i + 2]!);
+      if (d > 24) differing++;
+    }
+    expect(differing / (culledPicture.width * culledPicture.height), 'share of pixels that differ with culling off').toBeLessThan(0.002);
+    const pixels = await canvasPixels(page);
+    expect(pixels.nonBackground, 'the street view shows the city').toBeGreaterThan(0.1);
+    await page.getByTestId('viewer-canvas').screenshot({ path: test.info().outputPath('instances-street.png') });
+    expect(errors).toEqual([]);
   });
 
   test('a group whose asset cannot be loaded shows red placeholder cubes and a notice naming the asset', async ({ page }) => {

@@ -8,7 +8,16 @@ describe('createViewerWorld', () => {
     const world = createViewerWorld();
     expect(world.time).toEqual({ delta: 0, elapsed: 0, frame: 0, then: 0 });
     expect(world.objects).toEqual([]);
-    expect(world.render).toEqual({ renderer: null, scene: null, camera: null, needsRender: true, needsPicture: false, draw: null, hold: 0 });
+    expect(world.render).toEqual({
+      renderer: null,
+      scene: null,
+      camera: null,
+      needsRender: true,
+      needsPicture: false,
+      draw: null,
+      hold: 0,
+      instanceCulling: true,
+    });
     expect(world.navigation.controls).toBeNull();
     expect(world.transform.count).toBe(0);
     expect(world.transform.anyDirty).toBe(false);

@@ -1,0 +1,335 @@
+import {
+  Box3,
+  BoxGeometry,
+  Frustum,
+  Group,
+  Matrix4,
+  MeshBasicMaterial,
+  MeshStandardMaterial,
+  OrthographicCamera,
+  PerspectiveCamera,
+  Scene,
+  type Camera,
+  type InstancedMesh,
+  type Material,
+  Vector3,
+  type WebGLRenderer,
+} from 'three';
+import { describe, expect, it } from 'vitest';
+import { InstanceBVH } from '../../../src/engine/instance-bvh';
+import { CulledDepthMaterial, instanceCapacity, readsSlots, SLOTS_PER_ROW } from '../../../src/engine/instance-culling';
+import {
+  addInstances,
+  compactInstanceGroup,
+  createInstanceGroup,
+  removeInstances,
+  setInstanceMatrix,
+  type InstanceAsset,
+  type InstanceGroupRecord,
+} from '../../../src/engine/instances';
+import { bindObject } from '../../../src/engine/registry';
+import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
+
+/**
+ * Per-instance culling (src/engine/instance-culling.ts) against a stand-in renderer whose context
+ * records what the culling uploads: the slot lists each pass draws, and the fallback for materials
+ * that do not read them.
+ */
+
+/** A WebGL 2 context that keeps the last slot list uploaded into each buffer. */
+function recordingContext() {
+  const buffers = new Map<object, Float32Array>();
+  let bound: object | null = null;
+  const gl = {
+    ARRAY_BUFFER: 0x8892,
+    DYNAMIC_DRAW: 0x88e8,
+    FLOAT: 0x1406,
+    createBuffer: () => ({}),
+    bindBuffer: (_target: number, buffer: object) => (bound = buffer),
+    bufferData: (_target: number, size: number) => buffers.set(bound!, new Float32Array(size / 4)),
+    bufferSubData: (_target: number, offset: number, data: Float32Array, from: number, length: number) =>
+      buffers.get(bound!)!.set(data.subarray(from, from + length), offset / 4),
+  };
+  return { gl, buffers };
+}
+
+function stubRenderer() {
+  const { gl, buffers } = recordingContext();
+  let unbound = 0;
+  const renderer = {
+    getContext: () => gl,
+    capabilities: { maxTextureSize: 8192 },
+    state: { useProgram: () => unbound++ },
+  } as unknown as WebGLRenderer;
+  return { renderer, buffers, unbinds: () => unbound };
+}
+
+function asset(material: Material = new MeshStandardMaterial()): InstanceAsset {
+  return {
+    assetId: 'crate',
+    parts: [{ name: 'crate', geometry: new BoxGeometry(1, 1, 1), material }],
+    box: new Float32Array([-0.5, -0.5, -0.5, 0.5, 0.5, 0.5]),
+    placeholder: false,
+  };
+}
+
+/** A row of n unit crates along x, 2 m apart (instance i at x = 2 i), with a renderer. */
+function setup(n: number, material?: Material) {
+  const world = createViewerWorld();
+  const { renderer, buffers, unbinds } = stubRenderer();
+  world.render.renderer = renderer;
+  const eid = addViewerEntity(world);
+  const object = new Group();
+  bindObject(world, eid, object);
+  const ids = new Uint32Array(n).map((_, i) => i);
+  const matrices = new Float32Array(n * 16);
+  for (let i = 0; i < n; i++) new Matrix4().makeTranslation(i * 2, 0, 0).toArray(matrices, i * 16);
+  const group = createInstanceGroup(world, eid, { uuid: 'g1', asset: asset(material), ids, matrices });
+  object.updateMatrixWorld(true);
+  return { world, group, renderer, buffers, unbinds, mesh: group.meshes[0]! };
+}
+
+/** A camera at x = 0 looking along -z at the row from 10 m away, 90 degrees wide: x in about [-10, 10] is in view. */
+function camera(x = 0): PerspectiveCamera {
+  const c = new PerspectiveCamera(90, 1, 0.1, 100);
+  c.position.set(x, 0, 10);
+  c.lookAt(x, 0, 0);
+  c.updateMatrixWorld(true);
+  return c;
+}
+
+/** What the mesh draws in a main pass with `cam` and `material`: the instance slots listed, and its count then. */
+function drawMain(setupResult: ReturnType<typeof setup>, cam: Camera, material: Material = setupResult.mesh.material as Material) {
+  const { mesh, renderer, buffers, group } = setupResult;
+  mesh.onBeforeRender(renderer, new Scene(), cam, mesh.geometry, material, null as never);
+  const count = mesh.count;
+  const colour = mesh.instanceColor;
+  const list = group.culling ? [...buffers.get(group.culling.buffer)!.subarray(0, count)].sort((a, b) => a - b) : [];
+  mesh.onAfterRender(renderer, new Scene(), cam, mesh.geometry, material, null as never);
+  return { count, list, colour, after: mesh.count, colourAfter: mesh.instanceColor };
+}
+
+function drawShadow(setupResult: ReturnType<typeof setup>, view: Camera, shadowCamera: Camera) {
+  const { mesh, renderer, buffers, group } = setupResult;
+  const depth = mesh.customDepthMaterial!;
+  mesh.onBeforeShadow(renderer, new Scene(), view, shadowCamera, mesh.geometry, depth, null as never);
+  const count = mesh.count;
+  const list = [...buffers.get(group.culling!.buffer)!.subarray(0, count)].sort((a, b) => a - b);
+  mesh.onAfterShadow(renderer, new Scene(), view, shadowCamera, mesh.geometry, depth, null as never);
+  return { count, list };
+}
+
+function toBox3(b: Float32Array): Box3 {
+  return new Box3(new Vector3(b[0], b[1], b[2]), new Vector3(b[3], b[4], b[5]));
+}
+
+/** The live instances whose world boxes three's own frustum test finds in view of `cam` (the expectation). */
+function inView(group: InstanceGroupRecord, cam: Camera): number[] {
+  const frustum = new Frustum().setFromProjectionMatrix(
+    new Matrix4().multiplyMatrices(cam.projectionMatrix, cam.matrixWorldInverse).multiply(group.object.matrixWorld),
+  );
+  const out: number[] = [];
+  const box = new Float32Array(6);
+  for (let slot = 0; slot < group.count; slot++) {
+    if (group.ids[slot] === 0xffffffff) continue;
+    group.bvh.instanceBox(null, slot, box);
+    if (frustum.intersectsBox(toBox3(box))) out.push(slot);
+  }
+  return out;
+}
+
+describe('per-instance culling', () => {
+  it('sizes groups in whole rows of the matrix texture', () => {
+    expect(instanceCapacity(1)).toBe(SLOTS_PER_ROW);
+    expect(instanceCapacity(SLOTS_PER_ROW)).toBe(2 * SLOTS_PER_ROW);
+    expect(instanceCapacity(100_000) % SLOTS_PER_ROW).toBe(0);
+    expect(instanceCapacity(100_000)).toBeGreaterThanOrEqual(100_000);
+  });
+
+  it('draws only the instances in the camera frustum, a straddling one included, from the bounds index and before it is built', () => {
+    const s = setup(40);
+    const cam = camera(0);
+    const expected = inView(s.group, cam);
+    // The row runs from x = -0.5 to 78.5; the view reaches x = 10 at the row's depth.
+    expect(expected.length).toBeGreaterThan(3);
+    expect(expected.length).toBeLessThan(10);
+    const before = drawMain(s, cam);
+    expect(before.list).toEqual(expected);
+    expect(before.count).toBe(expected.length);
+    // After the pass the mesh counts every slot again (whatever reads it between passes).
+    expect(before.after).toBe(40);
+    // A straddling crate: the one at the frustum's right edge is half in view.
+    const edge = expected.at(-1)!;
+    const box = new Float32Array(6);
+    s.group.bvh.instanceBox(null, edge, box);
+    expect(box[3]).toBeGreaterThan(10);
+
+    s.group.bvh.build(s.group.attribute.array as Float32Array, s.group.count, (slot) => s.group.ids[slot] !== 0xffffffff);
+    const moved = camera(30);
+    expect(drawMain(s, moved).list).toEqual(inView(s.group, moved));
+  });
+
+  it('keeps a pass list while its camera and the group stay, and culls again when either changes', () => {
+    const s = setup(40);
+    const culling = s.group.culling!;
+    drawMain(s, camera(0));
+    drawMain(s, camera(0));
+    expect(culling.stats.culls).toBe(1);
+    drawMain(s, camera(20));
+    expect(culling.stats.culls).toBe(2);
+    // The group moves: the same camera sees other instances.
+    s.group.object.position.x = -20;
+    s.group.object.updateMatrixWorld(true);
+    const after = drawMain(s, camera(20));
+    expect(culling.stats.culls).toBe(3);
+    expect(after.list).toEqual(inView(s.group, camera(20)));
+    expect(after.list).toContain(20);
+  });
+
+  it('draws a moved instance in the same frame: one that enters the view is added to the pass list without a new cull', () => {
+    const s = setup(40);
+    const cam = camera(0);
+    const culling = s.group.culling!;
+    expect(drawMain(s, cam).list).not.toContain(30);
+    setInstanceMatrix(s.world, s.group, 30, new Matrix4().makeTranslation(1, 0, 0));
+    const next = drawMain(s, cam);
+    expect(next.list).toContain(30);
+    expect(culling.stats.culls).toBe(1);
+    // Its texture rows go up with that draw (the first draw sent the whole texture).
+    expect(culling.texture.updateRanges.length).toBe(1);
+    expect(culling.texture.updateRanges[0]).toEqual({ start: 30 * 16, count: 16 });
+    // Moved out again: still listed until the next cull (drawn outside the view, clipped), never lost.
+    setInstanceMatrix(s.world, s.group, 30, new Matrix4().makeTranslation(60, 0, 0));
+    expect(drawMain(s, cam).list).toContain(30);
+  });
+
+  it("culls each shadow pass with its light's own camera: a caster outside the view but inside the shadow box still casts", () => {
+    const s = setup(40);
+    const view = camera(0);
+    // The sun's shadow box over x in [20, 40], looking down.
+    const sun = new OrthographicCamera(-10, 10, 10, -10, 0.1, 50);
+    sun.position.set(30, 20, 0);
+    sun.lookAt(30, 0, 0);
+    sun.updateMatrixWorld(true);
+    const main = drawMain(s, view);
+    const shadow = drawShadow(s, view, sun);
+    expect(main.list).not.toContain(15);
+    expect(shadow.list).toContain(15);
+    expect(shadow.list).toEqual(inView(s.group, sun));
+    expect(s.mesh.customDepthMaterial).toBeInstanceOf(CulledDepthMaterial);
+    // Both lists are kept: the next frame's passes cull nothing again.
+    drawMain(s, view);
+    drawShadow(s, view, sun);
+    expect(s.group.culling!.stats.culls).toBe(2);
+  });
+
+  it('a material that does not read the slot list (an override pass) draws every slot through instanceMatrix, with no slot list bound', () => {
+    const s = setup(40);
+    const override = new MeshBasicMaterial();
+    expect(readsSlots(override)).toBe(false);
+    const drawn = drawMain(s, camera(0), override);
+    expect(drawn.count).toBe(40);
+    expect(drawn.colour).toBeNull();
+    // Restored for the next pass.
+    expect(drawn.colourAfter).toBe(s.group.culling!.attribute);
+    expect(readsSlots(s.mesh.material as Material)).toBe(true);
+  });
+
+  it('switched off, every live slot is listed in slot order, whatever the camera', () => {
+    const s = setup(40);
+    s.world.render.instanceCulling = false;
+    removeInstances(s.world, s.group, [3]);
+    const drawn = drawMain(s, camera(0));
+    expect(drawn.count).toBe(39);
+    expect(drawn.list).toEqual([...Array(40).keys()].filter((i) => i !== 3));
+    s.world.render.instanceCulling = true;
+    expect(drawMain(s, camera(0)).list).toEqual(inView(s.group, camera(0)));
+  });
+
+  it('adding and compacting cull again; the lists hold slots, so a compacted group lists the moved instance at its new slot', () => {
+    const s = setup(40);
+    const cam = camera(0);
+    drawMain(s, cam);
+    addInstances(s.world, s.group, [100], new Matrix4().makeTranslation(0, 1, 0).toArray());
+    const added = drawMain(s, cam);
+    expect(added.list).toContain(40);
+    removeInstances(s.world, s.group, [1]);
+    compactInstanceGroup(s.world, s.group);
+    // Instance 100 moved from slot 40 into slot 1.
+    expect(s.group.ids[1]).toBe(100);
+    const compacted = drawMain(s, cam);
+    expect(compacted.list).toEqual(inView(s.group, cam));
+    expect(compacted.list).toContain(1);
+  });
+
+  it('growing past its capacity makes a larger texture and buffer, and the passes list the new instances', () => {
+    const s = setup(8);
+    const cam = camera(0);
+    drawMain(s, cam);
+    const n = SLOTS_PER_ROW + 10;
+    const ids = Array.from({ length: n }, (_, i) => 1000 + i);
+    const matrices = new Float32Array(n * 16);
+    for (let i = 0; i < n; i++) new Matrix4().makeTranslation(0, 0, -i * 0.01).toArray(matrices, i * 16);
+    addInstances(s.world, s.group, ids, matrices);
+    const culling = s.group.culling!;
+    expect(culling.texture.image.height).toBe(s.group.ids.length / SLOTS_PER_ROW);
+    expect(culling.bufferSlots).toBe(s.group.ids.length);
+    const drawn = drawMain(s, cam);
+    expect(drawn.count).toBe(inView(s.group, cam).length);
+    expect(drawn.count).toBeGreaterThan(n);
+  });
+
+  it('the bounds index culls as a test of every instance box does, on scattered, rotated instances', () => {
+    const n = 3000;
+    const matrices = new Float32Array(n * 16);
+    const m = new Matrix4();
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let i = 0; i < n; i++)
+      m.makeRotationY(random() * 6)
+        .setPosition(random() * 200 - 100, random() * 10, random() * 200 - 100)
+        .toArray(matrices, i * 16);
+    const bvh = new InstanceBVH(new Float32Array([-0.5, -0.5, -0.5, 0.5, 0.5, 0.5]));
+    bvh.matrices = matrices;
+    const ids = new Uint32Array(n).map((_, i) => i);
+    ids[17] = 0xffffffff;
+    bvh.build(matrices, n, (slot) => ids[slot] !== 0xffffffff);
+    const cam = new PerspectiveCamera(60, 1.5, 0.5, 80);
+    cam.position.set(10, 5, 30);
+    cam.lookAt(-20, 0, -40);
+    cam.updateMatrixWorld(true);
+    const frustum = new Frustum().setFromProjectionMatrix(new Matrix4().multiplyMatrices(cam.projectionMatrix, cam.matrixWorldInverse));
+    const planes = new Float32Array(24);
+    frustum.planes.forEach((p, i) => planes.set([p.normal.x, p.normal.y, p.normal.z, p.constant], i * 4));
+    const out = new Float32Array(n);
+    const bits = new Uint8Array(Math.ceil(n / 8));
+    const k = bvh.cull(planes, n, ids, out, bits);
+    const box = new Float32Array(6);
+    const expected: number[] = [];
+    for (let slot = 0; slot < n; slot++) {
+      if (ids[slot] === 0xffffffff) continue;
+      bvh.instanceBox(null, slot, box);
+      if (frustum.intersectsBox(toBox3(box))) expected.push(slot);
+    }
+    expect(expected.length).toBeGreaterThan(50);
+    expect(expected.length).toBeLessThan(n / 2);
+    expect([...out.subarray(0, k)].sort((a, b) => a - b)).toEqual(expected);
+    for (let slot = 0; slot < n; slot++) expect(((bits[slot >> 3]! >> (slot & 7)) & 1) === 1).toBe(expected.includes(slot));
+  });
+
+  it('without a renderer the meshes draw as plain InstancedMeshes', () => {
+    const world = createViewerWorld();
+    const eid = addViewerEntity(world);
+    bindObject(world, eid, new Group());
+    const group = createInstanceGroup(world, eid, {
+      uuid: 'g',
+      asset: asset(),
+      ids: new Uint32Array([0]),
+      matrices: new Matrix4().toArray(new Float32Array(16)),
+    });
+    expect(group.culling).toBeNull();
+    const mesh = group.meshes[0] as InstancedMesh;
+    expect(mesh.instanceColor).toBeNull();
+    expect(mesh.customDepthMaterial).toBeUndefined();
+  });
+});
