@@ -10,9 +10,13 @@ import { browserCpu } from './load-run';
  * SwiftShader) on a generated scene (the sets our model service sends and the demo assets' GLBs,
  * as bench/instances-load.bench.ts serves them). One page, three ways to draw the same groups:
  *
- *   instanced  what src/engine/instances.ts does: per group one InstancedBufferAttribute shared by
- *              one InstancedMesh per asset part and material; three culls the whole group
- *              (its bounding sphere), so every instance is drawn whenever the group is in view;
+ *   instanced  plain InstancedMeshes, as src/engine/instances.ts drew them before per-instance
+ *              culling (issue 35): per group one InstancedBufferAttribute shared by one
+ *              InstancedMesh per asset part and material; three culls the whole group (its
+ *              bounding sphere), so every instance is drawn whenever the group is in view;
+ *   culled     the engine itself (src/engine/instances.ts, bundled: instancesEngineBundle), with
+ *              its per-instance culling in every pass (src/engine/instance-culling.ts), its bounds
+ *              index built first as the viewer builds it after the first picture;
  *   im2        @three.ez/instanced-mesh: one InstancedMesh2 per asset (its parts merged into one
  *              geometry with a group per material), with its BVH: per-instance frustum culling
  *              on the CPU every frame and every shadow pass, the visible indices uploaded;
@@ -25,9 +29,12 @@ import { browserCpu } from './load-run';
  * shadows from a sun with a 1024 map whose box (half-extent 150, SHADOW_CAMERA_HALF_EXTENT)
  * follows the view's target, a hemisphere light. No post-processing (low has none).
  *
- * Two views: 'whole' frames the scene's bounding sphere (every instance in view); 'inside' is a
+ * Three views: 'whole' frames the scene's bounding sphere (every instance in view); 'inside' is a
  * camera 30 m above the middle of the city looking 35 degrees down at a point 43 m away (the
- * frustum reaches the ground about 135 m away: a small part of the scene in view).
+ * frustum reaches the ground about 135 m away: a small part of the scene in view); 'street' stands
+ * at eye height (1.7 m) in the middle of the city looking along x (the far plane 2 km away: along
+ * the street to the city's edge). Moving (`moving`), the camera shifts a little every frame, so
+ * that every way to draw culls each frame anew.
  *
  * Per view (after frames not counted before the first: programs linked, first uploads), a few frames, each
  * `renderer.render()` then a one-pixel readPixels, which waits until the GPU (SwiftShader, in the
@@ -36,8 +43,8 @@ import { browserCpu } from './load-run';
  * that browser over the frames (/proc) divided by their number. Each mode in a fresh browser.
  */
 
-export type RenderMode = 'instanced' | 'im2' | 'im2linear' | 'chunks';
-export type RenderView = 'whole' | 'inside';
+export type RenderMode = 'instanced' | 'culled' | 'im2' | 'im2linear' | 'chunks';
+export type RenderView = 'whole' | 'inside' | 'street';
 
 export interface RenderFigures {
   /** Medians over the frames, ms. */
@@ -49,6 +56,8 @@ export interface RenderFigures {
   calls: number;
   triangles: number;
   frames: number;
+  /** 'culled': the engine's culling time per frame (finding the pass lists), ms, median; null for the others. */
+  cullMs: number | null;
 }
 
 export interface RenderRun {
@@ -60,10 +69,34 @@ export interface RenderRun {
 
 const ROOT = resolve(import.meta.dirname, '..');
 
+/** The engine's instanced groups as one ES module with three external (bench/instances-engine-entry.ts). */
+export async function instancesEngineBundle(): Promise<string> {
+  const { build } = await import('vite');
+  const out = mkdtempSync(join(tmpdir(), 'bench-engine-'));
+  try {
+    await build({
+      configFile: false,
+      publicDir: false,
+      logLevel: 'warn',
+      build: {
+        outDir: out,
+        emptyOutDir: true,
+        minify: false,
+        lib: { entry: join(ROOT, 'bench/instances-engine-entry.ts'), formats: ['es'], fileName: () => 'engine.js' },
+        rolldownOptions: { external: [/^three(\/.*)?$/] },
+      },
+    });
+    return readFileSync(join(out, 'engine.js'), 'utf8');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
 /** The files the page imports besides three (served by bench/load-pages.ts's `extra`). */
-export function instancesRenderFiles(): Record<string, { type: string; body: string | Uint8Array }> {
+export async function instancesRenderFiles(): Promise<Record<string, { type: string; body: string | Uint8Array }>> {
   const js = 'text/javascript';
   return {
+    '/lib/engine.js': { type: js, body: await instancesEngineBundle() },
     '/lib/instanced-mesh.js': { type: js, body: readFileSync(join(ROOT, 'node_modules/@three.ez/instanced-mesh/build/index.js')) },
     '/lib/bvh.js': { type: js, body: readFileSync(join(ROOT, 'node_modules/bvh.js/build/index.js')) },
   };
@@ -81,6 +114,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 import { InstancedMesh2 } from '@three.ez/instanced-mesh';
+import * as engine from '/lib/engine.js';
 
 try {
 const params = new URLSearchParams(location.search);
@@ -126,8 +160,28 @@ const loaded = await Promise.all(groups.map(async (g) => {
 const t0 = performance.now();
 const matrix = new THREE.Matrix4();
 const meshes = [];
+const world = engine.createViewerWorld();
+world.render.renderer = renderer;
+const engineGroups = [];
 for (const g of loaded) {
-  if (mode === 'instanced') {
+  if (mode === 'culled') {
+    const eid = engine.addViewerEntity(world);
+    const object = new THREE.Group();
+    engine.bindObject(world, eid, object);
+    scene.add(object);
+    const bounds = new THREE.Box3();
+    for (const part of g.parts) {
+      part.geometry.computeBoundingBox();
+      bounds.union(part.geometry.boundingBox);
+    }
+    const asset = { assetId: 'a' + engineGroups.length, parts: g.parts.map((p, i) => ({ name: 'part ' + i, geometry: p.geometry, material: p.material })), box: new Float32Array([...bounds.min.toArray(), ...bounds.max.toArray()]), placeholder: false };
+    const ids = new Uint32Array(g.count);
+    for (let i = 0; i < g.count; i++) ids[i] = i;
+    const group = engine.createInstanceGroup(world, eid, { uuid: 'g' + engineGroups.length, asset, ids, matrices: g.matrices });
+    engine.rebuildBounds(group);
+    engineGroups.push(group);
+    meshes.push(...group.meshes);
+  } else if (mode === 'instanced') {
     const attribute = new THREE.InstancedBufferAttribute(g.matrices, 16);
     for (const part of g.parts) {
       const mesh = new THREE.InstancedMesh(part.geometry, part.material, 0);
@@ -181,7 +235,7 @@ for (const g of loaded) {
 for (const mesh of meshes) {
   mesh.castShadow = true;
   mesh.receiveShadow = true;
-  scene.add(mesh);
+  if (!mesh.parent) scene.add(mesh);
 }
 const buildMs = performance.now() - t0;
 
@@ -197,6 +251,11 @@ function place(view) {
     camera.position.copy(sphere.center).add(new THREE.Vector3(0.6, 0.4, 1).normalize().multiplyScalar(distance));
     camera.near = distance / 100;
     camera.far = distance * 4;
+  } else if (view === 'street') {
+    target.set(sphere.center.x + 50, 1.7, sphere.center.z + 3);
+    camera.position.set(sphere.center.x, 1.7, sphere.center.z + 3);
+    camera.near = 0.1;
+    camera.far = 2000;
   } else {
     const down = THREE.MathUtils.degToRad(35);
     target.set(sphere.center.x + 10, 0, sphere.center.z + 10);
@@ -212,18 +271,27 @@ function place(view) {
   scene.updateMatrixWorld(true);
 }
 const pixel = new Uint8Array(4);
-window.__measure = (view, frames) => {
+const cullTime = () => engineGroups.reduce((t, g) => t + g.culling.stats.cullMs, 0);
+// The camera turns a little each frame (moving: every pass list is found again), back at rest for the picture.
+window.__measure = (view, frames, moving) => {
   place(view);
-  const frame = [], render = [];
+  const frame = [], render = [], cull = [];
+  const start = camera.position.clone();
   for (let f = 0; f < frames; f++) {
+    if (moving) {
+      camera.position.copy(start).add(new THREE.Vector3(Math.sin(f) * 0.5, 0, Math.cos(f) * 0.5));
+      camera.updateMatrixWorld();
+    }
+    const c0 = cullTime();
     const a = performance.now();
     renderer.render(scene, camera);
     const b = performance.now();
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
     frame.push(performance.now() - a);
     render.push(b - a);
+    cull.push(cullTime() - c0);
   }
-  return { frame, render, calls: renderer.info.render.calls, triangles: renderer.info.render.triangles };
+  return { frame, render, cull: mode === 'culled' ? cull : null, calls: renderer.info.render.calls, triangles: renderer.info.render.triangles };
 };
 window.__ready = { buildMs, meshes: meshes.length, instances: loaded.reduce((n, g) => n + g.count, 0) };
 } catch (error) {
@@ -242,7 +310,7 @@ function median(values: number[]): number {
 export async function measureRenderMode(
   pageUrl: string,
   mode: RenderMode,
-  options: { frames: Record<RenderView, number>; grid: number; timeoutMs: number; query?: string; warmup?: number; views?: readonly RenderView[] },
+  options: { frames: Record<RenderView, number>; grid: number; timeoutMs: number; query?: string; warmup?: number; views?: readonly RenderView[]; moving?: boolean },
 ): Promise<RenderRun> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'bench-instances-render-'));
   let context: BrowserContext | null = null;
@@ -266,7 +334,7 @@ export async function measureRenderMode(
       first = false;
       const before = browserCpu(userDataDir);
       const frames = options.frames[view];
-      const r = (await page.evaluate(`window.__measure(${JSON.stringify(view)}, ${frames})`)) as { frame: number[]; render: number[]; calls: number; triangles: number };
+      const r = (await page.evaluate(`window.__measure(${JSON.stringify(view)}, ${frames}, ${options.moving ? 'true' : 'false'})`)) as { frame: number[]; render: number[]; cull: number[] | null; calls: number; triangles: number };
       const after = browserCpu(userDataDir);
       if (errors.length) throw new Error(`the ${mode} page failed: ${errors.join('; ')}`);
       views[view] = {
@@ -276,6 +344,7 @@ export async function measureRenderMode(
         calls: r.calls,
         triangles: r.triangles,
         frames,
+        cullMs: r.cull ? median(r.cull) : null,
       };
     }
     return { mode, buildMs: ready.buildMs, views };

@@ -234,7 +234,7 @@ test.describe('instanced asset groups', () => {
         const viewer = (window as any).__viewer.viewer;
         viewer.world.render.instanceCulling = on;
         const groups = [...viewer.world.instanceGroups.values()] as any[];
-        for (const g of groups) g.culling.stats = { passes: 0, culls: 0, drawn: 0 };
+        for (const g of groups) g.culling.stats = { passes: 0, culls: 0, drawn: 0, cullMs: 0 };
         viewer.world.render.needsRender = true;
         await viewer.nextFrame();
         await viewer.nextFrame();

@@ -1,6 +1,7 @@
 import { BackSide, BoxGeometry, DirectionalLight, DoubleSide, FrontSide, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, MeshStandardMaterial, PerspectiveCamera, PointLight, Scene, WebGLRenderTarget, type Object3D, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
 import type { InstanceAsset } from '../../../src/engine/instances';
+import { CulledDepthMaterial, shadowMaterialsFor } from '../../../src/engine/instance-culling';
 import { compileGroupPrograms } from '../../../src/viewer/instance-groups';
 
 /** A renderer that records what compileAsync is asked to compile and for which target (no WebGL in Node). */
@@ -107,16 +108,26 @@ describe('compileGroupPrograms: the programs the groups are drawn with, before t
     }
   });
 
-  it('keeps the stand-in shadow materials (and so their programs) until dispose', async () => {
+  it('compiles a one-material part\'s shadow with the culled depth material its groups draw with (kept), and keeps the stand-ins of a multi-material part until dispose', async () => {
     const { renderer, calls } = fakeRenderer();
     const sun = new DirectionalLight();
     sun.castShadow = true;
-    const compiled = compileGroupPrograms({ renderer, camera: new PerspectiveCamera(), scene: sceneWith(sun), sceneTarget: null }, asset(), true);
+    const a = asset();
+    const compiled = compileGroupPrograms({ renderer, camera: new PerspectiveCamera(), scene: sceneWith(sun), sceneTarget: null }, a, true);
     await compiled.ready;
+    const depth = calls[1]!.meshes.map((mesh) => mesh.material as MeshDepthMaterial);
+    expect(depth).toHaveLength(3);
+    // The trunk (one material): the depth material of that material, which its groups' meshes use.
+    expect(depth[0]).toBe(shadowMaterialsFor(a.parts[0]!.material as MeshStandardMaterial).depth);
+    expect(depth[0]).toBeInstanceOf(CulledDepthMaterial);
+    // The crown (two materials): stand-ins as three's shadow pass makes them.
+    expect(depth[1]).not.toBeInstanceOf(CulledDepthMaterial);
+    // Every compiled mesh carries a slot list, as the groups' meshes do (the same program variant).
+    for (const call of calls) for (const mesh of call.meshes) expect(mesh.instanceColor).not.toBeNull();
     let disposed = 0;
-    for (const mesh of calls[1]!.meshes) (mesh.material as MeshDepthMaterial).addEventListener('dispose', () => disposed++);
+    for (const m of depth) m.addEventListener('dispose', () => disposed++);
     expect(disposed).toBe(0);
     compiled.dispose();
-    expect(disposed).toBe(3);
+    expect(disposed).toBe(2);
   });
 });
