@@ -209,8 +209,24 @@ test.describe('instanced asset groups', () => {
   test('each pass draws only the instances in its frustum, and the picture at rest is the one drawn without culling', async ({ page }) => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // Reads back from the GPU (each waits for it to finish drawing): none in the frames after the
+    // load (the quality probe reads one pixel before the first scene). Chromium's own compositor
+    // still logs "GPU stall due to ReadPixels" without a GPU: a plain WebGL page gets the same.
+    await page.addInitScript(() => {
+      const w = window as any;
+      w.__readbacks = { counting: false, calls: 0 };
+      const proto = WebGL2RenderingContext.prototype as any;
+      for (const name of ['readPixels', 'getBufferSubData']) {
+        const f = proto[name];
+        proto[name] = function (this: WebGL2RenderingContext, ...args: unknown[]) {
+          if (w.__readbacks.counting) w.__readbacks.calls++;
+          return f.apply(this, args);
+        };
+      }
+    });
     await page.goto(`/embed/${CITY}?quality=low`);
     expect(await settled(page)).toBe('ready');
+    await page.evaluate(() => ((window as any).__readbacks.counting = true));
     await shadowsShown(page);
     // At street level in the middle of the city, looking along a street: most of the city is behind
     // the camera or beside it.
@@ -256,6 +272,7 @@ test.describe('instanced asset groups', () => {
       if (d > 24) differing++;
     }
     expect(differing / (culledPicture.width * culledPicture.height), 'share of pixels that differ with culling off').toBeLessThan(0.002);
+    expect(await page.evaluate(() => (window as any).__readbacks.calls), 'GPU readbacks in the frames').toBe(0);
     const pixels = await canvasPixels(page);
     expect(pixels.nonBackground, 'the street view shows the city').toBeGreaterThan(0.1);
     await page.getByTestId('viewer-canvas').screenshot({ path: test.info().outputPath('instances-street.png') });
