@@ -56,12 +56,16 @@ export class InstanceBVH {
   private nodeCount = 0;
   /** Slots below this are in the tree; slots from it up to the group's count are pending. */
   built = 0;
+  /** Items dropped (DEAD) since the build: while none, cull copies a subtree's items in one go. */
+  private dead = 0;
   /** Set when the pending range grew past its limit: the next query rebuilds. */
   stale = true;
   /** The matrices (16 floats a slot) ray queries read: the owner keeps it current. */
   matrices: Float32Array = new Float32Array(0);
   private readonly box = new Float32Array(6);
   private readonly stack = new Int32Array(256);
+  /** cull's stack: the planes each stacked node's parent crossed (bit p for plane p). */
+  private readonly masks = new Uint8Array(256);
   private readonly stackNear = new Float64Array(256);
 
   constructor(
@@ -196,6 +200,7 @@ export class InstanceBVH {
     }
     this.built = count;
     this.stale = false;
+    this.dead = 0;
   }
 
   /** Whether the pending range is long enough that the tree should be rebuilt. */
@@ -219,7 +224,10 @@ export class InstanceBVH {
     if (this.stale) return;
     if (from < this.built) {
       const item = this.itemOf[from]!;
-      if (this.items[item] === from) this.items[item] = DEAD;
+      if (this.items[item] === from) {
+        this.items[item] = DEAD;
+        this.dead++;
+      }
     }
     if (to < this.built) this.refitFrom(matrices, this.itemLeaf[this.itemOf[to]!]!);
   }
@@ -229,7 +237,10 @@ export class InstanceBVH {
     if (this.stale || count >= this.built) return;
     for (let s = count; s < this.built; s++) {
       const item = this.itemOf[s]!;
-      if (this.items[item] === s) this.items[item] = DEAD;
+      if (this.items[item] === s) {
+        this.items[item] = DEAD;
+        this.dead++;
+      }
     }
     this.built = count;
   }
@@ -322,30 +333,37 @@ export class InstanceBVH {
   }
 
   /**
-   * The live slots of [0, count) whose boxes reach inside `planes` (six planes a, b, c, d with
-   * a x + b y + c z + d >= 0 inside, in the group's local space: frustumPlanes), written to `out`
-   * from index 0 and marked in `bits` (bit `slot`, cleared first). Slots the tree does not hold yet
-   * (from `built` on) are tested one by one. Returns how many were written; `out` must have room
-   * for `count`. `ids[slot] === 0xffffffff` marks a removed slot.
+   * The slots of [0, count) whose boxes reach inside `planes` (six planes a, b, c, d with
+   * a x + b y + c z + d >= 0 inside, in the group's local space), written to `out` from index 0.
+   * Returns how many; `out` must have room for `count`. Slots the tree does not hold yet (from
+   * `built` on) are tested one by one, and removed ones (`ids[slot] === 0xffffffff`) left out
+   * there and wherever an instance is tested; inside a subtree wholly in view the tree's items go
+   * out untested and unlooked-up (a removed slot not yet compacted draws nothing: its matrix is
+   * zero), so that the common case is a sequential copy.
    */
-  cull(planes: Float32Array, count: number, ids: Uint32Array, out: Float32Array, bits: Uint8Array): number {
-    bits.fill(0, 0, (count + 7) >> 3);
+  cull(planes: Float32Array, count: number, ids: Uint32Array, out: Float32Array): number {
     let n = 0;
-    const { stack, bounds, left, right, counts, items, itemStart, itemEnd } = this;
+    const { stack, masks, bounds, left, right, counts, items, itemStart, itemEnd } = this;
     if (this.nodeCount > 0 && !this.stale) {
       let top = 0;
-      stack[top++] = 0;
+      stack[top] = 0;
+      masks[top++] = ALL_PLANES;
       while (top > 0) {
         const node = stack[--top]!;
-        const side = boxSide(planes, bounds, node * 6);
+        // The planes the parent's box crossed: a child is inside those its parent was inside.
+        const side = boxPlanes(planes, bounds, node * 6, masks[top]!);
         if (side < 0) continue;
-        if (side > 0) {
-          // Inside every plane: the subtree's items without a test.
-          for (let i = itemStart[node]!, end = itemEnd[node]!; i < end; i++) {
+        if (side === 0) {
+          // Inside every plane: the subtree's items without a test (in one copy while none was dropped).
+          const start = itemStart[node]!, end = itemEnd[node]!;
+          if (this.dead === 0) {
+            out.set(items.subarray(start, end), n);
+            n += end - start;
+            continue;
+          }
+          for (let i = start; i < end; i++) {
             const slot = items[i]!;
-            if (slot === DEAD || slot >= count || ids[slot] === DEAD) continue;
-            out[n++] = slot;
-            bits[slot >> 3]! |= 1 << (slot & 7);
+            if (slot !== DEAD && slot < count) out[n++] = slot;
           }
           continue;
         }
@@ -353,15 +371,17 @@ export class InstanceBVH {
         if (a !== -1) {
           if (top + 2 > stack.length) {
             // Deeper than the stack (never for median splits below 2^120 items): test its items.
-            n = this.cullRange(planes, itemStart[node]!, itemEnd[node]!, count, ids, out, bits, n);
+            n = this.cullRange(planes, itemStart[node]!, itemEnd[node]!, count, ids, out, n);
             continue;
           }
-          stack[top++] = right[node]!;
-          stack[top++] = a;
+          stack[top] = right[node]!;
+          masks[top++] = side;
+          stack[top] = a;
+          masks[top++] = side;
           continue;
         }
         const first = right[node]!;
-        n = this.cullRange(planes, first, first + counts[node]!, count, ids, out, bits, n);
+        n = this.cullRange(planes, first, first + counts[node]!, count, ids, out, n);
       }
     }
     const from = this.stale ? 0 : Math.min(this.built, count);
@@ -370,7 +390,6 @@ export class InstanceBVH {
       this.instanceBox(null, slot, this.box);
       if (boxSide(planes, this.box, 0) < 0) continue;
       out[n++] = slot;
-      bits[slot >> 3]! |= 1 << (slot & 7);
     }
     return n;
   }
@@ -381,7 +400,7 @@ export class InstanceBVH {
     return boxSide(planes, this.box, 0) >= 0;
   }
 
-  private cullRange(planes: Float32Array, from: number, to: number, count: number, ids: Uint32Array, out: Float32Array, bits: Uint8Array, n: number): number {
+  private cullRange(planes: Float32Array, from: number, to: number, count: number, ids: Uint32Array, out: Float32Array, n: number): number {
     const items = this.items;
     for (let i = from; i < to; i++) {
       const slot = items[i]!;
@@ -389,7 +408,6 @@ export class InstanceBVH {
       this.instanceBox(null, slot, this.box);
       if (boxSide(planes, this.box, 0) < 0) continue;
       out[n++] = slot;
-      bits[slot >> 3]! |= 1 << (slot & 7);
     }
     return n;
   }
@@ -459,6 +477,28 @@ export class InstanceBVH {
       b[o + 5] = Math.max(b[a + 5]!, b[c + 5]!);
     }
   }
+}
+
+const ALL_PLANES = 0x3f;
+
+/**
+ * Box `b[o..o+6)` against the planes of `mask` (bit p: plane p): -1 outside one of them, else the
+ * mask of those it crosses (0: inside all of them).
+ */
+function boxPlanes(planes: Float32Array, b: Float32Array, o: number, mask: number): number {
+  const minX = b[o]!, minY = b[o + 1]!, minZ = b[o + 2]!, maxX = b[o + 3]!, maxY = b[o + 4]!, maxZ = b[o + 5]!;
+  if (!(minX <= maxX)) return -1;
+  let crossed = 0;
+  for (let p = 0; p < 6; p++) {
+    if ((mask & (1 << p)) === 0) continue;
+    const q = p * 4;
+    const a = planes[q]!, bb = planes[q + 1]!, c = planes[q + 2]!, d = planes[q + 3]!;
+    const far = a * (a >= 0 ? maxX : minX) + bb * (bb >= 0 ? maxY : minY) + c * (c >= 0 ? maxZ : minZ) + d;
+    if (far < 0) return -1;
+    const near = a * (a >= 0 ? minX : maxX) + bb * (bb >= 0 ? minY : maxY) + c * (c >= 0 ? minZ : maxZ) + d;
+    if (near < 0) crossed |= 1 << p;
+  }
+  return crossed;
 }
 
 /**

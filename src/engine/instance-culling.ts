@@ -75,7 +75,9 @@ interface CullEntry {
   version: number;
   readonly planes: Float32Array;
   slots: Float32Array;
+  /** Which slots the list holds (bit `slot`), made when a moved instance first asks (bitsMade). */
   bits: Uint8Array;
+  bitsMade: boolean;
   n: number;
   /** Use stamp, for reusing the oldest entry. */
   used: number;
@@ -249,6 +251,7 @@ export function createGroupCulling(renderer: WebGLRenderer | null, group: Culled
       planes: new Float32Array(24),
       slots: new Float32Array(0),
       bits: new Uint8Array(0),
+      bitsMade: false,
       n: 0,
       used: 0,
       changed: true,
@@ -341,7 +344,7 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
   entry.changed = true;
   const count = group.count;
   if (entry.slots.length < count) entry.slots = new Float32Array(group.ids.length);
-  if (entry.bits.length < (count + 7) >> 3) entry.bits = new Uint8Array((group.ids.length + 7) >> 3);
+  entry.bitsMade = false;
   culling.stats.culls++;
   if (!on) {
     // Off: every live slot, in slot order (the picture as drawn without culling).
@@ -361,7 +364,7 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
     entry.planes[p * 4 + 2] = plane.normal.z;
     entry.planes[p * 4 + 3] = plane.constant;
   }
-  entry.n = group.bvh.cull(entry.planes, count, group.ids, entry.slots, entry.bits);
+  entry.n = group.bvh.cull(entry.planes, count, group.ids, entry.slots);
   culling.stats.cullMs += performance.now() - started;
   return entry;
 }
@@ -383,6 +386,7 @@ export function instanceMoved(group: CulledGroup, slot: number): void {
   if (!culling) return;
   for (const entry of culling.entries) {
     if (entry.version !== culling.version) continue;
+    if (!entry.bitsMade) markListed(entry, group.ids.length);
     const bit = 1 << (slot & 7);
     if ((entry.bits[slot >> 3]! & bit) !== 0) continue;
     if (!group.bvh.inside(entry.planes, slot)) continue;
@@ -395,6 +399,19 @@ export function instanceMoved(group: CulledGroup, slot: number): void {
     entry.bits[slot >> 3]! |= bit;
     entry.changed = true;
   }
+}
+
+/** Marks the slots a list holds (once per list: the cull itself only copies slots). */
+function markListed(entry: CullEntry, slots: number): void {
+  const bytes = (slots + 7) >> 3;
+  if (entry.bits.length < bytes) entry.bits = new Uint8Array(bytes);
+  else entry.bits.fill(0);
+  const list = entry.slots;
+  for (let i = 0; i < entry.n; i++) {
+    const slot = list[i]!;
+    entry.bits[slot >> 3]! |= 1 << (slot & 7);
+  }
+  entry.bitsMade = true;
 }
 
 /** Every pass list is stale (instances added, slots compacted, the tree rebuilt). */
