@@ -354,11 +354,10 @@ export class InstanceBVH {
         const side = boxPlanes(planes, bounds, node * 6, masks[top]!);
         if (side < 0) continue;
         if (side === 0) {
-          // Inside every plane: the subtree's items without a test (in one copy while none was dropped).
+          // Inside every plane: the subtree's items without a test (a plain copy while none was dropped).
           const start = itemStart[node]!, end = itemEnd[node]!;
           if (this.dead === 0) {
-            out.set(items.subarray(start, end), n);
-            n += end - start;
+            for (let i = start; i < end; i++) out[n++] = items[i]!;
             continue;
           }
           for (let i = start; i < end; i++) {

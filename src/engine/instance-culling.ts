@@ -1,4 +1,5 @@
 import {
+  ShaderLib,
   DataTexture,
   FloatType,
   Frustum,
@@ -39,11 +40,14 @@ import type { InstanceBVH } from './instance-bvh';
  *   few entries: a pass whose camera and group did not change draws from its list again. A moved
  *   instance (`instanceMoved`) is tested against each list: one that newly enters a pass's frustum
  *   is appended, one that left stays (drawn outside, clipped: harmless) until the next cull, so a
- *   drag re-culls nothing. Adding, removing (a removed slot draws nothing: its matrix is zero) and
- *   compacting re-cull at the next pass.
- * - A material the patch does not know (a pass's override material, as N8AO's normal pass) draws
- *   every slot through `instanceMatrix`, unculled and right. With culling switched off
- *   (`world.render.instanceCulling = false`) every live slot is listed, in slot order.
+ *   drag re-culls nothing. Adding and compacting re-cull at the next pass; a removed slot stays
+ *   listed until then and draws nothing (its matrix is zero).
+ * - A material the patch does not know (a pass's override material, as N8AO's normal pass; three's
+ *   depth material for a part of several materials) draws every slot through `instanceMatrix`,
+ *   unculled and right, as it does with culling switched off (`world.render.instanceCulling =
+ *   false`: the plain InstancedMesh path, for comparing pictures).
+ * - The matrix texture goes up in changed rows (MAX_ROW_UPLOADS at most, else whole) before the
+ *   first culled draw that needs it.
  *
  * Without a renderer (unit tests of the engine) nothing here is made and the meshes draw as plain
  * InstancedMeshes.
@@ -53,8 +57,8 @@ import type { InstanceBVH } from './instance-bvh';
 export const MATRIX_TEXTURE_WIDTH = 2048;
 /** Slots a row of the matrix texture: group capacities are multiples of it. */
 export const SLOTS_PER_ROW = MATRIX_TEXTURE_WIDTH / 4;
-/** Pass lists kept per group (the picture, the sun's shadow, a few more; the oldest is reused). */
-const ENTRIES = 6;
+/** Pass lists kept per group (the picture, the sun's shadow, a point light's six faces; the oldest is reused). */
+const ENTRIES = 8;
 /** Rows touched past which an edit uploads the whole texture rather than row by row. */
 const MAX_ROW_UPLOADS = 16;
 
@@ -91,15 +95,19 @@ export interface GroupCulling {
   buffer: WebGLBuffer;
   /** Slots the buffer holds. */
   bufferSlots: number;
-  readonly attribute: GLBufferAttribute;
+  readonly attribute: SlotListAttribute;
   /** Bumped by whatever makes every list stale (adds, compaction, a rebuilt tree, a new capacity). */
   version: number;
   readonly entries: CullEntry[];
   /** The entry whose list is in the buffer now. */
   uploaded: CullEntry | null;
-  /** Slots whose matrices changed since the texture's last upload: [dirtyMin, dirtyMax). */
-  dirtyMin: number;
-  dirtyMax: number;
+  /** Texture rows whose matrices changed since its last upload (1 a row), how many, and their span. */
+  dirtyRows: Uint8Array;
+  dirtyCount: number;
+  dirtyFirst: number;
+  dirtyLast: number;
+  /** The renderer's largest texture side: a group that grows past it stops culling. */
+  readonly maxRows: number;
   /** The texture went up whole once (before that an upload of ranges would leave the rest undefined). */
   textureReady: boolean;
   stamp: number;
@@ -112,6 +120,29 @@ const MATRICES_UNIFORM = { value: null as DataTexture | null };
 
 const patched = new WeakSet<Material>();
 const KEY = 'instance-culling';
+
+/** The lines of three's shaders the patch hooks into (patchForCulling). */
+const ANCHORS = ['#include <common>', 'void main() {'] as const;
+let patchFits: boolean | null = null;
+
+/**
+ * Whether the patch finds its anchors in every vertex shader an instanced asset may be drawn with
+ * (three's built-in materials and the shadow passes'). A three.js whose shaders changed turns
+ * culling off, with one warning, rather than drawing the wrong instances.
+ */
+export function cullingPatchFits(): boolean {
+  if (patchFits === null) {
+    const missing = Object.entries(ShaderLib).filter(([, shader]) => ANCHORS.some((anchor) => !shader.vertexShader.includes(anchor)));
+    const needed = ['standard', 'physical', 'basic', 'lambert', 'phong', 'toon', 'matcap', 'depth', 'distance'];
+    const broken = missing.filter(([name]) => needed.includes(name)).map(([name]) => name);
+    patchFits = broken.length === 0 && ShaderChunk.color_vertex.includes(COLOUR_LINE);
+    if (!patchFits) console.warn(`Per-instance culling is off: three's ${broken.join(', ') || 'color_vertex'} shader no longer has the lines it hooks into.`);
+  }
+  return patchFits;
+}
+
+/** The line of color_vertex that multiplies by instanceColor (the slot list there). */
+const COLOUR_LINE = 'vColor.rgb *= instanceColor.rgb;';
 
 /** The vertex shader's instancing, through the slot list and the matrix texture (only with USE_INSTANCING_COLOR: our meshes). */
 function patchForCulling(shader: WebGLProgramParametersWithUniforms): void {
@@ -138,7 +169,7 @@ function patchForCulling(shader: WebGLProgramParametersWithUniforms): void {
   }
 #endif`,
     )
-    .replace('#include <color_vertex>', ShaderChunk.color_vertex.replace('vColor.rgb *= instanceColor.rgb;', ''));
+    .replace('#include <color_vertex>', ShaderChunk.color_vertex.replace(COLOUR_LINE, ''));
   // The slot list turned USE_COLOR on; without vertex colours there is no colour to multiply by
   // (a varying and a multiply per fragment saved).
   if (!shader.vertexColors) shader.fragmentShader = shader.fragmentShader.replace('#include <color_fragment>', '');
@@ -158,7 +189,10 @@ export function readsSlots(material: Material): boolean {
   return patched.has(material) || (material as { isCulledInstanceMaterial?: boolean }).isCulledInstanceMaterial === true;
 }
 
-/** The shadow pass's depth material for culled instances (three clones it for alpha-tested casters: a clone is one too). */
+/**
+ * The shadow pass's depth material for culled instances, one per asset material (three sets its
+ * side, maps and alpha test from that material at each draw; a clone stays one: its class patches).
+ */
 export class CulledDepthMaterial extends MeshDepthMaterial {
   readonly isCulledInstanceMaterial = true;
   override onBeforeCompile(shader: WebGLProgramParametersWithUniforms): void {
@@ -197,6 +231,18 @@ export function shadowMaterialsFor(material: Material): { depth: CulledDepthMate
   return pair;
 }
 
+/**
+ * A pass's slot list as three binds it: a buffer of ours (uploaded per pass), one float a drawn
+ * instance, stepped per instance (three reads isInstancedBufferAttribute and meshPerAttribute for
+ * the divisor). InstancedMesh.dispose disposes its instanceColor: the buffer goes with the group
+ * (disposeGroupCulling), so that does nothing.
+ */
+class SlotListAttribute extends GLBufferAttribute {
+  readonly isInstancedBufferAttribute = true;
+  readonly meshPerAttribute = 1;
+  dispose(): void {}
+}
+
 /** Slots a group of `n` instances makes room for: whole rows of the matrix texture, with some to grow. */
 export function instanceCapacity(n: number): number {
   return Math.ceil(Math.max(16, n + (n >> 5)) / SLOTS_PER_ROW) * SLOTS_PER_ROW;
@@ -220,15 +266,13 @@ export function createGroupCulling(renderer: WebGLRenderer | null, group: Culled
   if (!renderer || typeof renderer.getContext !== 'function' || !renderer.capabilities) return null;
   const gl = renderer.getContext() as WebGL2RenderingContext;
   const rows = matrices.length / (MATRIX_TEXTURE_WIDTH * 4);
-  if (rows > renderer.capabilities.maxTextureSize || typeof gl.bufferSubData !== 'function') return null;
+  if (rows > renderer.capabilities.maxTextureSize || typeof gl.bufferSubData !== 'function' || !cullingPatchFits()) return null;
   const slots = group.ids.length;
   const buffer = gl.createBuffer();
   if (!buffer) return null;
   gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
   gl.bufferData(gl.ARRAY_BUFFER, slots * 4, gl.DYNAMIC_DRAW);
-  const attribute = new GLBufferAttribute(buffer, gl.FLOAT, 1, 4, slots);
-  // Instanced: one slot per instance (three reads these two for the divisor).
-  Object.assign(attribute, { isInstancedBufferAttribute: true, meshPerAttribute: 1 });
+  const attribute = new SlotListAttribute(buffer, gl.FLOAT, 1, 4, slots);
   const culling: GroupCulling = {
     gl,
     texture: matrixTexture(matrices),
@@ -238,8 +282,11 @@ export function createGroupCulling(renderer: WebGLRenderer | null, group: Culled
     version: 0,
     entries: [],
     uploaded: null,
-    dirtyMin: Infinity,
-    dirtyMax: -1,
+    dirtyRows: new Uint8Array(rows),
+    dirtyCount: 0,
+    dirtyFirst: Infinity,
+    dirtyLast: -1,
+    maxRows: renderer.capabilities.maxTextureSize,
     textureReady: false,
     stamp: 0,
     stats: { passes: 0, culls: 0, drawn: 0, cullMs: 0 },
@@ -296,15 +343,16 @@ function beforeDraw(
   material: Material,
 ): void {
   const culling = group.culling;
-  if (!culling || !readsSlots(material)) {
-    // Every slot through instanceMatrix, and no slot list where a colour would be read.
+  if (!culling || !world.render.instanceCulling || !readsSlots(material)) {
+    // Every slot through instanceMatrix, as a plain InstancedMesh draws, and no slot list where a
+    // colour would be read.
     mesh.count = group.count;
     mesh.instanceColor = null;
     return;
   }
-  if (culling.dirtyMax > culling.dirtyMin) queueRows(culling);
+  if (culling.dirtyCount > 0) queueRows(culling);
   clip.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).multiply(mesh.matrixWorld);
-  const entry = listFor(culling, group, clip, camera, world.render.instanceCulling);
+  const entry = listFor(culling, group, clip, camera);
   if (culling.uploaded !== entry || entry.changed) {
     const gl = culling.gl;
     gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffer);
@@ -325,18 +373,18 @@ function beforeDraw(
 }
 
 /** The pass's list: a kept one when the pass and the group are as they were, else a new cull into the oldest entry. */
-function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: Camera, on: boolean): CullEntry {
+function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: Camera): CullEntry {
   const e = m.elements;
-  const started = performance.now();
-  const version = on ? culling.version : -2 - culling.version;
+  const version = culling.version;
   let oldest = culling.entries[0]!;
   for (const entry of culling.entries) {
-    if (entry.version === version && sameKey(entry.key, e, on)) {
+    if (entry.version === version && sameKey(entry.key, e)) {
       entry.used = ++culling.stamp;
       return entry;
     }
     if (entry.used < oldest.used) oldest = entry;
   }
+  const started = performance.now();
   const entry = oldest;
   for (let i = 0; i < 16; i++) entry.key[i] = e[i]!;
   entry.version = version;
@@ -346,16 +394,6 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
   if (entry.slots.length < count) entry.slots = new Float32Array(group.ids.length);
   entry.bitsMade = false;
   culling.stats.culls++;
-  if (!on) {
-    // Off: every live slot, in slot order (the picture as drawn without culling).
-    let n = 0;
-    const ids = group.ids;
-    for (let slot = 0; slot < count; slot++) if (ids[slot] !== 0xffffffff) entry.slots[n++] = slot;
-    entry.n = n;
-    entry.planes.fill(0);
-    culling.stats.cullMs += performance.now() - started;
-    return entry;
-  }
   frustum.setFromProjectionMatrix(m, camera.coordinateSystem, (camera as { reversedDepth?: boolean }).reversedDepth ?? false);
   for (let p = 0; p < 6; p++) {
     const plane = frustum.planes[p]!;
@@ -369,9 +407,7 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
   return entry;
 }
 
-function sameKey(key: Float32Array, e: ArrayLike<number>, on: boolean): boolean {
-  // Off lists hold every slot whatever the pass: one serves all.
-  if (!on) return true;
+function sameKey(key: Float32Array, e: ArrayLike<number>): boolean {
   for (let i = 0; i < 16; i++) if (key[i] !== Math.fround(e[i]!)) return false;
   return true;
 }
@@ -423,39 +459,55 @@ export function cullingChanged(group: CulledGroup): void {
 export function matricesChanged(group: CulledGroup, first: number, count: number): void {
   const culling = group.culling;
   if (!culling || count <= 0) return;
-  if (first < culling.dirtyMin) culling.dirtyMin = first;
-  if (first + count > culling.dirtyMax) culling.dirtyMax = first + count;
+  const rows = culling.dirtyRows;
+  const last = Math.min(rows.length - 1, Math.floor((first + count - 1) / SLOTS_PER_ROW));
+  for (let row = Math.floor(first / SLOTS_PER_ROW); row <= last; row++) {
+    if (rows[row] === 1) continue;
+    rows[row] = 1;
+    culling.dirtyCount++;
+    if (row < culling.dirtyFirst) culling.dirtyFirst = row;
+    if (row > culling.dirtyLast) culling.dirtyLast = row;
+  }
 }
 
-/** Queues the changed rows for the texture's upload: row by row (a range may not cross a row), or all of it past MAX_ROW_UPLOADS rows. */
+/**
+ * Queues the changed rows for the texture's upload: each row as one range (a range may not cross a
+ * row), or, past MAX_ROW_UPLOADS rows, the whole texture (no ranges). Scattered edits upload only
+ * their rows: two dragged instances far apart are two rows, not the span between them.
+ */
 function queueRows(culling: GroupCulling): void {
   const texture = culling.texture;
-  const first = culling.dirtyMin;
-  const end = culling.dirtyMax;
-  const firstRow = Math.floor(first / SLOTS_PER_ROW);
-  const lastRow = Math.floor((end - 1) / SLOTS_PER_ROW);
+  const rows = culling.dirtyRows;
   texture.clearUpdateRanges();
-  if (culling.textureReady && lastRow - firstRow < MAX_ROW_UPLOADS) {
-    for (let row = firstRow; row <= lastRow; row++) {
-      const from = Math.max(first, row * SLOTS_PER_ROW);
-      const to = Math.min(end, (row + 1) * SLOTS_PER_ROW);
-      texture.addUpdateRange(from * 16, (to - from) * 16);
-    }
+  const row16 = SLOTS_PER_ROW * 16;
+  if (culling.textureReady && culling.dirtyCount <= MAX_ROW_UPLOADS) {
+    for (let row = culling.dirtyFirst; row <= culling.dirtyLast; row++) if (rows[row] === 1) texture.addUpdateRange(row * row16, row16);
   }
   // No ranges: three uploads the whole texture.
   texture.needsUpdate = true;
-  culling.dirtyMin = Infinity;
-  culling.dirtyMax = -1;
+  rows.fill(0, culling.dirtyFirst, culling.dirtyLast + 1);
+  culling.dirtyCount = 0;
+  culling.dirtyFirst = Infinity;
+  culling.dirtyLast = -1;
 }
 
 /** The group's arrays grew (a new matrices array): a new texture, and a buffer with room for every slot. */
 export function cullingResized(group: CulledGroup, matrices: Float32Array): void {
   const culling = group.culling;
   if (!culling) return;
+  const rows = matrices.length / (MATRIX_TEXTURE_WIDTH * 4);
+  if (rows > culling.maxRows) {
+    // Past the largest texture: this group draws every instance from now on, as a plain InstancedMesh.
+    disposeGroupCulling(group);
+    for (const mesh of group.meshes) mesh.instanceColor = null;
+    return;
+  }
   culling.texture.dispose();
   culling.texture = matrixTexture(matrices);
-  culling.dirtyMin = Infinity;
-  culling.dirtyMax = -1;
+  culling.dirtyRows = new Uint8Array(rows);
+  culling.dirtyCount = 0;
+  culling.dirtyFirst = Infinity;
+  culling.dirtyLast = -1;
   culling.textureReady = false;
   const slots = group.ids.length;
   if (slots > culling.bufferSlots) {
@@ -469,9 +521,14 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
   culling.version++;
 }
 
-/** Lets go of the group's texture (the meshes' disposal deletes the buffer: it is their instanceColor). */
+/** Lets go of the group's texture and slot buffer; its meshes draw every slot from now on. */
 export function disposeGroupCulling(group: CulledGroup): void {
-  group.culling?.texture.dispose();
+  const culling = group.culling;
+  if (!culling) return;
+  culling.texture.dispose();
+  // three deletes it with a mesh it has drawn (its instanceColor); one never drawn keeps it: delete
+  // it here (deleting a deleted buffer does nothing).
+  culling.gl.deleteBuffer(culling.buffer);
   group.culling = null;
 }
 

@@ -203,7 +203,9 @@ export function compileGroupPrograms(target: GroupProgramsTarget, asset: LoadedA
         const depthMesh = new InstancedMesh(part.geometry, depth, 0);
         depthMesh.castShadow = castShadow;
         depthMesh.receiveShadow = true;
-        depthMesh.instanceColor = slots;
+        // A part of several materials casts through three's own depth material, which reads no
+        // slot list: its program has no instanceColor (src/engine/instance-culling.ts falls back).
+        depthMesh.instanceColor = own ? slots : null;
         shadowHolder.add(depthMesh);
       }
     }

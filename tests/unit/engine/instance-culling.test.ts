@@ -5,10 +5,12 @@ import {
   Group,
   Matrix4,
   MeshBasicMaterial,
+  MeshDepthMaterial,
   MeshStandardMaterial,
   OrthographicCamera,
   PerspectiveCamera,
   Scene,
+  ShaderLib,
   type Camera,
   type InstancedMesh,
   type Material,
@@ -17,11 +19,20 @@ import {
 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { InstanceBVH } from '../../../src/engine/instance-bvh';
-import { CulledDepthMaterial, instanceCapacity, readsSlots, SLOTS_PER_ROW } from '../../../src/engine/instance-culling';
+import {
+  CulledDepthMaterial,
+  CulledDistanceMaterial,
+  cullingPatchFits,
+  instanceCapacity,
+  patchMaterialForCulling,
+  readsSlots,
+  SLOTS_PER_ROW,
+} from '../../../src/engine/instance-culling';
 import {
   addInstances,
   compactInstanceGroup,
   createInstanceGroup,
+  disposeInstanceGroup,
   removeInstances,
   setInstanceMatrix,
   type InstanceAsset,
@@ -39,8 +50,10 @@ import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
 /** A WebGL 2 context that keeps the last slot list uploaded into each buffer. */
 function recordingContext() {
   const buffers = new Map<object, Float32Array>();
+  const deleted: object[] = [];
   let bound: object | null = null;
   const gl = {
+    deleteBuffer: (buffer: object) => deleted.push(buffer),
     ARRAY_BUFFER: 0x8892,
     DYNAMIC_DRAW: 0x88e8,
     FLOAT: 0x1406,
@@ -50,18 +63,18 @@ function recordingContext() {
     bufferSubData: (_target: number, offset: number, data: Float32Array, from: number, length: number) =>
       buffers.get(bound!)!.set(data.subarray(from, from + length), offset / 4),
   };
-  return { gl, buffers };
+  return { gl, buffers, deleted };
 }
 
 function stubRenderer() {
-  const { gl, buffers } = recordingContext();
+  const { gl, buffers, deleted } = recordingContext();
   let unbound = 0;
   const renderer = {
     getContext: () => gl,
     capabilities: { maxTextureSize: 8192 },
     state: { useProgram: () => unbound++ },
   } as unknown as WebGLRenderer;
-  return { renderer, buffers, unbinds: () => unbound };
+  return { renderer, buffers, deleted, unbinds: () => unbound };
 }
 
 function asset(material: Material = new MeshStandardMaterial()): InstanceAsset {
@@ -76,7 +89,7 @@ function asset(material: Material = new MeshStandardMaterial()): InstanceAsset {
 /** A row of n unit crates along x, 2 m apart (instance i at x = 2 i), with a renderer. */
 function setup(n: number, material?: Material) {
   const world = createViewerWorld();
-  const { renderer, buffers, unbinds } = stubRenderer();
+  const { renderer, buffers, deleted, unbinds } = stubRenderer();
   world.render.renderer = renderer;
   const eid = addViewerEntity(world);
   const object = new Group();
@@ -86,7 +99,7 @@ function setup(n: number, material?: Material) {
   for (let i = 0; i < n; i++) new Matrix4().makeTranslation(i * 2, 0, 0).toArray(matrices, i * 16);
   const group = createInstanceGroup(world, eid, { uuid: 'g1', asset: asset(material), ids, matrices });
   object.updateMatrixWorld(true);
-  return { world, group, renderer, buffers, unbinds, mesh: group.meshes[0]! };
+  return { world, group, renderer, buffers, deleted, unbinds, mesh: group.meshes[0]! };
 }
 
 /** A camera at x = 0 looking along -z at the row from 10 m away, 90 degrees wide: x in about [-10, 10] is in view. */
@@ -196,8 +209,7 @@ describe('per-instance culling', () => {
     expect(next.list).toContain(30);
     expect(culling.stats.culls).toBe(1);
     // Its texture rows go up with that draw (the first draw sent the whole texture).
-    expect(culling.texture.updateRanges.length).toBe(1);
-    expect(culling.texture.updateRanges[0]).toEqual({ start: 30 * 16, count: 16 });
+    expect(culling.texture.updateRanges).toEqual([{ start: 0, count: SLOTS_PER_ROW * 16 }]);
     // Moved out again: still listed until the next cull (drawn outside the view, clipped), never lost.
     setInstanceMatrix(s.world, s.group, 30, new Matrix4().makeTranslation(60, 0, 0));
     expect(drawMain(s, cam).list).toContain(30);
@@ -235,15 +247,98 @@ describe('per-instance culling', () => {
     expect(readsSlots(s.mesh.material as Material)).toBe(true);
   });
 
-  it('switched off, every live slot is listed in slot order, whatever the camera', () => {
+  it('switched off, every slot draws through instanceMatrix as a plain InstancedMesh draws, whatever the camera', () => {
     const s = setup(40);
     s.world.render.instanceCulling = false;
-    removeInstances(s.world, s.group, [3]);
     const drawn = drawMain(s, camera(0));
-    expect(drawn.count).toBe(39);
-    expect(drawn.list).toEqual([...Array(40).keys()].filter((i) => i !== 3));
+    expect(drawn.count).toBe(40);
+    expect(drawn.colour).toBeNull();
+    expect(drawn.colourAfter).toBe(s.group.culling!.attribute);
     s.world.render.instanceCulling = true;
     expect(drawMain(s, camera(0)).list).toEqual(inView(s.group, camera(0)));
+  });
+
+  it("binds the group's own matrix texture for each culled draw, with the program unbound so that three uploads it", () => {
+    const a = setup(40);
+    const b = setup(40);
+    // Both groups draw with one material (one asset): its patched programs read one uniform object.
+    const material = new MeshStandardMaterial();
+    a.mesh.material = material;
+    b.mesh.material = material;
+    const shader = {
+      uniforms: {} as Record<string, { value: unknown }>,
+      vertexShader: ShaderLib.standard.vertexShader,
+      fragmentShader: ShaderLib.standard.fragmentShader,
+      vertexColors: false,
+    };
+    patchMaterialForCulling(material);
+    material.onBeforeCompile(shader as never, a.renderer);
+    const uniform = shader.uniforms.instanceMatrices!;
+    drawMain(a, camera(0));
+    expect(uniform.value).toBe(a.group.culling!.texture);
+    expect(a.unbinds()).toBe(1);
+    drawMain(b, camera(0));
+    expect(uniform.value).toBe(b.group.culling!.texture);
+    expect(b.unbinds()).toBe(1);
+  });
+
+  it("patches three's shaders: the instance matrix from the texture at the listed slot, no colour from the list", () => {
+    const libs = { standard: ShaderLib.standard, physical: ShaderLib.physical, basic: ShaderLib.basic, depth: ShaderLib.depth, distance: ShaderLib.distance };
+    for (const [name, lib] of Object.entries(libs)) {
+      const material = name === 'depth' ? new CulledDepthMaterial() : name === 'distance' ? new CulledDistanceMaterial() : new MeshStandardMaterial();
+      if (!readsSlots(material)) patchMaterialForCulling(material);
+      const shader = { uniforms: {} as Record<string, unknown>, vertexShader: lib.vertexShader, fragmentShader: lib.fragmentShader, vertexColors: false };
+      material.onBeforeCompile(shader as never, null as never);
+      expect(shader.vertexShader, name).toContain('#define instanceMatrix culledInstanceMatrix');
+      expect(shader.vertexShader, name).toContain('culledInstanceMatrix = mat4( texelFetch( instanceMatrices, at, 0 )');
+      expect(shader.vertexShader, name).toContain('int texel = int( instanceColor.x ) * 4;');
+      expect(shader.vertexShader, name).not.toContain('vColor.rgb *= instanceColor.rgb;');
+      expect(shader.uniforms.instanceMatrices, name).toBeDefined();
+      expect(material.customProgramCacheKey(), name).toBe('instance-culling');
+    }
+    expect(cullingPatchFits()).toBe(true);
+  });
+
+  it('uploads the changed texture rows, row by row, and the whole texture past sixteen rows', () => {
+    const n = SLOTS_PER_ROW * 20;
+    const s = setup(n);
+    const cam = camera(0);
+    drawMain(s, cam);
+    const texture = s.group.culling!.texture;
+    const row = SLOTS_PER_ROW * 16;
+    // Two instances far apart: their two rows, not the span between them.
+    setInstanceMatrix(s.world, s.group, 3, new Matrix4().makeTranslation(0, 1, 0));
+    setInstanceMatrix(s.world, s.group, SLOTS_PER_ROW * 18 + 5, new Matrix4().makeTranslation(1, 1, 0));
+    drawMain(s, cam);
+    expect(texture.updateRanges).toEqual([
+      { start: 0, count: row },
+      { start: 18 * row, count: row },
+    ]);
+    // One slot on each of seventeen rows: the whole texture (no ranges).
+    for (let r = 0; r < 17; r++) setInstanceMatrix(s.world, s.group, r * SLOTS_PER_ROW, new Matrix4().makeTranslation(r * 2, 2, 0));
+    const version = texture.version;
+    drawMain(s, cam);
+    expect(texture.updateRanges).toEqual([]);
+    expect(texture.version).toBeGreaterThan(version);
+  });
+
+  it('deletes its slot buffer with the group, drawn or not', () => {
+    const s = setup(4);
+    const buffer = s.group.culling!.buffer;
+    disposeInstanceGroup(s.world, s.group.eid);
+    expect(s.deleted).toContain(buffer);
+    expect(s.group.culling).toBeNull();
+  });
+
+  it("a part of several materials casts through three's depth material, unculled: every slot, no slot list", () => {
+    const s = setup(10);
+    s.mesh.material = [new MeshStandardMaterial(), new MeshStandardMaterial()];
+    const threeDepth = new MeshDepthMaterial();
+    s.mesh.onBeforeShadow(s.renderer, new Scene(), camera(0), camera(0), s.mesh.geometry, threeDepth, null as never);
+    expect(s.mesh.count).toBe(10);
+    expect(s.mesh.instanceColor).toBeNull();
+    s.mesh.onAfterShadow(s.renderer, new Scene(), camera(0), camera(0), s.mesh.geometry, threeDepth, null as never);
+    expect(s.mesh.instanceColor).toBe(s.group.culling!.attribute);
   });
 
   it('adding and compacting cull again; the lists hold slots, so a compacted group lists the moved instance at its new slot', () => {

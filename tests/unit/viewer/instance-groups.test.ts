@@ -122,8 +122,10 @@ describe('compileGroupPrograms: the programs the groups are drawn with, before t
     expect(depth[0]).toBeInstanceOf(CulledDepthMaterial);
     // The crown (two materials): stand-ins as three's shadow pass makes them.
     expect(depth[1]).not.toBeInstanceOf(CulledDepthMaterial);
-    // Every compiled mesh carries a slot list, as the groups' meshes do (the same program variant).
-    for (const call of calls) for (const mesh of call.meshes) expect(mesh.instanceColor).not.toBeNull();
+    // The meshes carry a slot list where the groups' draws do (the same program variants): the
+    // parts, and the shadow of the one-material part; not the shadows through three's materials.
+    for (const mesh of calls[0]!.meshes) expect(mesh.instanceColor).not.toBeNull();
+    expect(calls[1]!.meshes.map((mesh) => mesh.instanceColor !== null)).toEqual([true, false, false]);
     let disposed = 0;
     for (const m of depth) m.addEventListener('dispose', () => disposed++);
     expect(disposed).toBe(0);
