@@ -2,23 +2,29 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
 
 /**
- * `npm run demo -- instances N [--scene ID] [--seed S]`: generates a scene of N instances (1 to
- * 1,000,000) of the demo assets into DATA_DIR (or DATABASE_URL) and prints its URLs. With --scene,
- * that scene is created or its instanced groups replaced. Exit codes: 0 done, 1 failed, 2 usage.
+ * `npm run demo -- instances N [--scene ID] [--seed S] [--assets simple|realistic]`: generates a
+ * scene of N instances (1 to 1,000,000) of the demo assets into DATA_DIR (or DATABASE_URL) and
+ * prints its URLs. With --scene, that scene is created or its instanced groups replaced; --assets
+ * picks the asset set (the same layout either way). Exit codes: 0 done, 1 failed, 2 usage.
  */
 
-const USAGE = `usage: npm run demo -- instances N [--scene ID] [--seed S]
+/** The asset sets --assets takes (demo-instances-scene.ts's INSTANCE_ASSET_SETS, here without loading it). */
+const ASSET_SETS = ['simple', 'realistic'] as const;
 
-  N            how many instances, 1 to 1,000,000 (a city block in a forest: houses, cars, lamps, trees...)
-  --scene ID   the scene to create or fill (default: a new id)
-  --seed S     the layout's random seed (default 1): the same N and seed give the same scene
+const USAGE = `usage: npm run demo -- instances N [--scene ID] [--seed S] [--assets SET]
+
+  N             how many instances, 1 to 1,000,000 (a city block in a forest: houses, cars, lamps, trees...)
+  --scene ID    the scene to create or fill (default: a new id)
+  --seed S      the layout's random seed (default 1): the same N and seed give the same scene
+  --assets SET  simple (default: low-poly, 90 to 300 triangles an asset) or realistic
+                (a tree of ~5,000 triangles, a car of ~10,000, a house of ~3,000); same layout
 
 Environment: DATA_DIR (default ./data), DATABASE_URL, PUBLIC_URL, PORT (for the printed URLs).`;
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { scene: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { scene: { type: 'string' }, seed: { type: 'string' }, assets: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
@@ -39,6 +45,11 @@ async function main(argv: string[]): Promise<number> {
     console.error(`error: --seed must be a whole number\n\n${USAGE}`);
     return 2;
   }
+  const assets = values.assets ?? 'simple';
+  if (!(ASSET_SETS as readonly string[]).includes(assets)) {
+    console.error(`error: --assets must be one of ${ASSET_SETS.join(', ')} (got '${assets}')\n\n${USAGE}`);
+    return 2;
+  }
   let config;
   try {
     config = loadServerConfig();
@@ -54,10 +65,12 @@ async function main(argv: string[]): Promise<number> {
   const [{ createInstancesScene }, { createInstanceService }, { openStore }] = await Promise.all([import('./demo-instances-scene.ts'), import('./instances.ts'), import('./store.ts')]);
   const store = await openStore(config);
   try {
-    const result = await createInstancesScene({ config, store, instances: createInstanceService(store) }, n, { sceneId: values.scene, seed });
+    const result = await createInstancesScene({ config, store, instances: createInstanceService(store) }, n, { sceneId: values.scene, seed, assets: assets as (typeof ASSET_SETS)[number] });
     const origin = publicOrigin(config);
-    console.log(`Created '${result.scene.name}' (scene ${result.scene._id}) in ${(result.ms / 1000).toFixed(1)} s:`);
-    for (const g of result.groups) console.log(`  ${g.groupId}: ${g.count.toLocaleString('en-US')} x ${g.assetId}`);
+    const triangles = result.groups.reduce((sum, g) => sum + g.count * g.triangles, 0);
+    console.log(`Created '${result.scene.name}' (scene ${result.scene._id}) in ${(result.ms / 1000).toFixed(1)} s; asset set: ${result.assets}`);
+    for (const g of result.groups) console.log(`  ${g.groupId}: ${g.count.toLocaleString('en-US')} x ${g.assetId} (${g.triangles.toLocaleString('en-US')} triangles each)`);
+    console.log(`  ${triangles.toLocaleString('en-US')} triangles in all`);
     console.log(`Viewer: ${origin}/embed/${result.scene._id}`);
     console.log(`Editor: ${origin}/edit/${result.scene._id} (a scene without an owner: use "Duplicate to edit")`);
     return 0;

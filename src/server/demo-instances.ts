@@ -53,7 +53,7 @@ export const CITY = {
 // Geometry helpers beyond demo.ts: flat polygons and cones.
 
 /** A flat convex polygon (counter-clockwise seen from the side its normal points to), planar UVs. */
-function polygon(points: Vec3[]): Geometry {
+export function polygon(points: Vec3[]): Geometry {
   const [a, b, c] = points as [Vec3, Vec3, Vec3];
   const u: Vec3 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
   const v: Vec3 = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
@@ -122,12 +122,12 @@ interface Builder {
   buffer: GltfBuffer;
 }
 
-function pbr(doc: Document, name: string, color: [number, number, number], metallic: number, roughness: number): Material {
+export function pbr(doc: Document, name: string, color: [number, number, number], metallic: number, roughness: number): Material {
   return doc.createMaterial(name).setBaseColorFactor([...color, 1]).setMetallicFactor(metallic).setRoughnessFactor(roughness);
 }
 
-/** One document with one node and one mesh of one primitive per material. */
-function assetDocument(name: string, parts: (doc: Document) => [Geometry, Material][]): Document {
+/** One document with one node and one mesh of one primitive per material (16-bit indices where they fit). */
+export function assetDocument(name: string, parts: (doc: Document) => [Geometry, Material][]): Document {
   const doc = new Document();
   doc.getRoot().getAsset().generator = INSTANCE_DEMO_GENERATOR;
   const b: Builder = { doc, buffer: doc.createBuffer(name) };
@@ -141,7 +141,13 @@ function assetDocument(name: string, parts: (doc: Document) => [Geometry, Materi
         .setAttribute('POSITION', accessor('positions', 'VEC3', new Float32Array(geometry.positions)))
         .setAttribute('NORMAL', accessor('normals', 'VEC3', new Float32Array(geometry.normals)))
         .setAttribute('TEXCOORD_0', accessor('uvs', 'VEC2', new Float32Array(geometry.uvs)))
-        .setIndices(doc.createAccessor(`${name} ${i} indices`).setType('SCALAR').setArray(new Uint16Array(geometry.indices)).setBuffer(b.buffer))
+        .setIndices(
+          doc
+            .createAccessor(`${name} ${i} indices`)
+            .setType('SCALAR')
+            .setArray(geometry.positions.length / 3 > 0xffff ? new Uint32Array(geometry.indices) : new Uint16Array(geometry.indices))
+            .setBuffer(b.buffer),
+        )
         .setMaterial(material),
     );
   });
@@ -236,17 +242,29 @@ export function createInstanceAssetDocuments(): { key: InstanceDemoKey; name: st
   return INSTANCE_DEMO_ASSETS.map(({ key, name }) => ({ key, name, doc: BUILDERS[key]() }));
 }
 
-/** The demo's assets as GLB bytes (uncompressed; the asset upload path validates and optimises them). */
-export async function createInstanceAssets(): Promise<{ key: string; name: string; glb: Uint8Array }[]> {
+/** The triangles of a document's meshes (every primitive is an indexed triangle list). */
+export function countTriangles(doc: Document): number {
+  let triangles = 0;
+  for (const mesh of doc.getRoot().listMeshes()) for (const prim of mesh.listPrimitives()) triangles += (prim.getIndices()?.getCount() ?? 0) / 3;
+  return triangles;
+}
+
+/** Asset documents as GLB bytes (uncompressed; the asset upload path validates and optimises them). */
+export async function writeInstanceAssets(docs: { key: InstanceDemoKey; name: string; doc: Document }[]): Promise<{ key: InstanceDemoKey; name: string; glb: Uint8Array; triangles: number }[]> {
   const io = new NodeIO();
-  return Promise.all(createInstanceAssetDocuments().map(async ({ key, name, doc }) => ({ key, name, glb: await io.writeBinary(doc) })));
+  return Promise.all(docs.map(async ({ key, name, doc }) => ({ key, name, glb: await io.writeBinary(doc), triangles: countTriangles(doc) })));
+}
+
+/** The demo's assets as GLB bytes (uncompressed; the asset upload path validates and optimises them). */
+export async function createInstanceAssets(): Promise<{ key: InstanceDemoKey; name: string; glb: Uint8Array; triangles: number }[]> {
+  return writeInstanceAssets(createInstanceAssetDocuments());
 }
 
 // ---------------------------------------------------------------------------------------------
 // The layout.
 
 /** mulberry32: a small, fast, seeded PRNG in [0, 1). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

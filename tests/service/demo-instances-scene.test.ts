@@ -2,8 +2,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeContainer } from '../../src/protocol/container-codec.ts';
-import { decodeInstanceSet } from '../../src/protocol/instance-set.ts';
+import { decodeInstanceSet, encodeInstanceSet } from '../../src/protocol/instance-set.ts';
 import { loadServerConfig } from '../../src/server/config.ts';
+import { INSTANCE_DEMO_ASSETS } from '../../src/server/demo-instances.ts';
+import { REALISTIC_TRIANGLE_TARGETS } from '../../src/server/demo-instances-realistic.ts';
 import { createInstancesScene } from '../../src/server/demo-instances-scene.ts';
 import { createInstanceService } from '../../src/server/instances.ts';
 import { readFile } from 'node:fs/promises';
@@ -69,7 +71,7 @@ describe('npm run demo -- instances N', () => {
   }, 120_000);
 
   it('says what is wrong with its arguments (exit 2)', async () => {
-    const cases = [['instances', '0'], ['instances', '1000001'], ['instances', 'many'], ['trees', '10'], ['instances', '5', '--seed', 'x']];
+    const cases = [['instances', '0'], ['instances', '1000001'], ['instances', 'many'], ['trees', '10'], ['instances', '5', '--seed', 'x'], ['instances', '5', '--assets', 'fancy']];
     const results = await Promise.all(cases.map((args) => run(args, { DATA_DIR: dataDir })));
     for (const [i, args] of cases.entries()) {
       const result = results[i];
@@ -77,4 +79,50 @@ describe('npm run demo -- instances N', () => {
       expect(result.stderr).toMatch(/^error: .*\n\nusage: npm run demo -- instances N/);
     }
   }, 120_000);
+
+  it('with --assets realistic: the same city of the realistic assets (own ids), and the summary names the set and the triangles', async () => {
+    const result = await run(['instances', '3000', '--scene', 'city-realistic', '--assets', 'realistic'], { DATA_DIR: dataDir });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/realistic assets/);
+    for (const { key } of INSTANCE_DEMO_ASSETS) expect(result.stdout).toMatch(new RegExp(`x demo-${key}-realistic \\([\\d,]+ triangles each\\)`));
+    expect(result.stdout).toMatch(/[\d,]+ triangles in all/);
+    const store = await openFileStore(dataDir);
+    try {
+      const config = { ...loadServerConfig({}), dataDir };
+      // The same N and seed with the simple set, for comparison.
+      const simple = await createInstancesScene({ config, store, instances: createInstanceService(store) }, 3000, { sceneId: 'city-simple' });
+      expect(simple.assets).toBe('simple');
+      const realistic = (await store.getScene('city-realistic'))!;
+      const groups = realistic.viewerConfig.objects!.filter((o) => o.type === 'InstancedAssetGroup');
+      expect(groups.map((g) => g.assetId)).toEqual(INSTANCE_DEMO_ASSETS.map((a) => `demo-${a.key}-realistic`));
+      expect(groups.map((g) => [g.uuid, g.instanceCount])).toEqual(simple.groups.map((g) => [g.groupId, g.count]));
+      expect(simple.groups.map((g) => g.assetId)).toEqual(INSTANCE_DEMO_ASSETS.map((a) => `demo-${a.key}`));
+      for (const group of groups) {
+        // The same layout: the very same instance set, id for id and matrix for matrix.
+        const mine = decodeInstanceSet((await store.getInstanceGroup('city-realistic', group.uuid))!.base);
+        const theirs = decodeInstanceSet((await store.getInstanceGroup('city-simple', group.uuid))!.base);
+        expect(Buffer.from(encodeInstanceSet(mine)).equals(Buffer.from(encodeInstanceSet(theirs))), group.uuid).toBe(true);
+        // Both sets' assets are on the one asset CDN, valid containers.
+        for (const id of [group.assetId!, group.assetId!.replace(/-realistic$/, '')]) {
+          const container = await readFile(join(dataDir, 'assets', id, 'model.3dxa'));
+          expect((await decodeContainer(new Uint8Array(container))).format).toBe('glb');
+        }
+      }
+      // The printed triangles per asset are the realistic ones.
+      for (const { key } of INSTANCE_DEMO_ASSETS) {
+        const printed = Number(new RegExp(`demo-${key}-realistic \\(([\\d,]+) triangles each`).exec(result.stdout)![1]!.replace(/,/g, ''));
+        expect(Math.abs(printed / REALISTIC_TRIANGLE_TARGETS[key] - 1), key).toBeLessThanOrEqual(0.2);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 180_000);
+
+  it('refuses an unknown --assets value, naming the sets it takes (exit 2)', async () => {
+    const result = await run(['instances', '10', '--assets', 'photoreal'], { DATA_DIR: dataDir });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: --assets must be one of simple, realistic \(got 'photoreal'\)\n/);
+  }, 60_000);
 });
