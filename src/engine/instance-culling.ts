@@ -521,6 +521,13 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
   culling.version++;
 }
 
+/** Bytes the group's pass lists keep on the JS side (the texture shares the group's matrices). */
+export function cullingBytes(group: CulledGroup): number {
+  let bytes = 0;
+  for (const entry of group.culling?.entries ?? []) bytes += entry.slots.byteLength + entry.bits.byteLength + 160;
+  return bytes;
+}
+
 /** Lets go of the group's texture and slot buffer; its meshes draw every slot from now on. */
 export function disposeGroupCulling(group: CulledGroup): void {
   const culling = group.culling;

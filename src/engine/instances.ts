@@ -14,7 +14,7 @@ import { InstanceGroup } from '../../components';
 import { noInstanceError, unpackMatrices } from '../protocol/instances';
 import { growLocalBox, recomputeLocalBox, updateMeshBounds } from './instance-bounds';
 import { InstanceBVH } from './instance-bvh';
-import { createGroupCulling, cullingChanged, cullingResized, cullMesh, disposeGroupCulling, instanceCapacity, instanceMoved, matricesChanged, SLOTS_PER_ROW, type GroupCulling } from './instance-culling';
+import { createGroupCulling, cullingBytes, cullingChanged, cullingResized, cullMesh, disposeGroupCulling, instanceCapacity, instanceMoved, matricesChanged, SLOTS_PER_ROW, type GroupCulling } from './instance-culling';
 import { InstanceIndex } from './instance-index';
 import type { ViewerWorld } from './world';
 
@@ -482,7 +482,7 @@ function idle(): Promise<void> {
 
 /** Approximate bytes the group keeps per instance on the JS side (ids, index, matrices, bounds index). */
 export function instanceGroupBytes(group: InstanceGroupRecord): number {
-  return group.ids.byteLength + group.index.byteLength + group.attribute.array.byteLength + group.bvh.byteLength + group.holes.byteLength;
+  return group.ids.byteLength + group.index.byteLength + group.attribute.array.byteLength + group.bvh.byteLength + group.holes.byteLength + cullingBytes(group);
 }
 
 // ---------------------------------------------------------------------------------------------
