@@ -88,7 +88,11 @@ export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
     stop() {
       stopped = true;
       scheduler.setAnimationLoop(null);
+      // A frame asked for will never come: say so, rather than leave the promise pending forever.
+      const dropped = waiters;
       waiters = [];
+      const error = new Error('The viewer stopped (it was disposed) before the next frame was drawn.');
+      for (const waiter of dropped) waiter.reject(error);
     },
   };
 }

@@ -207,7 +207,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
     // Picking trees in the background once the first frame is out (a pick before then uses
     // three's plain raycast for that mesh); a hidden tab that draws no frame starts them anyway.
     const roots = result.loaded.map((record) => record.root);
-    void Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]).then(() => target.preparePicking(roots));
+    // A viewer disposed before that frame rejects it: nothing to prepare then.
+    void Promise.race([target.nextFrame(), new Promise((resolve) => setTimeout(resolve, 1000))]).then(
+      () => target.preparePicking(roots),
+      () => undefined,
+    );
   }
   if (groupObjects.length > 0 && target.assets && !groupsFirst) {
     // A large scene of groups: the models' picture first, so the groups never delay it; the load

@@ -140,4 +140,13 @@ describe('frame loop', () => {
     loop.step();
     expect(system).not.toHaveBeenCalled();
   });
+
+  it('stop() rejects the frames still waited for, saying why (they would never come)', async () => {
+    const world = createViewerWorld();
+    const scheduler = manualScheduler();
+    const loop = createFrameLoop({ world, pipeline: [], scheduler });
+    const waited = loop.nextFrame();
+    loop.stop();
+    await expect(waited).rejects.toThrow('The viewer stopped (it was disposed) before the next frame was drawn.');
+  });
 });
