@@ -5,6 +5,7 @@ import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { loadServerConfig } from '../src/server/config';
 import { createInstanceAssets } from '../src/server/demo-instances';
+import { createRealisticInstanceAssets } from '../src/server/demo-instances-realistic';
 import { createInstancesScene } from '../src/server/demo-instances-scene';
 import { createInstanceService } from '../src/server/instances';
 import { openFileStore } from '../src/server/store';
@@ -33,7 +34,8 @@ import type { BenchResult } from './types';
  * report says where the time went; BENCH_INSTANCES_PROFILE=1 also records a CPU profile of one
  * more run of ours through CDP and prints its heaviest functions.
  *
- * Environment: BENCH_INSTANCES_RUNS (3), BENCH_INSTANCES_SIZES (100000,1000000),
+ * Environment: BENCH_INSTANCES_RUNS (3), BENCH_INSTANCES_SIZES (100000,1000000), BENCH_INSTANCES_ASSETS
+ * (simple; realistic: issue 35's 100,000 realistic instances),
  * BENCH_INSTANCES_QUERY ('?quality=low': the detected tier adds shadow passes, which SwiftShader
  * draws on the CPU for every instance, for both pages alike the plain page has no shadows),
  * BENCH_LOAD_TIMEOUT_S (180 per run).
@@ -47,6 +49,8 @@ import type { BenchResult } from './types';
  */
 
 const RUNS = Number(process.env.BENCH_INSTANCES_RUNS ?? 3);
+/** The demo asset set (src/server/demo-instances-scene.ts): 'simple' (90-300 triangles an asset) or 'realistic' (1,500-10,000). */
+const ASSETS = (process.env.BENCH_INSTANCES_ASSETS ?? 'simple') as 'simple' | 'realistic';
 const SIZES = (process.env.BENCH_INSTANCES_SIZES ?? '100000,1000000').split(',').map((s) => Number(s.trim()));
 const QUERY = process.env.BENCH_INSTANCES_QUERY ?? '?quality=low';
 const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 180) * 1000;
@@ -82,7 +86,7 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
  */
 async function measureRender(scene: { n: number; groups: unknown[] }, url: string): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
-  const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} assets)`;
+  const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} ${ASSETS === 'realistic' ? 'realistic ' : ''}assets)`;
   const runs = new Map<RenderMode, RenderRun>();
   for (const mode of RENDER_MODES) {
     const load = loadavg()[0];
@@ -251,7 +255,7 @@ export default async function run(): Promise<BenchResult[]> {
     try {
       const instances = createInstanceService(store);
       for (const n of SIZES) {
-        const made = await createInstancesScene({ config, store, instances }, n, { sceneId: `bench-instances-${n}` });
+        const made = await createInstancesScene({ config, store, instances }, n, { sceneId: `bench-instances-${n}${ASSETS === 'realistic' ? '-realistic' : ''}`, assets: ASSETS });
         console.log(`[instances-load] scene of ${n.toLocaleString('en-US')} instances made in ${Math.round(made.ms)} ms`);
         scenes.push({ n, sceneId: made.scene._id, groups: made.groups });
       }
@@ -260,9 +264,9 @@ export default async function run(): Promise<BenchResult[]> {
     }
     const server = await startServer(dataDir);
     // The plain page's files: the demo assets' GLBs and the very bytes of each set our service sends.
-    const assets = await createInstanceAssets();
+    const assets = ASSETS === 'realistic' ? await createRealisticInstanceAssets() : await createInstanceAssets();
     const extra: Record<string, { type: string; body: string | Uint8Array }> = {};
-    for (const a of assets) extra[`/files/demo-${a.key}.glb`] = { type: 'model/gltf-binary', body: a.glb };
+    for (const a of assets) extra[`/files/demo-${a.key}${ASSETS === 'realistic' ? '-realistic' : ''}.glb`] = { type: 'model/gltf-binary', body: a.glb };
     for (const scene of scenes) {
       for (const g of scene.groups) {
         const response = await fetch(`${server.base}/v1/scenes/${scene.sceneId}/groups/${g.groupId}/instances`, { headers: { Accept: INSTANCE_SET_MIME } });
@@ -282,7 +286,7 @@ export default async function run(): Promise<BenchResult[]> {
     const pages = await startPagesServer({}, extra);
     try {
       for (const scene of scenes) {
-        const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} assets${QUERY ? `, ${QUERY}` : ''})`;
+        const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} ${ASSETS === 'realistic' ? 'realistic ' : ''}assets${QUERY ? `, ${QUERY}` : ''})`;
         const oursUrl = `${server.base}/embed/${scene.sceneId}${QUERY}`;
         const ours: LoadRun[] = [];
         const plain: LoadRun[] = [];
