@@ -97,7 +97,21 @@ function row(page: Page, name: string) {
 }
 
 async function frames(page: Page, n = 2) {
-  for (let i = 0; i < n; i++) await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
+  // The promise is kept on the page until it settles: twice in CI (2 of 5 full runs, never alone)
+  // Playwright reported "Resulting promise was garbage collected" here mid-drag. The frame loop
+  // keeps its waiters and rejects them when it stops (a disposed viewer), so that was not the
+  // loop; V8's inspector holds an awaited promise weakly. Held, a frame that never comes would
+  // time out instead, saying so.
+  for (let i = 0; i < n; i++)
+    await page.evaluate(async () => {
+      const w = window as any;
+      w.__frameWait = w.__viewer.viewer.nextFrame();
+      try {
+        await w.__frameWait;
+      } finally {
+        w.__frameWait = null;
+      }
+    });
 }
 
 /** The 3D view alone (panels, notices and buttons over it hidden for the moment). */
