@@ -25,7 +25,8 @@ export interface FrameLoop {
   step(now?: number): void;
   /**
    * Resolves after the next frame that drew a picture (asks for one). If a frame throws, the frames
-   * waited for and any asked for later reject with its error; after stop() (dispose) none settles.
+   * waited for and any asked for later reject with its error; stop() (dispose) rejects those waited
+   * for and any asked for after it ('The viewer stopped …'), since none will come.
    */
   nextFrame(): Promise<void>;
   readonly running: boolean;
@@ -39,6 +40,8 @@ export interface FrameLoop {
  * that schedules them. Nothing else calls requestAnimationFrame or runs work from camera or input
  * listeners.
  */
+const STOPPED = 'The viewer stopped (it was disposed) before the next frame was drawn.';
+
 export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
   const { world, pipeline, scheduler } = options;
   let stopped = false;
@@ -80,6 +83,7 @@ export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
     nextFrame() {
       world.render.needsRender = true;
       if (fatal) return Promise.reject(fatal);
+      if (stopped) return Promise.reject(new Error(STOPPED));
       return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
     },
     get running() {
@@ -91,7 +95,7 @@ export function createFrameLoop(options: FrameLoopOptions): FrameLoop {
       // A frame asked for will never come: say so, rather than leave the promise pending forever.
       const dropped = waiters;
       waiters = [];
-      const error = new Error('The viewer stopped (it was disposed) before the next frame was drawn.');
+      const error = new Error(STOPPED);
       for (const waiter of dropped) waiter.reject(error);
     },
   };

@@ -533,6 +533,8 @@ export function disposeGroupCulling(group: CulledGroup): void {
   const culling = group.culling;
   if (!culling) return;
   culling.texture.dispose();
+  // The uniform would keep the last drawn group's texture (and its matrices) alive.
+  if (MATRICES_UNIFORM.value === culling.texture) MATRICES_UNIFORM.value = null;
   // three deletes it with a mesh it has drawn (its instanceColor); one never drawn keeps it: delete
   // it here (deleting a deleted buffer does nothing).
   culling.gl.deleteBuffer(culling.buffer);

@@ -226,7 +226,11 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
   if ((result.instanceGroups?.loaded ?? 0) > 0) {
     target.preparePicking(groupRoots(world));
     // The groups' bounds indexes in idle time once the first picture is out (a pick before builds on demand).
-    void target.nextFrame().then(() => buildPendingBounds(world, callbacks.signal));
+    // A viewer disposed before that frame rejects it: no indexes to build then.
+    void target.nextFrame().then(
+      () => buildPendingBounds(world, callbacks.signal),
+      () => undefined,
+    );
   }
   world.render.needsRender = true;
   return result;
@@ -331,7 +335,14 @@ async function loadGroups(
     world.render.needsRender = true;
     // The stand-in shadow materials hold their programs until the groups' own have taken them: the
     // depth programs at the first shadow pass, which may come after the first picture.
-    void target.nextFrame().then(() => shadowMapsDrawn(world)).then(() => programs.dispose());
+    // A disposed viewer rejects the frame: the stand-ins go at once then.
+    void target
+      .nextFrame()
+      .then(() => shadowMapsDrawn(world))
+      .then(
+        () => programs.dispose(),
+        () => programs.dispose(),
+      );
   }
 }
 

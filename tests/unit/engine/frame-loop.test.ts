@@ -148,5 +148,6 @@ describe('frame loop', () => {
     const waited = loop.nextFrame();
     loop.stop();
     await expect(waited).rejects.toThrow('The viewer stopped (it was disposed) before the next frame was drawn.');
+    await expect(loop.nextFrame()).rejects.toThrow('The viewer stopped');
   });
 });

@@ -387,28 +387,35 @@ describe('background and environment', () => {
     const { host, scene } = makeHost();
     const options = environmentOptions();
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const background = scene.background;
-    const values = await applySceneSettings(host, { environment: 'missing', backgroundType: 'environment', ambientLightIntensity: 0.3 }, options);
-    expect(options.warnings).toEqual(["The environment 'missing' could not be loaded, so it is left out: /assets/environments/missing.jpg could not be loaded: HTTP 404."]);
-    expect(errors).toHaveBeenCalledWith(options.warnings[0], expect.any(Error));
-    // Ignored: no environment, the colour background stays, the other fields still apply.
-    expect(values.environment).toBeNull();
-    expect(values.backgroundType).toBe('color');
-    expect(scene.background).toBe(background);
-    expect(values.ambientLightIntensity).toBe(0.3);
-    errors.mockRestore();
+    try {
+      const background = scene.background;
+      const values = await applySceneSettings(host, { environment: 'missing', backgroundType: 'environment', ambientLightIntensity: 0.3 }, options);
+      expect(options.warnings).toEqual(["The environment 'missing' could not be loaded, so it is left out: /assets/environments/missing.jpg could not be loaded: HTTP 404."]);
+      expect(errors).toHaveBeenCalledWith(options.warnings[0], expect.any(Error));
+      // Ignored: no environment, the colour background stays, the other fields still apply.
+      expect(values.environment).toBeNull();
+      expect(values.backgroundType).toBe('color');
+      expect(scene.background).toBe(background);
+      expect(values.ambientLightIntensity).toBe(0.3);
+    } finally {
+      // Restored even when an expectation fails: the file shares its worker with others.
+      errors.mockRestore();
+    }
   });
 
   it('a failed load keeps the environment that was there', async () => {
     const { host, scene } = makeHost();
     const options = environmentOptions();
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    await applySceneSettings(host, { environment: 'studio', backgroundType: 'environment' }, options);
-    const values = await applySceneSettings(host, { environment: 'missing' }, options);
-    expect(values.environment).toBe('studio');
-    expect(values.backgroundType).toBe('environment');
-    expect(scene.background).toBe(options.loaded[0].texture);
-    vi.mocked(console.error).mockRestore();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await applySceneSettings(host, { environment: 'studio', backgroundType: 'environment' }, options);
+      const values = await applySceneSettings(host, { environment: 'missing' }, options);
+      expect(values.environment).toBe('studio');
+      expect(values.backgroundType).toBe('environment');
+      expect(scene.background).toBe(options.loaded[0].texture);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });
 
