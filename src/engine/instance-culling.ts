@@ -1,5 +1,4 @@
 import {
-  ShaderLib,
   DataTexture,
   FloatType,
   Frustum,
@@ -9,13 +8,13 @@ import {
   MeshDistanceMaterial,
   RGBAFormat,
   ShaderChunk,
+  ShaderLib,
   type Camera,
   type InstancedMesh,
   type Material,
   type WebGLProgramParametersWithUniforms,
   type WebGLRenderer,
 } from 'three';
-import { boxSide } from './instance-bvh';
 import type { InstanceBVH } from './instance-bvh';
 
 /**
@@ -540,6 +539,3 @@ export function disposeGroupCulling(group: CulledGroup): void {
   culling.gl.deleteBuffer(culling.buffer);
   group.culling = null;
 }
-
-/** Where an instance box lies against a list's planes (for tests): -1 outside, 0 across, 1 inside. */
-export { boxSide };
