@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { loadServerConfig } from '../src/server/config';
-import { createInstanceAssets } from '../src/server/demo-instances';
-import { createRealisticInstanceAssets } from '../src/server/demo-instances-realistic';
-import { createInstancesScene } from '../src/server/demo-instances-scene';
+import { createDemoAssets, createInstancesScene, demoAssetId, type InstanceAssetSet } from '../src/server/demo-instances-scene';
 import { createInstanceService } from '../src/server/instances';
 import { openFileStore } from '../src/server/store';
 import { INSTANCE_SET_MIME } from '../src/protocol/instances';
@@ -50,7 +48,7 @@ import type { BenchResult } from './types';
 
 const RUNS = Number(process.env.BENCH_INSTANCES_RUNS ?? 3);
 /** The demo asset set (src/server/demo-instances-scene.ts): 'simple' (90-300 triangles an asset) or 'realistic' (1,500-10,000). */
-const ASSETS = (process.env.BENCH_INSTANCES_ASSETS ?? 'simple') as 'simple' | 'realistic';
+const ASSETS = (process.env.BENCH_INSTANCES_ASSETS ?? 'simple') as InstanceAssetSet;
 const SIZES = (process.env.BENCH_INSTANCES_SIZES ?? '100000,1000000').split(',').map((s) => Number(s.trim()));
 const QUERY = process.env.BENCH_INSTANCES_QUERY ?? '?quality=low';
 const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 180) * 1000;
@@ -264,9 +262,9 @@ export default async function run(): Promise<BenchResult[]> {
     }
     const server = await startServer(dataDir);
     // The plain page's files: the demo assets' GLBs and the very bytes of each set our service sends.
-    const assets = ASSETS === 'realistic' ? await createRealisticInstanceAssets() : await createInstanceAssets();
+    const assets = await createDemoAssets(ASSETS);
     const extra: Record<string, { type: string; body: string | Uint8Array }> = {};
-    for (const a of assets) extra[`/files/demo-${a.key}${ASSETS === 'realistic' ? '-realistic' : ''}.glb`] = { type: 'model/gltf-binary', body: a.glb };
+    for (const a of assets) extra[`/files/${demoAssetId(a.key, ASSETS)}.glb`] = { type: 'model/gltf-binary', body: a.glb };
     for (const scene of scenes) {
       for (const g of scene.groups) {
         const response = await fetch(`${server.base}/v1/scenes/${scene.sceneId}/groups/${g.groupId}/instances`, { headers: { Accept: INSTANCE_SET_MIME } });

@@ -1,6 +1,6 @@
 import type { Document } from '@gltf-transform/core';
 import { box, cylinder, merge, type Geometry } from './demo.ts';
-import { INSTANCE_DEMO_ASSETS, assetDocument, pbr, polygon, random, writeInstanceAssets, type InstanceDemoKey } from './demo-instances.ts';
+import { assetDocument, assetDocumentsOf, pbr, polygon, random, writeInstanceAssets, type InstanceDemoKey } from './demo-instances.ts';
 import {
   add,
   bezier,
@@ -579,7 +579,7 @@ const BUILDERS: Record<InstanceDemoKey, () => Document> = {
 
 /** The realistic asset documents, in INSTANCE_DEMO_ASSETS order (for tests and tools). */
 export function createRealisticInstanceAssetDocuments(): { key: InstanceDemoKey; name: string; doc: Document }[] {
-  return INSTANCE_DEMO_ASSETS.map(({ key, name }) => ({ key, name, doc: BUILDERS[key]() }));
+  return assetDocumentsOf(BUILDERS);
 }
 
 /** The realistic assets as GLB bytes with their triangle counts. */

@@ -30,6 +30,11 @@ export function demoAssetId(key: string, set: InstanceAssetSet = 'simple'): stri
   return `${DEMO_ASSET_PREFIX}${key}${set === 'simple' ? '' : `-${set}`}`;
 }
 
+/** A set's assets as GLB bytes with their triangle counts. */
+export function createDemoAssets(set: InstanceAssetSet): Promise<{ key: InstanceDemoKey; name: string; glb: Uint8Array; triangles: number }[]> {
+  return set === 'realistic' ? createRealisticInstanceAssets() : createInstanceAssets();
+}
+
 interface DemoAsset {
   key: InstanceDemoKey;
   assetId: string;
@@ -39,7 +44,7 @@ interface DemoAsset {
 /** Writes the set's assets that the asset CDN does not have yet; their ids and triangle counts. */
 async function writeDemoAssets(config: ServerConfig, set: InstanceAssetSet): Promise<DemoAsset[]> {
   if (!INSTANCE_ASSET_SETS.includes(set)) throw new Error(`unknown asset set '${String(set)}' (one of ${INSTANCE_ASSET_SETS.join(', ')})`);
-  const assets = set === 'realistic' ? await createRealisticInstanceAssets() : await createInstanceAssets();
+  const assets = await createDemoAssets(set);
   const written: DemoAsset[] = [];
   for (const asset of assets) {
     const assetId = demoAssetId(asset.key, set);

@@ -237,9 +237,14 @@ const BUILDERS: Record<InstanceDemoKey, () => Document> = {
   bench,
 };
 
+/** An asset set's documents, one per kind in INSTANCE_DEMO_ASSETS order, from its builder of each kind. */
+export function assetDocumentsOf(builders: Record<InstanceDemoKey, () => Document>): { key: InstanceDemoKey; name: string; doc: Document }[] {
+  return INSTANCE_DEMO_ASSETS.map(({ key, name }) => ({ key, name, doc: builders[key]() }));
+}
+
 /** The demo's asset documents (for tests and tools). */
 export function createInstanceAssetDocuments(): { key: InstanceDemoKey; name: string; doc: Document }[] {
-  return INSTANCE_DEMO_ASSETS.map(({ key, name }) => ({ key, name, doc: BUILDERS[key]() }));
+  return assetDocumentsOf(BUILDERS);
 }
 
 /** The triangles of a document's meshes (every primitive is an indexed triangle list). */

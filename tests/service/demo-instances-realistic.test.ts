@@ -4,22 +4,7 @@ import { INSTANCE_DEMO_ASSETS, countTriangles, createInstanceAssets } from '../.
 import { REALISTIC_TRIANGLE_TARGETS, createRealisticInstanceAssetDocuments, createRealisticInstanceAssets } from '../../src/server/demo-instances-realistic.ts';
 import { INSTANCE_ASSET_SETS, demoAssetId } from '../../src/server/demo-instances-scene.ts';
 import { validateModel } from '../../src/server/upload/validate.ts';
-
-/** Axis-aligned bounds of a document's positions (one node at the origin). */
-function bounds(doc: import('@gltf-transform/core').Document) {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (const mesh of doc.getRoot().listMeshes()) {
-    for (const prim of mesh.listPrimitives()) {
-      const pos = prim.getAttribute('POSITION')!;
-      for (let k = 0; k < 3; k++) {
-        min[k] = Math.min(min[k]!, pos.getMin([])[k]!);
-        max[k] = Math.max(max[k]!, pos.getMax([])[k]!);
-      }
-    }
-  }
-  return { min, max, size: max.map((v, k) => v - min[k]!) };
-}
+import { bounds, expectDemoAssetShape } from './demo-asset-shape.ts';
 
 describe('realistic instanced demo assets', () => {
   it("have the targets' triangle counts within 20 % (a tree ~5,000, a car ~10,000, a house ~3,000), counted from the written GLBs", async () => {
@@ -66,28 +51,7 @@ describe('realistic instanced demo assets', () => {
   });
 
   it("keep the simple set's sizes, origin at the base and facing, with 2 to 5 materials", () => {
-    const expected: Record<string, { height: [number, number]; footprint: [number, number] }> = {
-      conifer: { height: [6, 12], footprint: [2.5, 5] },
-      'broadleaf-tree': { height: [5, 9], footprint: [3, 7] },
-      car: { height: [1.3, 1.7], footprint: [1.7, 4.6] },
-      house: { height: [6, 11], footprint: [7, 10] },
-      'street-lamp': { height: [5, 8], footprint: [0.3, 2.2] },
-      bench: { height: [0.7, 1.1], footprint: [0.4, 2.2] },
-    };
-    for (const { key, doc } of createRealisticInstanceAssetDocuments()) {
-      const b = bounds(doc);
-      const materials = doc.getRoot().listMaterials().length;
-      const want = expected[key]!;
-      const footprint = Math.max(b.size[0]!, b.size[2]!);
-      expect({ key, base: Math.abs(b.min[1]!) < 1e-6, materials: materials >= 2 && materials <= 5 }).toEqual({ key, base: true, materials: true });
-      expect(b.size[1], `${key} height`).toBeGreaterThanOrEqual(want.height[0]);
-      expect(b.size[1], `${key} height`).toBeLessThanOrEqual(want.height[1]);
-      expect(footprint, `${key} footprint`).toBeGreaterThanOrEqual(want.footprint[0]);
-      expect(footprint, `${key} footprint`).toBeLessThanOrEqual(want.footprint[1]);
-      const tolerance = key === 'street-lamp' ? 1 : footprint / 4;
-      expect(Math.abs((b.min[0]! + b.max[0]!) / 2), `${key} centre x`).toBeLessThanOrEqual(tolerance);
-      expect(Math.abs((b.min[2]! + b.max[2]!) / 2), `${key} centre z`).toBeLessThanOrEqual(tolerance);
-    }
+    for (const { key, doc } of createRealisticInstanceAssetDocuments()) expectDemoAssetShape(key, doc);
     // The long axes as in the simple set: a car along Z (its front to +Z), a bench and a lamp's arm along X.
     const size = Object.fromEntries(createRealisticInstanceAssetDocuments().map(({ key, doc }) => [key, bounds(doc)]));
     expect(size.car!.size[2]).toBeGreaterThan(2 * size.car!.size[0]!);
