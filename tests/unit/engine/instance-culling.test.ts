@@ -39,6 +39,7 @@ import {
   type InstanceGroupRecord,
 } from '../../../src/engine/instances';
 import { bindObject } from '../../../src/engine/registry';
+import { instanceRow } from './instance-row';
 import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
 
 /**
@@ -91,13 +92,7 @@ function setup(n: number, material?: Material) {
   const world = createViewerWorld();
   const { renderer, buffers, deleted, unbinds } = stubRenderer();
   world.render.renderer = renderer;
-  const eid = addViewerEntity(world);
-  const object = new Group();
-  bindObject(world, eid, object);
-  const ids = new Uint32Array(n).map((_, i) => i);
-  const matrices = new Float32Array(n * 16);
-  for (let i = 0; i < n; i++) new Matrix4().makeTranslation(i * 2, 0, 0).toArray(matrices, i * 16);
-  const group = createInstanceGroup(world, eid, { uuid: 'g1', asset: asset(material), ids, matrices });
+  const { object, group } = instanceRow(world, n, asset(material));
   object.updateMatrixWorld(true);
   return { world, group, renderer, buffers, deleted, unbinds, mesh: group.meshes[0]! };
 }

@@ -18,6 +18,7 @@ import {
   type InstanceAsset,
 } from '../../../src/engine/instances';
 import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
+import { instanceRow } from './instance-row';
 
 function asset(parts = 2): InstanceAsset {
   const geometry = new BoxGeometry(1, 1, 1);
@@ -31,14 +32,7 @@ function asset(parts = 2): InstanceAsset {
 
 function setup(n: number) {
   const world = createViewerWorld();
-  const eid = addViewerEntity(world);
-  const object = new Group();
-  bindObject(world, eid, object);
-  const ids = new Uint32Array(n).map((_, i) => i);
-  const matrices = new Float32Array(n * 16);
-  for (let i = 0; i < n; i++) new Matrix4().makeTranslation(i * 2, 0, 0).toArray(matrices, i * 16);
-  const group = createInstanceGroup(world, eid, { uuid: 'g1', asset: asset(), ids, matrices, revision: 3 });
-  return { world, eid, object, group };
+  return { world, ...instanceRow(world, n, asset(), 3) };
 }
 
 describe('instanced asset groups in the engine', () => {
