@@ -78,7 +78,8 @@ export function findChromium(options = {}) {
     log('[chromium] no Chromium found; installing Debian package `chromium` (apt-get update && apt-get install -y chromium)');
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     for (const args of [['update'], ['install', '-y', 'chromium']]) {
-      const r = spawnSync('apt-get', args, { stdio: 'inherit', env });
+      // apt's progress goes to stderr: stdout is the path alone (`--ensure` prints it for .ci/run).
+      const r = spawnSync('apt-get', args, { stdio: ['ignore', process.stderr, 'inherit'], env });
       if (r.error || r.status !== 0) {
         throw new Error(`apt-get ${args.join(' ')} failed (${r.error?.message ?? `exit ${r.status}`}). ${HOW_TO_GET_ONE}`);
       }
