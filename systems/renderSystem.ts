@@ -1,5 +1,7 @@
+import { Vector2 } from 'three';
 import { runFrameSteps } from '../src/engine/frame-steps';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
+import { setLevelView } from '../src/engine/instance-levels';
 import { pictureDue, type ViewerWorld } from '../src/engine/world';
 
 /**
@@ -10,6 +12,8 @@ import { pictureDue, type ViewerWorld } from '../src/engine/world';
  * (`needsPicture`). The 'afterDraw' steps draw over a picture right after it (the editor's
  * selection outline), only in the frames that drew one.
  */
+const drawingBuffer = new Vector2();
+
 export function renderSystem(world: ViewerWorld): ViewerWorld {
   const r = world.render;
   if (!r.renderer) throw new Error(ERR_RENDERER);
@@ -22,6 +26,13 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   r.needsPicture = false;
 
   const start = performance.now();
+  // Every pass of this frame (shadow maps first) chooses instance levels for the picture's view.
+  if (world.instanceGroups.size > 0 && typeof r.renderer.getDrawingBufferSize === 'function') {
+    r.renderer.getDrawingBufferSize(drawingBuffer);
+    // As render() itself does first: the pose navigation wrote this frame.
+    r.camera.updateMatrixWorld();
+    setLevelView(r.camera, drawingBuffer.y);
+  }
   // Only the view or the picture changed: the shadow maps are still those of this scene (a shadow
   // map depends on its light and the casters, never on the camera; the sun's box following the
   // view asks for a full frame itself). An orbit frame then skips every shadow pass.

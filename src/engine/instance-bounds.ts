@@ -82,7 +82,7 @@ export function growLocalBox(group: InstanceGroupRecord, slot: number): void {
 
 /** The meshes' bounds (three's frustum culling and fitting read them) from the group's box: never a walk over the instances. */
 export function updateMeshBounds(group: InstanceGroupRecord): void {
-  for (const mesh of group.meshes) {
+  for (const mesh of [...group.meshes, ...group.levelMeshes]) {
     if (group.localBox.isEmpty()) {
       mesh.boundingBox!.makeEmpty();
       mesh.boundingSphere!.makeEmpty();

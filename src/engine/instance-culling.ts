@@ -4,18 +4,15 @@ import {
   Frustum,
   GLBufferAttribute,
   Matrix4,
-  MeshDepthMaterial,
-  MeshDistanceMaterial,
   RGBAFormat,
-  ShaderChunk,
-  ShaderLib,
   type Camera,
   type InstancedMesh,
   type Material,
-  type WebGLProgramParametersWithUniforms,
   type WebGLRenderer,
 } from 'three';
 import type { InstanceBVH } from './instance-bvh';
+import { cullingPatchFits, MATRICES_UNIFORM, patchMaterialForCulling, readsSlots, shadowMaterialsFor } from './instance-culling-shaders';
+import { chooseLevel, instanceMeasure, levelLimits, levelView, viewInGroup, type LevelledAsset } from './instance-levels';
 
 /**
  * Per-instance culling of instanced asset groups, in every pass (issue 35): the picture, each
@@ -33,7 +30,7 @@ import type { InstanceBVH } from './instance-bvh';
  *   that whatever reads `mesh.count` between passes finds every slot.
  * - The list rides in the mesh's `instanceColor`, the one per-object instanced attribute three
  *   binds besides `instanceMatrix` (a geometry attribute would be shared by every group of an
- *   asset): the programs of the asset's materials, patched here (patchForCulling), read it as the
+ *   asset): the programs of the asset's materials, patched (./instance-culling-shaders.ts), read it as the
  *   slot and never as a colour, and fetch `instanceMatrix` from the texture.
  * - Lists are kept per pass (its camera's view-projection times the group's world matrix) in a
  *   few entries: a pass whose camera and group did not change draws from its list again. A moved
@@ -47,6 +44,14 @@ import type { InstanceBVH } from './instance-bvh';
  *   false`: the plain InstancedMesh path, for comparing pictures).
  * - The matrix texture goes up in changed rows (MAX_ROW_UPLOADS at most, else whole) before the
  *   first culled draw that needs it.
+ *
+ * - Levels of detail (src/engine/instance-levels.ts): a group whose asset has simplified levels or
+ *   an impostor has a mesh per part and level; a pass's list is then in segments, one a level
+ *   (each visible instance in the one its projected size chooses), and each level's meshes draw
+ *   their segment from a buffer of that level. Shadow passes draw impostor-level instances with the
+ *   coarsest mesh level (a card casts no shadow). A moved instance whose level changes makes every
+ *   list stale; one that enters a pass's frustum makes that list stale (no appending into a
+ *   segment).
  *
  * Without a renderer (unit tests of the engine) nothing here is made and the meshes draw as plain
  * InstancedMeshes.
@@ -67,7 +72,16 @@ export interface CulledGroup {
   ids: Uint32Array;
   bvh: InstanceBVH;
   meshes: InstancedMesh[];
+  levelMeshes: InstancedMesh[];
+  /** The group's Object3D (its world matrix places the instances; levels measure distance through it). */
+  object: { matrixWorld: Matrix4 };
   culling: GroupCulling | null;
+}
+
+/** What a group's levels of detail are (none: null). */
+export interface GroupLevels extends LevelledAsset {
+  /** The asset's box centre (asset space): the point whose distance sets an instance's level. */
+  center: readonly [number, number, number];
 }
 
 /** One pass's list of visible slots. */
@@ -77,29 +91,46 @@ interface CullEntry {
   /** The group's culling version the list was made at. */
   version: number;
   readonly planes: Float32Array;
+  /** The visible slots, in segments by level: level k's are [offsets[k], offsets[k + 1]). */
   slots: Float32Array;
+  offsets: Int32Array;
+  /** The level view (levelView.stamp) the segments were chosen for; -1 with levels off. */
+  levelStamp: number;
+  /** A shadow pass's list (impostor-level instances drawn with the coarsest mesh level). */
+  shadow: boolean;
   /** Which slots the list holds (bit `slot`), made when a moved instance first asks (bitsMade). */
   bits: Uint8Array;
   bitsMade: boolean;
   n: number;
   /** Use stamp, for reusing the oldest entry. */
   used: number;
-  /** The list changed since it was last uploaded. */
-  changed: boolean;
+  /** Levels whose segment changed since it was last uploaded (bit k). */
+  changed: number;
 }
 
 export interface GroupCulling {
   readonly gl: WebGL2RenderingContext;
   texture: DataTexture;
-  buffer: WebGLBuffer;
-  /** Slots the buffer holds. */
+  /** A buffer and its attribute per level (level 0: full detail; the impostor last). */
+  readonly buffers: WebGLBuffer[];
+  /** Slots each buffer holds. */
   bufferSlots: number;
-  readonly attribute: SlotListAttribute;
+  readonly attributes: SlotListAttribute[];
+  /** The group's levels (null: one level, full detail). */
+  readonly levels: GroupLevels | null;
+  /** Levels in all (1 without levels). */
+  readonly levelCount: number;
+  /** Each slot's level as last chosen (the hysteresis remembers it). */
+  slotLevels: Uint8Array;
+  /** Whether the last list was made with levels on (world.render.instanceLevels). */
+  levelsOn: boolean;
+  /** A list before it is put in segments (shared by the group's passes). */
+  scratch: Float32Array;
   /** Bumped by whatever makes every list stale (adds, compaction, a rebuilt tree, a new capacity). */
   version: number;
   readonly entries: CullEntry[];
-  /** The entry whose list is in the buffer now. */
-  uploaded: CullEntry | null;
+  /** The entry whose segment is in each level's buffer now. */
+  readonly uploaded: (CullEntry | null)[];
   /** Texture rows whose matrices changed since its last upload (1 a row), how many, and their span. */
   dirtyRows: Uint8Array;
   dirtyCount: number;
@@ -111,123 +142,7 @@ export interface GroupCulling {
   textureReady: boolean;
   stamp: number;
   /** Passes that drew from a list, lists made, instances drawn, and the time finding lists took (ms): for tests and the bench. */
-  stats: { passes: number; culls: number; drawn: number; cullMs: number };
-}
-
-/** The uniform every patched program reads the group's matrices from; set before each culled draw. */
-const MATRICES_UNIFORM = { value: null as DataTexture | null };
-
-const patched = new WeakSet<Material>();
-const KEY = 'instance-culling';
-
-/** The lines of three's shaders the patch hooks into (patchForCulling). */
-const ANCHORS = ['#include <common>', 'void main() {'] as const;
-let patchFits: boolean | null = null;
-
-/**
- * Whether the patch finds its anchors in every vertex shader an instanced asset may be drawn with
- * (three's built-in materials and the shadow passes'). A three.js whose shaders changed turns
- * culling off, with one warning, rather than drawing the wrong instances.
- */
-export function cullingPatchFits(): boolean {
-  if (patchFits === null) {
-    const missing = Object.entries(ShaderLib).filter(([, shader]) => ANCHORS.some((anchor) => !shader.vertexShader.includes(anchor)));
-    const needed = ['standard', 'physical', 'basic', 'lambert', 'phong', 'toon', 'matcap', 'depth', 'distance'];
-    const broken = missing.filter(([name]) => needed.includes(name)).map(([name]) => name);
-    patchFits = broken.length === 0 && ShaderChunk.color_vertex.includes(COLOUR_LINE);
-    if (!patchFits) console.warn(`Per-instance culling is off: three's ${broken.join(', ') || 'color_vertex'} shader no longer has the lines it hooks into.`);
-  }
-  return patchFits;
-}
-
-/** The line of color_vertex that multiplies by instanceColor (the slot list there). */
-const COLOUR_LINE = 'vColor.rgb *= instanceColor.rgb;';
-
-/** The vertex shader's instancing, through the slot list and the matrix texture (only with USE_INSTANCING_COLOR: our meshes). */
-function patchForCulling(shader: WebGLProgramParametersWithUniforms): void {
-  shader.uniforms.instanceMatrices = MATRICES_UNIFORM;
-  shader.vertexShader = shader.vertexShader
-    .replace(
-      '#include <common>',
-      `#include <common>
-#if defined( USE_INSTANCING ) && defined( USE_INSTANCING_COLOR )
-  uniform highp sampler2D instanceMatrices;
-  mat4 culledInstanceMatrix;
-  #define instanceMatrix culledInstanceMatrix
-#endif`,
-    )
-    .replace(
-      'void main() {',
-      `void main() {
-#if defined( USE_INSTANCING ) && defined( USE_INSTANCING_COLOR )
-  {
-    int texel = int( instanceColor.x ) * 4;
-    int width = textureSize( instanceMatrices, 0 ).x;
-    ivec2 at = ivec2( texel % width, texel / width );
-    culledInstanceMatrix = mat4( texelFetch( instanceMatrices, at, 0 ), texelFetch( instanceMatrices, at + ivec2( 1, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 2, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 3, 0 ), 0 ) );
-  }
-#endif`,
-    )
-    .replace('#include <color_vertex>', ShaderChunk.color_vertex.replace(COLOUR_LINE, ''));
-  // The slot list turned USE_COLOR on; without vertex colours there is no colour to multiply by
-  // (a varying and a multiply per fragment saved).
-  if (!shader.vertexColors) shader.fragmentShader = shader.fragmentShader.replace('#include <color_fragment>', '');
-}
-
-/** Makes `material`'s instanced programs read the slot list (once; its other programs are unchanged). */
-export function patchMaterialForCulling(material: Material): void {
-  if (patched.has(material)) return;
-  patched.add(material);
-  material.onBeforeCompile = patchForCulling;
-  material.customProgramCacheKey = () => KEY;
-  material.needsUpdate = true;
-}
-
-/** Whether draws with `material` read the slot list. */
-export function readsSlots(material: Material): boolean {
-  return patched.has(material) || (material as { isCulledInstanceMaterial?: boolean }).isCulledInstanceMaterial === true;
-}
-
-/**
- * The shadow pass's depth material for culled instances, one per asset material (three sets its
- * side, maps and alpha test from that material at each draw; a clone stays one: its class patches).
- */
-export class CulledDepthMaterial extends MeshDepthMaterial {
-  readonly isCulledInstanceMaterial = true;
-  override onBeforeCompile(shader: WebGLProgramParametersWithUniforms): void {
-    patchForCulling(shader);
-  }
-  override customProgramCacheKey(): string {
-    return KEY;
-  }
-}
-
-/** The point-light shadow pass's distance material for culled instances. */
-export class CulledDistanceMaterial extends MeshDistanceMaterial {
-  readonly isCulledInstanceMaterial = true;
-  override onBeforeCompile(shader: WebGLProgramParametersWithUniforms): void {
-    patchForCulling(shader);
-  }
-  override customProgramCacheKey(): string {
-    return KEY;
-  }
-}
-
-const depthMaterials = new WeakMap<Material, { depth: CulledDepthMaterial; distance: CulledDistanceMaterial }>();
-
-/** The culled shadow materials of an asset material (one pair per material: three sets their maps and sides from it per draw). */
-export function shadowMaterialsFor(material: Material): { depth: CulledDepthMaterial; distance: CulledDistanceMaterial } {
-  let pair = depthMaterials.get(material);
-  if (!pair) {
-    pair = { depth: new CulledDepthMaterial(), distance: new CulledDistanceMaterial() };
-    depthMaterials.set(material, pair);
-    material.addEventListener('dispose', () => {
-      pair!.depth.dispose();
-      pair!.distance.dispose();
-      depthMaterials.delete(material);
-    });
-  }
-  return pair;
+  stats: { passes: number; culls: number; drawn: number; cullMs: number; drawnByLevel: number[] };
 }
 
 /**
@@ -260,27 +175,46 @@ function matrixTexture(matrices: Float32Array): DataTexture {
  * Starts culling for a group whose meshes exist, when a renderer draws it and the texture fits its
  * limits; returns null otherwise (the meshes then draw as plain InstancedMeshes).
  */
-export function createGroupCulling(renderer: WebGLRenderer | null, group: CulledGroup, matrices: Float32Array): GroupCulling | null {
+export function createGroupCulling(
+  renderer: WebGLRenderer | null,
+  group: CulledGroup,
+  matrices: Float32Array,
+  levels: GroupLevels | null = null,
+): GroupCulling | null {
   // A stand-in renderer (unit tests) has no context to draw with.
   if (!renderer || typeof renderer.getContext !== 'function' || !renderer.capabilities) return null;
   const gl = renderer.getContext() as WebGL2RenderingContext;
   const rows = matrices.length / (MATRIX_TEXTURE_WIDTH * 4);
   if (rows > renderer.capabilities.maxTextureSize || typeof gl.bufferSubData !== 'function' || !cullingPatchFits()) return null;
   const slots = group.ids.length;
-  const buffer = gl.createBuffer();
-  if (!buffer) return null;
-  gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
-  gl.bufferData(gl.ARRAY_BUFFER, slots * 4, gl.DYNAMIC_DRAW);
-  const attribute = new SlotListAttribute(buffer, gl.FLOAT, 1, 4, slots);
+  const levelCount = levels ? 1 + levels.errors.length + (levels.impostorRadius > 0 ? 1 : 0) : 1;
+  const buffers: WebGLBuffer[] = [];
+  const attributes: SlotListAttribute[] = [];
+  for (let level = 0; level < levelCount; level++) {
+    const buffer = gl.createBuffer();
+    if (!buffer) {
+      for (const made of buffers) gl.deleteBuffer(made);
+      return null;
+    }
+    gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+    gl.bufferData(gl.ARRAY_BUFFER, slots * 4, gl.DYNAMIC_DRAW);
+    buffers.push(buffer);
+    attributes.push(new SlotListAttribute(buffer, gl.FLOAT, 1, 4, slots));
+  }
   const culling: GroupCulling = {
     gl,
     texture: matrixTexture(matrices),
-    buffer,
+    buffers,
     bufferSlots: slots,
-    attribute,
+    attributes,
+    levels: levelCount > 1 ? levels : null,
+    levelCount,
+    slotLevels: new Uint8Array(levelCount > 1 ? slots : 0),
+    levelsOn: false,
+    scratch: new Float32Array(0),
     version: 0,
     entries: [],
-    uploaded: null,
+    uploaded: new Array<CullEntry | null>(levelCount).fill(null),
     dirtyRows: new Uint8Array(rows),
     dirtyCount: 0,
     dirtyFirst: Infinity,
@@ -288,7 +222,7 @@ export function createGroupCulling(renderer: WebGLRenderer | null, group: Culled
     maxRows: renderer.capabilities.maxTextureSize,
     textureReady: false,
     stamp: 0,
-    stats: { passes: 0, culls: 0, drawn: 0, cullMs: 0 },
+    stats: { passes: 0, culls: 0, drawn: 0, cullMs: 0, drawnByLevel: new Array<number>(levelCount).fill(0) },
   };
   for (let i = 0; i < ENTRIES; i++) {
     culling.entries.push({
@@ -296,35 +230,46 @@ export function createGroupCulling(renderer: WebGLRenderer | null, group: Culled
       version: -1,
       planes: new Float32Array(24),
       slots: new Float32Array(0),
+      offsets: new Int32Array(levelCount + 1),
+      levelStamp: -1,
+      shadow: false,
       bits: new Uint8Array(0),
       bitsMade: false,
       n: 0,
       used: 0,
-      changed: true,
+      changed: -1,
     });
   }
   return culling;
 }
 
-/** Hooks a group's mesh into culling (called for each mesh once the group's culling exists). */
-export function cullMesh(world: { render: { instanceCulling: boolean } }, group: CulledGroup, mesh: InstancedMesh): void {
+/** What culling reads of the world: its switches. */
+export interface CullingWorld {
+  render: { instanceCulling: boolean; instanceLevels: boolean };
+}
+
+/**
+ * Hooks a group's mesh into culling (called for each mesh once the group's culling exists); `level`
+ * is the level of detail the mesh draws (0: full detail; a level above 0 draws nothing without culling).
+ */
+export function cullMesh(world: CullingWorld, group: CulledGroup, mesh: InstancedMesh, level = 0): void {
   const culling = group.culling;
   if (!culling) return;
-  for (const material of Array.isArray(mesh.material) ? mesh.material : [mesh.material]) patchMaterialForCulling(material);
+  for (const material of Array.isArray(mesh.material) ? mesh.material : [mesh.material]) if (!readsSlots(material)) patchMaterialForCulling(material);
   if (!Array.isArray(mesh.material)) {
     const { depth, distance } = shadowMaterialsFor(mesh.material);
     mesh.customDepthMaterial = depth;
     mesh.customDistanceMaterial = distance;
   }
-  const slots = culling.attribute as unknown as InstancedMesh['instanceColor'];
+  const slots = culling.attributes[Math.min(level, culling.levelCount - 1)] as unknown as InstancedMesh['instanceColor'];
   mesh.instanceColor = slots;
   const restore = () => {
     mesh.count = group.count;
     mesh.instanceColor = group.culling ? slots : null;
   };
-  mesh.onBeforeRender = (renderer, _scene, camera, _geometry, material) => beforeDraw(renderer, world, group, mesh, camera, material);
+  mesh.onBeforeRender = (renderer, _scene, camera, _geometry, material) => beforeDraw(renderer, world, group, mesh, camera, material, level, false);
   mesh.onBeforeShadow = (renderer, _object, _camera, shadowCamera, _geometry, depthMaterial) =>
-    beforeDraw(renderer, world, group, mesh, shadowCamera, depthMaterial);
+    beforeDraw(renderer, world, group, mesh, shadowCamera, depthMaterial, level, true);
   mesh.onAfterRender = restore;
   mesh.onAfterShadow = restore;
 }
@@ -335,33 +280,39 @@ const frustum = new Frustum();
 
 function beforeDraw(
   renderer: WebGLRenderer,
-  world: { render: { instanceCulling: boolean } },
+  world: CullingWorld,
   group: CulledGroup,
   mesh: InstancedMesh,
   camera: Camera,
   material: Material,
+  level: number,
+  shadow: boolean,
 ): void {
   const culling = group.culling;
   if (!culling || !world.render.instanceCulling || !readsSlots(material)) {
-    // Every slot through instanceMatrix, as a plain InstancedMesh draws, and no slot list where a
-    // colour would be read.
-    mesh.count = group.count;
+    // Every slot through instanceMatrix at full detail, as a plain InstancedMesh draws, and no slot
+    // list where a colour would be read; the other levels draw nothing.
+    mesh.count = level === 0 ? group.count : 0;
     mesh.instanceColor = null;
     return;
   }
   if (culling.dirtyCount > 0) queueRows(culling);
   clip.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).multiply(mesh.matrixWorld);
-  const entry = listFor(culling, group, clip, camera);
-  if (culling.uploaded !== entry || entry.changed) {
+  const entry = listFor(culling, group, clip, camera, world.render.instanceLevels, shadow);
+  const first = entry.offsets[level]!;
+  const n = entry.offsets[level + 1]! - first;
+  const bit = 1 << level;
+  if (culling.uploaded[level] !== entry || (entry.changed & bit) !== 0) {
     const gl = culling.gl;
-    gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffer);
-    if (entry.n > 0) gl.bufferSubData(gl.ARRAY_BUFFER, 0, entry.slots, 0, entry.n);
-    culling.uploaded = entry;
-    entry.changed = false;
+    gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
+    if (n > 0) gl.bufferSubData(gl.ARRAY_BUFFER, 0, entry.slots, first, n);
+    culling.uploaded[level] = entry;
+    entry.changed &= ~bit;
   }
-  mesh.count = entry.n;
+  mesh.count = n;
   culling.stats.passes++;
-  culling.stats.drawn += entry.n;
+  culling.stats.drawn += n;
+  culling.stats.drawnByLevel[level]! += n;
   MATRICES_UNIFORM.value = culling.texture;
   // Bound, so uploaded (whole the first time), by this draw's uniforms.
   culling.textureReady = true;
@@ -372,12 +323,15 @@ function beforeDraw(
 }
 
 /** The pass's list: a kept one when the pass and the group are as they were, else a new cull into the oldest entry. */
-function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: Camera): CullEntry {
+function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: Camera, levelsWanted: boolean, shadow: boolean): CullEntry {
   const e = m.elements;
   const version = culling.version;
+  const levels = levelsWanted && culling.levels !== null && levelView.set;
+  const levelStamp = levels ? levelView.stamp : -1;
+  culling.levelsOn = levels;
   let oldest = culling.entries[0]!;
   for (const entry of culling.entries) {
-    if (entry.version === version && sameKey(entry.key, e)) {
+    if (entry.version === version && entry.levelStamp === levelStamp && entry.shadow === shadow && sameKey(entry.key, e)) {
       entry.used = ++culling.stamp;
       return entry;
     }
@@ -387,8 +341,10 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
   const entry = oldest;
   for (let i = 0; i < 16; i++) entry.key[i] = e[i]!;
   entry.version = version;
+  entry.levelStamp = levelStamp;
+  entry.shadow = shadow;
   entry.used = ++culling.stamp;
-  entry.changed = true;
+  entry.changed = -1;
   const count = group.count;
   if (entry.slots.length < count) entry.slots = new Float32Array(group.ids.length);
   entry.bitsMade = false;
@@ -401,9 +357,60 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
     entry.planes[p * 4 + 2] = plane.normal.z;
     entry.planes[p * 4 + 3] = plane.constant;
   }
-  entry.n = group.bvh.cull(entry.planes, count, group.ids, entry.slots);
+  const offsets = entry.offsets;
+  if (levels) {
+    if (culling.scratch.length < count) culling.scratch = new Float32Array(group.ids.length);
+    entry.n = group.bvh.cull(entry.planes, count, group.ids, culling.scratch);
+    intoLevels(culling, group, entry, shadow);
+  } else {
+    entry.n = group.bvh.cull(entry.planes, count, group.ids, entry.slots);
+    offsets.fill(entry.n);
+    offsets[0] = 0;
+  }
   culling.stats.cullMs += performance.now() - started;
   return entry;
+}
+
+// Scratch of intoLevels.
+const limits = new Float64Array(16);
+const counts = new Int32Array(17);
+const viewAt = new Float64Array(3);
+const inverse = new Matrix4();
+
+/** Chooses the level of each slot of the group's scratch list and writes them into the entry's segments. */
+function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry, shadow: boolean): void {
+  const levels = culling.levels!;
+  const n = entry.n;
+  const list = culling.scratch;
+  const chosen = culling.slotLevels;
+  const matrices = group.bvh.matrices!;
+  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
+  const count = levelLimits(levels, levelView, groupScale, limits);
+  const [cx, cy, cz] = levels.center;
+  const vx = viewAt[0]!;
+  const vy = viewAt[1]!;
+  const vz = viewAt[2]!;
+  const orthographic = levelView.orthographic;
+  // Shadow passes draw the impostor's instances with the last mesh level.
+  const top = shadow && levels.impostorRadius > 0 ? count - 2 : count - 1;
+  counts.fill(0, 0, count + 1);
+  for (let i = 0; i < n; i++) {
+    const slot = list[i]!;
+    const level = chooseLevel(instanceMeasure(matrices, slot * 16, cx, cy, cz, vx, vy, vz, orthographic), chosen[slot]!, limits, count);
+    chosen[slot] = level;
+    counts[(level > top ? top : level) + 1]!++;
+  }
+  const offsets = entry.offsets;
+  offsets[0] = 0;
+  for (let k = 0; k < count; k++) offsets[k + 1] = offsets[k]! + counts[k + 1]!;
+  // counts[k] becomes level k's next free place.
+  for (let k = 0; k < count; k++) counts[k] = offsets[k]!;
+  const slots = entry.slots;
+  for (let i = 0; i < n; i++) {
+    const slot = list[i]!;
+    const level = chosen[slot]!;
+    slots[counts[level > top ? top : level]!++] = slot;
+  }
 }
 
 function sameKey(key: Float32Array, e: ArrayLike<number>): boolean {
@@ -419,21 +426,41 @@ function sameKey(key: Float32Array, e: ArrayLike<number>): boolean {
 export function instanceMoved(group: CulledGroup, slot: number): void {
   const culling = group.culling;
   if (!culling) return;
+  if (culling.levelsOn && levelChanged(culling, group, slot)) {
+    // Its segment changed in every list: each is made again at its next pass.
+    culling.version++;
+    return;
+  }
   for (const entry of culling.entries) {
     if (entry.version !== culling.version) continue;
     if (!entry.bitsMade) markListed(entry, group.ids.length);
     const bit = 1 << (slot & 7);
     if ((entry.bits[slot >> 3]! & bit) !== 0) continue;
     if (!group.bvh.inside(entry.planes, slot)) continue;
-    if (entry.n >= entry.slots.length) {
-      // No room (it lists every slot already, moved ones appended): cull again at its next pass.
+    if (entry.n >= entry.slots.length || entry.levelStamp !== -1) {
+      // No room (it lists every slot already, moved ones appended), or a list in level segments
+      // (no appending inside a segment): cull again at its next pass.
       entry.version = -1;
       continue;
     }
     entry.slots[entry.n++] = slot;
+    entry.offsets.fill(entry.n, 1);
     entry.bits[slot >> 3]! |= bit;
-    entry.changed = true;
+    entry.changed |= 1;
   }
+}
+
+/** Whether the moved instance at `slot` now has another level than it was listed at (and records the new one). */
+function levelChanged(culling: GroupCulling, group: CulledGroup, slot: number): boolean {
+  const levels = culling.levels!;
+  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
+  const count = levelLimits(levels, levelView, groupScale, limits);
+  const [cx, cy, cz] = levels.center;
+  const q = instanceMeasure(group.bvh.matrices!, slot * 16, cx, cy, cz, viewAt[0]!, viewAt[1]!, viewAt[2]!, levelView.orthographic);
+  const level = chooseLevel(q, culling.slotLevels[slot]!, limits, count);
+  if (level === culling.slotLevels[slot]) return false;
+  culling.slotLevels[slot] = level;
+  return true;
 }
 
 /** Marks the slots a list holds (once per list: the cull itself only copies slots). */
@@ -499,6 +526,8 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
     // Past the largest texture: this group draws every instance from now on, as a plain InstancedMesh.
     disposeGroupCulling(group);
     for (const mesh of group.meshes) mesh.instanceColor = null;
+    // The levels draw through culling's lists only.
+    for (const mesh of group.levelMeshes) mesh.visible = false;
     return;
   }
   culling.texture.dispose();
@@ -511,20 +540,29 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
   const slots = group.ids.length;
   if (slots > culling.bufferSlots) {
     const gl = culling.gl;
-    gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffer);
-    gl.bufferData(gl.ARRAY_BUFFER, slots * 4, gl.DYNAMIC_DRAW);
+    for (let level = 0; level < culling.levelCount; level++) {
+      gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
+      gl.bufferData(gl.ARRAY_BUFFER, slots * 4, gl.DYNAMIC_DRAW);
+      culling.attributes[level]!.count = slots;
+    }
     culling.bufferSlots = slots;
-    culling.attribute.count = slots;
+    if (culling.levelCount > 1) {
+      const chosen = new Uint8Array(slots);
+      chosen.set(culling.slotLevels.subarray(0, Math.min(slots, culling.slotLevels.length)));
+      culling.slotLevels = chosen;
+    }
   }
-  culling.uploaded = null;
+  culling.uploaded.fill(null);
   culling.version++;
 }
 
 /** Bytes the group's pass lists keep on the JS side (the texture shares the group's matrices). */
 export function cullingBytes(group: CulledGroup): number {
   let bytes = 0;
-  for (const entry of group.culling?.entries ?? []) bytes += entry.slots.byteLength + entry.bits.byteLength + 160;
-  return bytes;
+  const culling = group.culling;
+  if (!culling) return 0;
+  for (const entry of culling.entries) bytes += entry.slots.byteLength + entry.bits.byteLength + entry.offsets.byteLength + 160;
+  return bytes + culling.slotLevels.byteLength + culling.scratch.byteLength;
 }
 
 /** Lets go of the group's texture and slot buffer; its meshes draw every slot from now on. */
@@ -536,6 +574,6 @@ export function disposeGroupCulling(group: CulledGroup): void {
   if (MATRICES_UNIFORM.value === culling.texture) MATRICES_UNIFORM.value = null;
   // three deletes it with a mesh it has drawn (its instanceColor); one never drawn keeps it: delete
   // it here (deleting a deleted buffer does nothing).
-  culling.gl.deleteBuffer(culling.buffer);
+  for (const buffer of culling.buffers) culling.gl.deleteBuffer(buffer);
   group.culling = null;
 }

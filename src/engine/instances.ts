@@ -15,6 +15,7 @@ import { noInstanceError, unpackMatrices } from '../protocol/instances';
 import { growLocalBox, recomputeLocalBox, updateMeshBounds } from './instance-bounds';
 import { InstanceBVH } from './instance-bvh';
 import { createGroupCulling, cullingBytes, cullingChanged, cullingResized, cullMesh, disposeGroupCulling, instanceCapacity, instanceMoved, matricesChanged, SLOTS_PER_ROW, type GroupCulling } from './instance-culling';
+import { addLevelMeshes, assetLevelsOf } from './instance-level-meshes';
 import { InstanceIndex } from './instance-index';
 import type { ViewerWorld } from './world';
 
@@ -55,10 +56,32 @@ export interface InstanceAssetPart {
   material: Material | Material[];
 }
 
+/** A simplified level of an asset (src/protocol/asset-levels.ts): its parts, and its error in the asset's units. */
+export interface InstanceAssetLevel {
+  parts: InstanceAssetPart[];
+  error: number;
+}
+
+/** An asset's impostor: a unit quad with the atlas's material, and the sphere every tile shows. */
+export interface InstanceImpostor {
+  geometry: BufferGeometry;
+  material: Material;
+  center: [number, number, number];
+  radius: number;
+  columns: number;
+  /** Degrees, the atlas's rows top first. */
+  elevations: number[];
+}
+
 /** An asset as instanced groups draw it: shared by every group of that asset. */
 export interface InstanceAsset {
   assetId: string;
+  /** Full detail: what picking, snapping, measuring and the editor use. */
   parts: InstanceAssetPart[];
+  /** Simplified levels, coarser each (none: []), drawn where instances are small on the screen. */
+  levels?: InstanceAssetLevel[];
+  /** The impostor for the smallest (none: null). */
+  impostor?: InstanceImpostor | null;
   /** The union of the parts' boxes in the asset's root space: min xyz, max xyz. */
   box: Float32Array;
   /** True for the red placeholder cube that stands in for an asset that could not be loaded. */
@@ -79,7 +102,10 @@ export interface InstanceGroupRecord {
   ids: Uint32Array;
   index: InstanceIndex;
   attribute: InstancedBufferAttribute;
+  /** Full detail: one mesh a part (picking casts against these). */
   meshes: InstancedMesh[];
+  /** The simplified levels' and the impostor's meshes (userData.instanceLevel), drawn through culling only. */
+  levelMeshes: InstancedMesh[];
   bvh: InstanceBVH;
   /** Slots marked removed since the last compaction. */
   holes: Uint32Array;
@@ -194,6 +220,7 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     index,
     attribute,
     meshes: [],
+    levelMeshes: [],
     bvh,
     holes: new Uint32Array(64),
     nextId,
@@ -204,7 +231,7 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     culling: null,
   };
   recomputeLocalBox(group);
-  for (const part of options.asset.parts) {
+  const makeMesh = (part: InstanceAssetPart, level: number): InstancedMesh => {
     // Made with no instances of its own (three would fill an identity per slot), then given the group's buffer.
     const mesh = new InstancedMesh(part.geometry, part.material, 0);
     mesh.instanceMatrix = attribute;
@@ -215,11 +242,19 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
     mesh.userData.instanceGroup = eid;
     mesh.boundingBox = new Box3();
     mesh.boundingSphere = new Sphere();
-    group.meshes.push(mesh);
     object.add(mesh);
-  }
-  group.culling = createGroupCulling(world.render.renderer, group, array);
-  for (const mesh of group.meshes) cullMesh(world, group, mesh);
+    if (level > 0) {
+      mesh.userData.instanceLevel = level;
+      // Only the full-detail meshes are picked (a ray finds the instance there).
+      mesh.raycast = () => undefined;
+    }
+    return mesh;
+  };
+  for (const part of options.asset.parts) group.meshes.push(makeMesh(part, 0));
+  const levels = assetLevelsOf(options.asset);
+  group.culling = createGroupCulling(world.render.renderer, group, array, levels);
+  for (const mesh of group.meshes) cullMesh(world, group, mesh, 0);
+  if (group.culling?.levels) addLevelMeshes(world, group, options.asset, makeMesh);
   updateMeshBounds(group);
   addComponent(world, eid, InstanceGroup);
   InstanceGroup.removed[eid] = 0;
@@ -233,11 +268,12 @@ export function createInstanceGroup(world: ViewerWorld, eid: number, options: Cr
 export function disposeInstanceGroup(world: ViewerWorld, eid: number): void {
   const group = world.instanceGroups.get(eid);
   if (!group) return;
-  for (const mesh of group.meshes) {
+  for (const mesh of [...group.meshes, ...group.levelMeshes]) {
     mesh.removeFromParent();
     mesh.dispose();
   }
   group.meshes.length = 0;
+  group.levelMeshes.length = 0;
   disposeGroupCulling(group);
   world.instanceGroups.delete(eid);
   if (hasComponent(world, eid, InstanceGroup)) removeComponent(world, eid, InstanceGroup);
@@ -348,6 +384,7 @@ export function addInstances(world: ViewerWorld, group: InstanceGroupRecord, ids
   // A tree that exists and would test too many pending instances is rebuilt; one never built waits.
   if (!group.bvh.stale && group.bvh.needsRebuild(group.count)) rebuildBounds(group);
   for (const mesh of group.meshes) mesh.count = group.count;
+  for (const mesh of group.levelMeshes) mesh.count = group.count;
   markSlots(group, first, ids.length);
   cullingChanged(group);
   updateMeshBounds(group);
@@ -441,6 +478,7 @@ export function compactInstanceGroup(world: ViewerWorld, group: InstanceGroupRec
   group.count = end;
   group.bvh.truncated(end);
   for (const mesh of group.meshes) mesh.count = end;
+  for (const mesh of group.levelMeshes) mesh.count = end;
   if (moved > 0) markSlots(group, lowest, end - lowest);
   cullingChanged(group);
   InstanceGroup.removed[group.eid] = 0;
@@ -518,6 +556,7 @@ function ensureCapacity(group: InstanceGroupRecord, n: number): void {
   group.dirtyMin = Infinity;
   group.dirtyMax = -1;
   for (const mesh of group.meshes) mesh.instanceMatrix = attribute;
+  for (const mesh of group.levelMeshes) mesh.instanceMatrix = attribute;
   cullingResized(group, array);
 }
 

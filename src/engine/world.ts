@@ -144,6 +144,11 @@ export interface ViewerContext {
      * InstancedMesh does (for comparing pictures and benchmarks).
      */
     instanceCulling: boolean;
+    /**
+     * Culled groups draw each instance at the level of detail its projected size chooses
+     * (src/engine/instance-levels.ts); false draws every one at full detail (for comparing pictures).
+     */
+    instanceLevels: boolean;
   };
   navigation: { controls: FrameControls | null };
   /**
@@ -201,7 +206,17 @@ export function createViewerWorld(): ViewerWorld {
   return createWorld<ViewerContext>({
     time: { delta: 0, elapsed: 0, frame: 0, then: 0 },
     objects: [],
-    render: { renderer: null, scene: null, camera: null, needsRender: true, needsPicture: false, draw: null, hold: 0, instanceCulling: true },
+    render: {
+      renderer: null,
+      scene: null,
+      camera: null,
+      needsRender: true,
+      needsPicture: false,
+      draw: null,
+      hold: 0,
+      instanceCulling: true,
+      instanceLevels: true,
+    },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
     camera: { moved: false, version: 0 },

@@ -56,6 +56,11 @@ export const OptimizationSummary = z.object({
   compression: z.array(z.string()),
   /** Validator errors of the input that the optimisation repaired, by code. */
   repairs: z.array(z.string()),
+  /**
+   * An asset's levels of detail (src/protocol/asset-levels.ts): triangles of the full asset then of
+   * each simplified level, each level's error (asset units), and whether an impostor was made.
+   */
+  levels: z.object({ triangles: z.array(z.number().int()), errors: z.array(z.number()), impostor: z.boolean() }).optional(),
   milliseconds: z.number(),
 });
 export type OptimizationSummary = z.infer<typeof OptimizationSummary>;

@@ -1,6 +1,7 @@
-import { Box3, BoxGeometry, Matrix4, MeshStandardMaterial, type BufferGeometry, type Mesh } from 'three';
+import { Box3, BoxGeometry, Matrix4, MeshStandardMaterial, type BufferGeometry, type Mesh, type Object3D } from 'three';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import type { InstanceAsset, InstanceAssetPart } from '../engine/instances';
+import type { InstanceAsset, InstanceAssetLevel, InstanceAssetPart, InstanceImpostor } from '../engine/instances';
+import { AssetImpostorExtras, AssetLevelExtras, IMPOSTOR_SCENE, levelSceneName } from '../protocol/asset-levels';
 import type { ClientConfig } from '../protocol/config';
 import { FLOATS_PER_INSTANCE, unpackMatrices } from '../protocol/instances';
 import type { SceneObject } from '../protocol/scene-objects';
@@ -45,23 +46,66 @@ export function placeholderAsset(assetId: string): InstanceAsset {
  * instance's matrix alone places it.
  */
 export function assetFromGltf(gltf: GLTF, assetId: string): InstanceAsset {
-  const root = gltf.scene;
+  const box = new Box3();
+  const parts = partsOf(gltf.scene, assetId, box);
+  if (parts.length === 0) throw new Error('The asset has no mesh to draw.');
+  const { levels, impostor } = levelsOf(gltf, assetId);
+  return { assetId, parts, levels, impostor, box: new Float32Array([box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z]), placeholder: false };
+}
+
+/** The mesh primitives of a scene with their node transforms baked in (`box` grows by each). */
+function partsOf(root: Object3D, name: string, box: Box3 | null): InstanceAssetPart[] {
   root.updateMatrixWorld(true);
   const parts: InstanceAssetPart[] = [];
-  const box = new Box3();
-  const partBox = new Box3();
   root.traverse((o) => {
     const mesh = o as Mesh;
     if (!mesh.isMesh || !mesh.geometry) return;
     let geometry: BufferGeometry = mesh.geometry;
     if (!mesh.matrixWorld.equals(IDENTITY)) geometry = geometry.clone().applyMatrix4(mesh.matrixWorld);
-    if (geometry.boundingBox === null) geometry.computeBoundingBox();
-    partBox.copy(geometry.boundingBox!);
-    box.union(partBox);
-    parts.push({ name: mesh.name || `${assetId} part ${parts.length}`, geometry, material: mesh.material });
+    if (box) {
+      if (geometry.boundingBox === null) geometry.computeBoundingBox();
+      box.union(geometry.boundingBox!);
+    }
+    parts.push({ name: mesh.name || `${name} part ${parts.length}`, geometry, material: mesh.material });
   });
-  if (parts.length === 0) throw new Error('The asset has no mesh to draw.');
-  return { assetId, parts, box: new Float32Array([box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z]), placeholder: false };
+  return parts;
+}
+
+/**
+ * The asset's levels of detail and impostor, from the scenes the asset upload adds beside the
+ * default one (src/protocol/asset-levels.ts). Levels that do not read right are left out with a
+ * warning: the asset still draws, at full detail.
+ */
+export function levelsOf(gltf: GLTF, assetId: string): { levels: InstanceAssetLevel[]; impostor: InstanceImpostor | null } {
+  const levels: (InstanceAssetLevel & { level: number })[] = [];
+  let impostor: InstanceImpostor | null = null;
+  for (const scene of gltf.scenes ?? []) {
+    if (scene === gltf.scene) continue;
+    const data = scene.userData as { assetLevel?: unknown; assetImpostor?: unknown };
+    if (data.assetLevel !== undefined) {
+      const extras = AssetLevelExtras.safeParse(data.assetLevel);
+      const parts = extras.success ? partsOf(scene, `${assetId} ${levelSceneName(extras.data.level)}`, null) : [];
+      if (extras.success && parts.length > 0) levels.push({ level: extras.data.level, error: extras.data.error, parts });
+      else console.warn(`Asset ${assetId}: the level of detail "${scene.name}" is left out (${extras.success ? 'it has no mesh' : extras.error.issues[0]?.message}).`);
+    } else if (data.assetImpostor !== undefined && scene.name === IMPOSTOR_SCENE) {
+      const extras = AssetImpostorExtras.safeParse(data.assetImpostor);
+      const [card] = partsOf(scene, `${assetId} impostor`, null);
+      const material = card && !Array.isArray(card.material) ? card.material : null;
+      if (extras.success && card && material) {
+        impostor = { geometry: card.geometry, material, center: extras.data.center, radius: extras.data.radius, columns: extras.data.columns, elevations: extras.data.elevations };
+      } else {
+        console.warn(`Asset ${assetId}: its impostor is left out (${extras.success ? 'no card with one material' : extras.error.issues[0]?.message}).`);
+      }
+    }
+  }
+  levels.sort((a, b) => a.level - b.level);
+  // Coarser each: a level whose error is below the one before it is out of order and left out.
+  const kept: InstanceAssetLevel[] = [];
+  for (const { parts, error } of levels) {
+    if (kept.length > 0 && error < kept[kept.length - 1]!.error) continue;
+    kept.push({ parts, error });
+  }
+  return { levels: kept, impostor };
 }
 
 const IDENTITY = new Matrix4();
@@ -110,7 +154,12 @@ export function createAssetCache(config: ClientConfig, loader: ModelLoader, opti
     dispose() {
       for (const loading of assets.values()) {
         void loading.then(({ asset }) => {
-          for (const part of asset.parts) {
+          const parts = [...asset.parts, ...(asset.levels ?? []).flatMap((level) => level.parts)];
+          if (asset.impostor) {
+            parts.push({ name: 'impostor', geometry: asset.impostor.geometry, material: asset.impostor.material });
+            (asset.impostor.material as MeshStandardMaterial).map?.dispose();
+          }
+          for (const part of parts) {
             part.geometry.dispose();
             for (const m of Array.isArray(part.material) ? part.material : [part.material]) m.dispose();
           }

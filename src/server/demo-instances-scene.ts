@@ -51,7 +51,7 @@ async function writeDemoAssets(config: ServerConfig, set: InstanceAssetSet): Pro
     written.push({ key: asset.key, assetId, triangles: asset.triangles });
     if (await readAsset(config, assetId)) continue;
     const fileName = `${asset.key}${set === 'simple' ? '' : `-${set}`}.glb`;
-    const { container } = await processModel({ fileName, bytes: asset.glb }, { maxBytes: CONFIG_DEFAULTS.MAX_ASSET_BYTES, optimize: true, generator: INSTANCES_GENERATOR });
+    const { container } = await processModel({ fileName, bytes: asset.glb }, { maxBytes: CONFIG_DEFAULTS.MAX_ASSET_BYTES, optimize: true, levels: true, generator: INSTANCES_GENERATOR });
     await writeAsset(config, { _id: assetId, name: asset.name, sourceFileName: fileName, path: `assets/${assetId}/${ASSET_FILE_NAME}`, byteLength: container.byteLength, createdAt: new Date().toISOString() }, container);
   }
   return written;

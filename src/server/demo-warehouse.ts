@@ -458,7 +458,7 @@ export async function ensureWarehouseAssets(config: ServerConfig): Promise<Map<W
     ids.set(asset.key, assetId);
     if (await readAsset(config, assetId)) continue;
     const fileName = `${assetId}.glb`;
-    const { container } = await processModel({ fileName, bytes: asset.glb }, { maxBytes: config.maxAssetBytes, optimize: true, generator: WAREHOUSE_GENERATOR });
+    const { container } = await processModel({ fileName, bytes: asset.glb }, { maxBytes: config.maxAssetBytes, optimize: true, levels: true, generator: WAREHOUSE_GENERATOR });
     await writeAsset(config, { _id: assetId, name: asset.name, sourceFileName: fileName, path: `assets/${assetId}/${ASSET_FILE_NAME}`, byteLength: container.byteLength, createdAt: new Date().toISOString() }, container);
   }
   return ids;

@@ -1,5 +1,5 @@
 import { BackSide, DoubleSide, FrontSide, Group, InstancedBufferAttribute, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
-import { patchMaterialForCulling, shadowMaterialsFor } from '../engine/instance-culling';
+import { patchMaterialForCulling, shadowMaterialsFor } from '../engine/instance-culling-shaders';
 import { createInstanceGroup, prepareInstances, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';

@@ -274,7 +274,7 @@ export default async function assets(app: FastifyInstance, opts: { config: Serve
     const upload = await receiveUpload(request, opts.uploads);
     const assetId = newId();
     return answerUpload(opts.uploads, request, reply, upload, {
-      options: { maxBytes: limit, optimize: true, generator: ASSET_GENERATOR },
+      options: { maxBytes: limit, optimize: true, levels: true, generator: ASSET_GENERATOR },
       store: async ({ container, validation, optimization }) => {
         const doc = await writeAsset(
           config,

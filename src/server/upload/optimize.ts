@@ -2,6 +2,7 @@ import { dedup, prune } from '@gltf-transform/functions';
 import type { OptimizationSummary, ValidationReport } from '../../protocol/upload.ts';
 import { enableMeshopt, PRUNE_OPTIONS, quantizeForMeshopt } from './compress.ts';
 import { instanceSiblings } from './instancing.ts';
+import { addAssetLevels, type AssetLevelsSummary } from './levels.ts';
 import { createModelIO, extensionsUsed, withoutExtraData } from './io.ts';
 import { addSkeletonsToScenes, generateMissingTangents } from './repairs.ts';
 import { stampStableIds } from './stable-ids.ts';
@@ -15,6 +16,7 @@ import { describeRefusal, validateModel } from './validate.ts';
  *   then meshopt compression with quantization where it is safe (./compress.ts);
  * - Draco and meshopt inputs are decoded and re-encoded with meshopt; KTX2 (KHR_texture_basisu)
  *   and other images are kept as they are;
+ * - for assets, levels of detail and an impostor (./levels.ts);
  * - the result is validated again before compression; it must have no error.
  */
 
@@ -25,6 +27,8 @@ export interface OptimizeOptions {
   inputReport?: ValidationReport;
   /** The file name, for the output report (default 'model.glb'). */
   fileName?: string;
+  /** Add levels of detail and an impostor (./levels.ts): for assets, which are drawn many times over. */
+  levels?: boolean;
 }
 
 export interface OptimizeResult {
@@ -68,6 +72,7 @@ export async function optimizeModel(input: Uint8Array, options: OptimizeOptions 
   await doc.transform(dedup());
   const instancing = instanceSiblings(doc, options.minInstances ?? 5);
   await doc.transform(prune(PRUNE_OPTIONS));
+  const levels: AssetLevelsSummary | undefined = options.levels ? await addAssetLevels(doc) : undefined;
   const compressed = await quantizeForMeshopt(doc);
 
   const fileName = options.fileName ?? 'model.glb';
@@ -99,6 +104,7 @@ export async function optimizeModel(input: Uint8Array, options: OptimizeOptions 
         .filter((name) => DECODED_EXTENSIONS.includes(name))
         .sort(),
       repairs,
+      ...(levels ? { levels } : {}),
       milliseconds: Math.round(performance.now() - started),
     },
   };

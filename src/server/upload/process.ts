@@ -31,6 +31,8 @@ export interface ProcessOptions {
   optimize: boolean;
   /** With `optimize`: sibling nodes sharing a mesh are instanced from this many on (default 5). */
   minInstances?: number;
+  /** With `optimize`: add levels of detail and an impostor (assets: ./levels.ts). */
+  levels?: boolean;
   /** Recorded as the container's `generator`. */
   generator: string;
 }
@@ -50,7 +52,7 @@ export interface ProcessedModel {
  */
 export async function validateAndOptimize(
   file: ModelFile,
-  options: { maxBytes: number; minInstances?: number },
+  options: { maxBytes: number; minInstances?: number; levels?: boolean },
 ): Promise<{ asset: Uint8Array; validation: ValidationReport; optimization: OptimizationSummary }> {
   const { fileName, bytes } = file;
   if (bytes.byteLength > options.maxBytes) throw tooLarge(fileName, options.maxBytes);
@@ -70,7 +72,12 @@ export async function validateAndOptimize(
     throw error;
   }
   try {
-    const { glb: optimized, summary } = await optimizeModel(glb, { fileName, inputReport: validation, minInstances: options.minInstances });
+    const { glb: optimized, summary } = await optimizeModel(glb, {
+      fileName,
+      inputReport: validation,
+      minInstances: options.minInstances,
+      levels: options.levels,
+    });
     if (optimized.byteLength > options.maxBytes) throw tooLarge(fileName, options.maxBytes);
     return { asset: optimized, validation, optimization: summary };
   } catch (error) {

@@ -19,15 +19,14 @@ import {
 } from 'three';
 import { describe, expect, it } from 'vitest';
 import { InstanceBVH } from '../../../src/engine/instance-bvh';
+import { instanceCapacity, SLOTS_PER_ROW } from '../../../src/engine/instance-culling';
 import {
   CulledDepthMaterial,
   CulledDistanceMaterial,
   cullingPatchFits,
-  instanceCapacity,
   patchMaterialForCulling,
   readsSlots,
-  SLOTS_PER_ROW,
-} from '../../../src/engine/instance-culling';
+} from '../../../src/engine/instance-culling-shaders';
 import {
   addInstances,
   compactInstanceGroup,
@@ -39,6 +38,7 @@ import {
   type InstanceGroupRecord,
 } from '../../../src/engine/instances';
 import { bindObject } from '../../../src/engine/registry';
+import { setLevelView } from '../../../src/engine/instance-levels';
 import { instanceRow } from './instance-row';
 import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
 
@@ -112,7 +112,7 @@ function drawMain(setupResult: ReturnType<typeof setup>, cam: Camera, material: 
   mesh.onBeforeRender(renderer, new Scene(), cam, mesh.geometry, material, null as never);
   const count = mesh.count;
   const colour = mesh.instanceColor;
-  const list = group.culling ? [...buffers.get(group.culling.buffer)!.subarray(0, count)].sort((a, b) => a - b) : [];
+  const list = group.culling ? [...buffers.get(group.culling.buffers[0]!)!.subarray(0, count)].sort((a, b) => a - b) : [];
   mesh.onAfterRender(renderer, new Scene(), cam, mesh.geometry, material, null as never);
   return { count, list, colour, after: mesh.count, colourAfter: mesh.instanceColor };
 }
@@ -122,7 +122,7 @@ function drawShadow(setupResult: ReturnType<typeof setup>, view: Camera, shadowC
   const depth = mesh.customDepthMaterial!;
   mesh.onBeforeShadow(renderer, new Scene(), view, shadowCamera, mesh.geometry, depth, null as never);
   const count = mesh.count;
-  const list = [...buffers.get(group.culling!.buffer)!.subarray(0, count)].sort((a, b) => a - b);
+  const list = [...buffers.get(group.culling!.buffers[0]!)!.subarray(0, count)].sort((a, b) => a - b);
   mesh.onAfterShadow(renderer, new Scene(), view, shadowCamera, mesh.geometry, depth, null as never);
   return { count, list };
 }
@@ -238,7 +238,7 @@ describe('per-instance culling', () => {
     expect(drawn.count).toBe(40);
     expect(drawn.colour).toBeNull();
     // Restored for the next pass.
-    expect(drawn.colourAfter).toBe(s.group.culling!.attribute);
+    expect(drawn.colourAfter).toBe(s.group.culling!.attributes[0]!);
     expect(readsSlots(s.mesh.material as Material)).toBe(true);
   });
 
@@ -248,7 +248,7 @@ describe('per-instance culling', () => {
     const drawn = drawMain(s, camera(0));
     expect(drawn.count).toBe(40);
     expect(drawn.colour).toBeNull();
-    expect(drawn.colourAfter).toBe(s.group.culling!.attribute);
+    expect(drawn.colourAfter).toBe(s.group.culling!.attributes[0]!);
     s.world.render.instanceCulling = true;
     expect(drawMain(s, camera(0)).list).toEqual(inView(s.group, camera(0)));
   });
@@ -319,7 +319,7 @@ describe('per-instance culling', () => {
 
   it('deletes its slot buffer with the group, drawn or not', () => {
     const s = setup(4);
-    const buffer = s.group.culling!.buffer;
+    const buffer = s.group.culling!.buffers[0]!;
     disposeInstanceGroup(s.world, s.group.eid);
     expect(s.deleted).toContain(buffer);
     expect(s.group.culling).toBeNull();
@@ -333,7 +333,7 @@ describe('per-instance culling', () => {
     expect(s.mesh.count).toBe(10);
     expect(s.mesh.instanceColor).toBeNull();
     s.mesh.onAfterShadow(s.renderer, new Scene(), camera(0), camera(0), s.mesh.geometry, threeDepth, null as never);
-    expect(s.mesh.instanceColor).toBe(s.group.culling!.attribute);
+    expect(s.mesh.instanceColor).toBe(s.group.culling!.attributes[0]!);
   });
 
   it('adding and compacting cull again; the lists hold slots, so a compacted group lists the moved instance at its new slot', () => {
@@ -435,5 +435,107 @@ describe('per-instance culling', () => {
     const mesh = group.meshes[0] as InstancedMesh;
     expect(mesh.instanceColor).toBeNull();
     expect(mesh.customDepthMaterial).toBeUndefined();
+  });
+});
+
+describe('levels of detail in the pass lists', () => {
+  /** A crate with a simplified level (error 1 cm) and an impostor (1.7 m across). */
+  function levelledAsset(): InstanceAsset {
+    return {
+      ...asset(),
+      levels: [{ parts: [{ name: 'crate lod1', geometry: new BoxGeometry(1, 1, 1, 1, 1, 1), material: new MeshStandardMaterial() }], error: 0.01 }],
+      impostor: {
+        geometry: new BoxGeometry(1, 1, 0),
+        material: new MeshStandardMaterial(),
+        center: [0, 0, 0],
+        radius: 0.87,
+        columns: 8,
+        elevations: [0, 35, 70],
+      },
+    };
+  }
+
+  /** 60 crates along x from x = 0, seen from x = -4 along +x, 1000 pixels high. */
+  function levelledSetup() {
+    const world = createViewerWorld();
+    const { renderer, buffers } = stubRenderer();
+    world.render.renderer = renderer;
+    const { object, group } = instanceRow(world, 60, levelledAsset());
+    object.updateMatrixWorld(true);
+    const cam = new PerspectiveCamera(90, 1, 0.1, 1000);
+    cam.position.set(-4, 0, 0);
+    cam.lookAt(10, 0, 0);
+    cam.updateMatrixWorld(true);
+    setLevelView(cam, 1000);
+    return { world, group, renderer, buffers, cam };
+  }
+
+  /** Each level's listed slots in a main pass (or a shadow pass) of `cam`. */
+  function drawLevels(s: ReturnType<typeof levelledSetup>, shadow = false): number[][] {
+    const meshes = [s.group.meshes[0]!, ...s.group.levelMeshes];
+    return meshes.map((mesh, level) => {
+      const material = shadow ? mesh.customDepthMaterial! : (mesh.material as Material);
+      if (shadow) mesh.onBeforeShadow(s.renderer, new Scene(), s.cam, s.cam, mesh.geometry, material, null as never);
+      else mesh.onBeforeRender(s.renderer, new Scene(), s.cam, mesh.geometry, material, null as never);
+      const list = [...s.buffers.get(s.group.culling!.buffers[level]!)!.subarray(0, mesh.count)].sort((a, b) => a - b);
+      mesh.onAfterRender(s.renderer, new Scene(), s.cam, mesh.geometry, material, null as never);
+      return list;
+    });
+  }
+
+  it('puts each visible instance in the one level its distance chooses: near at full detail, then simplified, far as cards', () => {
+    const s = levelledSetup();
+    expect(s.group.levelMeshes).toHaveLength(2);
+    expect(s.group.culling!.levelCount).toBe(3);
+    const lists = drawLevels(s);
+    const all = lists.flat().sort((a, b) => a - b);
+    expect(all).toEqual([...new Set(all)]);
+    expect(all).toEqual(inView(s.group, s.cam));
+    // Distances 4 + 2 i; level 1 (1 cm) from 0.01 x 500 x 1.15 = 5.75 m; the card (1.74 m, 40
+    // pixels) from 2 x 0.87 x 500 / 40 x 1.15 = 25 m.
+    expect(lists[0]).toEqual([0]);
+    expect(lists[1]!.length).toBeGreaterThan(5);
+    expect(lists[2]!.length).toBeGreaterThan(20);
+    expect(Math.max(...lists[0]!)).toBeLessThan(Math.min(...lists[1]!));
+    expect(Math.max(...lists[1]!)).toBeLessThan(Math.min(...lists[2]!));
+  });
+
+  it('casts the cards’ instances with the coarsest mesh level in a shadow pass', () => {
+    const s = levelledSetup();
+    const main = drawLevels(s);
+    const shadow = drawLevels(s, true);
+    expect(shadow[2]).toEqual([]);
+    expect(shadow[1]).toEqual([...main[1]!, ...main[2]!].sort((a, b) => a - b));
+    expect(shadow[0]).toEqual(main[0]);
+  });
+
+  it('draws a moved instance at its new level in the next pass, and every instance at full detail with levels off', () => {
+    const s = levelledSetup();
+    const far = 40;
+    expect(drawLevels(s)[2]).toContain(far);
+    setInstanceMatrix(s.world, s.group, far, new Matrix4().makeTranslation(-2, 0, 0.5));
+    const lists = drawLevels(s);
+    expect(lists[0]).toContain(far);
+    expect(lists[2]).not.toContain(far);
+    s.world.render.instanceLevels = false;
+    const off = drawLevels(s);
+    expect(off[1]).toEqual([]);
+    expect(off[2]).toEqual([]);
+    expect(off[0]).toEqual(inView(s.group, s.cam));
+    // Culling off: full detail through instanceMatrix, the levels draw nothing.
+    s.world.render.instanceCulling = false;
+    const mesh = s.group.levelMeshes[0]!;
+    mesh.onBeforeRender(s.renderer, new Scene(), s.cam, mesh.geometry, mesh.material as Material, null as never);
+    expect(mesh.count).toBe(0);
+  });
+
+  it('keeps the levels out of picking: only the full-detail meshes are cast against', () => {
+    const s = levelledSetup();
+    for (const mesh of s.group.levelMeshes) {
+      const hits: unknown[] = [];
+      mesh.raycast({} as never, hits as never);
+      expect(hits).toEqual([]);
+      expect(mesh.userData.instanceLevel).toBeGreaterThan(0);
+    }
   });
 });

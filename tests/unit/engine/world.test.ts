@@ -17,6 +17,7 @@ describe('createViewerWorld', () => {
       draw: null,
       hold: 0,
       instanceCulling: true,
+      instanceLevels: true,
     });
     expect(world.navigation.controls).toBeNull();
     expect(world.transform.count).toBe(0);

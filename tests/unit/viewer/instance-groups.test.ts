@@ -1,7 +1,7 @@
 import { BackSide, BoxGeometry, DirectionalLight, DoubleSide, FrontSide, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, MeshStandardMaterial, PerspectiveCamera, PointLight, Scene, WebGLRenderTarget, type Object3D, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
 import type { InstanceAsset } from '../../../src/engine/instances';
-import { CulledDepthMaterial, shadowMaterialsFor } from '../../../src/engine/instance-culling';
+import { CulledDepthMaterial, shadowMaterialsFor } from '../../../src/engine/instance-culling-shaders';
 import { compileGroupPrograms } from '../../../src/viewer/instance-groups';
 
 /** A renderer that records what compileAsync is asked to compile and for which target (no WebGL in Node). */
