@@ -40,6 +40,9 @@ export function addLevelMeshes(
     const mesh = makeMesh({ name: `${asset.assetId} (impostor)`, geometry: impostor.geometry, material: impostor.material }, simplified.length + 1);
     // A card casts no shadow: shadow passes draw its instances with the coarsest mesh level.
     mesh.castShadow = false;
+    // Nor takes one: the coarsest mesh casting for it would shadow the card (it stands through the
+    // middle of that mesh).
+    mesh.receiveShadow = false;
     group.levelMeshes.push(mesh);
     cullMesh(world, group, mesh, simplified.length + 1);
   }

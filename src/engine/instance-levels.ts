@@ -83,7 +83,9 @@ export interface LevelledAsset {
  * with k. Returns how many levels (1 + simplified levels + 1 with an impostor).
  */
 export function levelLimits(asset: LevelledAsset, view: LevelView, groupScale: number, out: Float64Array): number {
-  const p = view.pixelsPerUnit * groupScale;
+  // q is measured in the group's space: in perspective its scale cancels (size and distance both
+  // carry it); in an orthographic view the size alone does.
+  const p = view.orthographic ? view.pixelsPerUnit * groupScale : view.pixelsPerUnit;
   let n = 0;
   out[n++] = Infinity;
   for (const error of asset.errors) {

@@ -60,7 +60,7 @@ export const OptimizationSummary = z.object({
    * An asset's levels of detail (src/protocol/asset-levels.ts): triangles of the full asset then of
    * each simplified level, each level's error (asset units), and whether an impostor was made.
    */
-  levels: z.object({ triangles: z.array(z.number().int()), errors: z.array(z.number()), impostor: z.boolean() }).optional(),
+  levels: z.object({ triangles: z.array(z.number().int()), errors: z.array(z.number()), impostor: z.boolean(), skipped: z.string().optional() }).optional(),
   milliseconds: z.number(),
 });
 export type OptimizationSummary = z.infer<typeof OptimizationSummary>;

@@ -76,6 +76,8 @@ function partsOf(root: Object3D, name: string, box: Box3 | null): InstanceAssetP
  * default one (src/protocol/asset-levels.ts). Levels that do not read right are left out with a
  * warning: the asset still draws, at full detail.
  */
+const MAX_LEVELS = 4;
+
 export function levelsOf(gltf: GLTF, assetId: string): { levels: InstanceAssetLevel[]; impostor: InstanceImpostor | null } {
   const levels: (InstanceAssetLevel & { level: number })[] = [];
   let impostor: InstanceImpostor | null = null;
@@ -99,6 +101,8 @@ export function levelsOf(gltf: GLTF, assetId: string): { levels: InstanceAssetLe
     }
   }
   levels.sort((a, b) => a.level - b.level);
+  // At most the levels an upload makes (a level view's limits are a few numbers).
+  levels.splice(MAX_LEVELS);
   // Coarser each: a level whose error is below the one before it is out of order and left out.
   const kept: InstanceAssetLevel[] = [];
   for (const { parts, error } of levels) {
@@ -158,6 +162,7 @@ export function createAssetCache(config: ClientConfig, loader: ModelLoader, opti
           if (asset.impostor) {
             parts.push({ name: 'impostor', geometry: asset.impostor.geometry, material: asset.impostor.material });
             (asset.impostor.material as MeshStandardMaterial).map?.dispose();
+            (asset.impostor.material as MeshStandardMaterial).normalMap?.dispose();
           }
           for (const part of parts) {
             part.geometry.dispose();

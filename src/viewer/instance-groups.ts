@@ -1,5 +1,6 @@
 import { BackSide, DoubleSide, FrontSide, Group, InstancedBufferAttribute, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
 import { patchMaterialForCulling, shadowMaterialsFor } from '../engine/instance-culling-shaders';
+import { patchImpostorMaterial } from '../engine/instance-impostor';
 import { createInstanceGroup, prepareInstances, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
@@ -183,7 +184,17 @@ export function compileGroupPrograms(target: GroupProgramsTarget, asset: LoadedA
   // As a culled group's mesh draws (src/engine/instance-culling.ts): patched materials, a slot list
   // in instanceColor, and its own shadow materials where the part has one material.
   const slots = new InstancedBufferAttribute(new Float32Array(1), 1);
-  for (const part of asset.parts) {
+  // The simplified levels' parts too (their geometry may lack an attribute the full one has: another
+  // variant), and the impostor's card (its own program; it casts no shadow).
+  const parts = [...asset.parts, ...(asset.levels ?? []).flatMap((level) => level.parts)];
+  if (asset.impostor) {
+    patchImpostorMaterial(asset.impostor);
+    const card = new InstancedMesh(asset.impostor.geometry, asset.impostor.material, 0);
+    card.receiveShadow = false;
+    card.instanceColor = slots;
+    holder.add(card);
+  }
+  for (const part of parts) {
     const mesh = new InstancedMesh(part.geometry, part.material, 0);
     mesh.castShadow = castShadow;
     mesh.receiveShadow = true;

@@ -1,4 +1,5 @@
 import { Vector2, Vector3, type Camera, type Object3D, type OrthographicCamera, type PerspectiveCamera } from 'three';
+import { setLevelView } from '../engine/instance-levels';
 import { SCREENSHOT_DEFAULT_FORMAT, SCREENSHOT_DEFAULT_QUALITY } from '../protocol/constants';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../protocol/errors';
 import { HELPER_LAYER } from '../engine/layers';
@@ -214,6 +215,9 @@ export async function takeScreenshot(target: ScreenshotTarget, options: Screensh
   const autoClear = renderer.autoClear;
   try {
     renderer.setPixelRatio(1);
+    // Instance levels for the picture's own height (the next frame sets the viewport's again).
+    camera.updateMatrixWorld();
+    setLevelView(camera, plan.height);
     const aspect = plan.width / plan.height;
     let drawnWidth = -1;
     let drawnHeight = -1;

@@ -346,6 +346,8 @@ function downsample(
         }
       } else {
         // Facing the viewer where nothing is (bleed fills the edges).
+        normals[o] = 128;
+        normals[o + 1] = 128;
         normals[o + 2] = 255;
       }
       rgba[o + 3] = Math.round((covered / 4) * 255);

@@ -11,8 +11,10 @@ import { addImpostor, type ImpostorSource } from './impostor.ts';
  * (./impostor.ts). Runs on the optimised asset before compression; models (POST /v1/models) get
  * none: they are drawn once, not a hundred thousand times.
  *
- * Skipped: skinned or morphed primitives, points and lines, and nodes drawn by
- * EXT_mesh_gpu_instancing (an instanced group draws none of them differently at a distance).
+ * An asset with a part the levels cannot carry (a skinned or morphed primitive, points or lines, a
+ * node drawn by EXT_mesh_gpu_instancing) gets none: a level without that part would lose it at a
+ * distance (the summary says why). Levels an earlier upload made (a derivative uploaded again)
+ * are replaced.
  */
 
 export interface AssetLevelsSummary {
@@ -21,6 +23,8 @@ export interface AssetLevelsSummary {
   /** Each level's error, in the asset's units. */
   errors: number[];
   impostor: boolean;
+  /** Why no levels were made, when none were. */
+  skipped?: string;
 }
 
 /** One drawable primitive of the default scene, in the asset's root space. */
@@ -41,8 +45,16 @@ export async function addAssetLevels(doc: Document): Promise<AssetLevelsSummary>
   const root = doc.getRoot();
   const scene = root.getDefaultScene() ?? root.listScenes()[0];
   const summary: AssetLevelsSummary = { triangles: [], errors: [], impostor: false };
-  if (!scene) return summary;
-  const sources = sourcePrimitives(scene);
+  if (!scene) return { ...summary, skipped: 'the asset has no scene' };
+  for (const old of root.listScenes()) {
+    const extras = old.getExtras() as { assetLevel?: unknown; assetImpostor?: unknown };
+    if (old !== scene && (extras.assetLevel !== undefined || extras.assetImpostor !== undefined)) {
+      for (const node of old.listChildren()) node.dispose();
+      old.dispose();
+    }
+  }
+  const { sources, skipped } = sourcePrimitives(scene);
+  if (skipped) return { ...summary, triangles: [sources.reduce((sum, s) => sum + s.indices.length / 3, 0)], skipped };
   const full = sources.reduce((sum, s) => sum + s.indices.length / 3, 0);
   summary.triangles.push(full);
   if (sources.length === 0 || full === 0) return summary;
@@ -109,22 +121,30 @@ export async function addAssetLevels(doc: Document): Promise<AssetLevelsSummary>
   return summary;
 }
 
-function sourcePrimitives(scene: Scene): SourcePrimitive[] {
+function sourcePrimitives(scene: Scene): { sources: SourcePrimitive[]; skipped: string | undefined } {
   const out: SourcePrimitive[] = [];
+  let skipped: string | undefined;
   scene.traverse((node) => {
     const mesh = node.getMesh();
-    if (!mesh || node.getSkin() || node.getExtension('EXT_mesh_gpu_instancing')) return;
+    if (!mesh) return;
+    if (node.getSkin()) skipped ??= `node "${node.getName()}" is skinned`;
+    if (node.getExtension('EXT_mesh_gpu_instancing')) skipped ??= `node "${node.getName()}" is drawn instanced (EXT_mesh_gpu_instancing)`;
+    if (node.getSkin() || node.getExtension('EXT_mesh_gpu_instancing')) return;
     const matrix = node.getWorldMatrix() as unknown as number[];
     const scale = Math.max(columnLength(matrix, 0), columnLength(matrix, 4), columnLength(matrix, 8)) || 1;
     for (const primitive of mesh.listPrimitives()) {
-      if (primitive.getMode() !== Primitive.Mode.TRIANGLES || primitive.listTargets().length > 0) continue;
+      if (primitive.getMode() !== Primitive.Mode.TRIANGLES || primitive.listTargets().length > 0) {
+        skipped ??= `mesh "${mesh.getName()}" has ${primitive.listTargets().length > 0 ? 'morph targets' : 'points or lines'}`;
+        continue;
+      }
       const position = primitive.getAttribute('POSITION');
       if (!position || position.getCount() < 3) continue;
       const positions = floats(position);
       const indexAccessor = primitive.getIndices();
       let indices: Uint32Array;
       if (indexAccessor) {
-        indices = new Uint32Array(indexAccessor.getCount());
+        // Whole triangles only (a stray index or two is only a validator warning).
+        indices = new Uint32Array(Math.floor(indexAccessor.getCount() / 3) * 3);
         for (let i = 0; i < indices.length; i++) indices[i] = indexAccessor.getScalar(i);
       } else {
         indices = new Uint32Array(Math.floor(position.getCount() / 3) * 3);
@@ -133,7 +153,7 @@ function sourcePrimitives(scene: Scene): SourcePrimitive[] {
       out.push({ primitive, matrix, scale, node, positions, indices });
     }
   });
-  return out;
+  return { sources: out, skipped };
 }
 
 function columnLength(m: number[], o: number): number {

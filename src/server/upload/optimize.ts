@@ -72,7 +72,16 @@ export async function optimizeModel(input: Uint8Array, options: OptimizeOptions 
   await doc.transform(dedup());
   const instancing = instanceSiblings(doc, options.minInstances ?? 5);
   await doc.transform(prune(PRUNE_OPTIONS));
-  const levels: AssetLevelsSummary | undefined = options.levels ? await addAssetLevels(doc) : undefined;
+  let levels: AssetLevelsSummary | undefined;
+  if (options.levels) {
+    try {
+      levels = await addAssetLevels(doc);
+    } catch (error) {
+      // The asset is still good at full detail: store it so, and say why it has no levels.
+      levels = { triangles: [], errors: [], impostor: false, skipped: `making levels failed: ${(error as Error).message}` };
+      console.warn(`${options.fileName ?? 'model.glb'}: ${levels.skipped}`);
+    }
+  }
   const compressed = await quantizeForMeshopt(doc);
 
   const fileName = options.fileName ?? 'model.glb';

@@ -153,8 +153,36 @@ describe('asset levels of detail', () => {
     // The default scene is the one the viewer's picking and the editor read: untouched.
     expect(root.getDefaultScene()!.getName()).not.toMatch(/^lod|impostor/);
 
+    // Uploaded again (an asset's derivative as the file): its levels are made anew, not stacked.
+    const again = await readGlb(await decompressedGlb((await optimizeModel(await decompressedGlb(result.glb), { levels: true })).glb));
+    expect(
+      again
+        .getRoot()
+        .listScenes()
+        .map((scene) => scene.getName()),
+    ).toEqual(root.listScenes().map((scene) => scene.getName()));
+
     const model = await optimizeModel(conifer!.glb);
     expect(model.summary.levels).toBeUndefined();
     expect((await readGlb(await decompressedGlb(model.glb))).getRoot().listScenes()).toHaveLength(1);
+  });
+
+  it('makes no levels for an asset with a part they cannot carry, and says why', async () => {
+    const doc = new Document();
+    const buffer = doc.createBuffer();
+    const positions = doc
+      .createAccessor()
+      .setType('VEC3')
+      .setArray(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]))
+      .setBuffer(buffer);
+    const mesh = doc.createMesh('tri').addPrimitive(doc.createPrimitive().setAttribute('POSITION', positions));
+    const lines = doc.createMesh('lines').addPrimitive(doc.createPrimitive().setAttribute('POSITION', positions).setMode(1));
+    doc.createScene('s').addChild(doc.createNode('a').setMesh(mesh)).addChild(doc.createNode('b').setMesh(lines));
+    const { createModelIO } = await import('../../../src/server/upload/io.ts');
+    const glb = await (await createModelIO(false)).writeBinary(doc);
+    const result = await optimizeModel(glb, { levels: true });
+    expect(result.summary.levels?.skipped).toMatch(/points or lines/);
+    expect(result.summary.levels?.impostor).toBe(false);
+    expect((await readGlb(await decompressedGlb(result.glb))).getRoot().listScenes()).toHaveLength(1);
   });
 });

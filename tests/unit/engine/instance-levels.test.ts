@@ -62,11 +62,19 @@ describe('levels of detail', () => {
     setLevelView(camera(), 1000, 2, v);
     levelLimits(asset, v, 1, biased);
     expect(biased[1]! / limits[1]!).toBeCloseTo(4, 9);
-    // A group scaled 2x: everything twice as large on the screen, limits a quarter.
+    // A group scaled 2x in perspective: q (size over distance, both in the group's space) already
+    // holds it, the limits are the same; in an orthographic view size alone counts: a quarter.
     const scaled = new Float64Array(8);
     setLevelView(camera(), 1000, 1, v);
     levelLimits(asset, v, 2, scaled);
-    expect(scaled[1]! / limits[1]!).toBeCloseTo(0.25, 9);
+    expect(scaled[1]).toBeCloseTo(limits[1]!, 12);
+    const ortho = new OrthographicCamera(-10, 10, 10, -10, 0.1, 100);
+    ortho.updateMatrixWorld(true);
+    setLevelView(ortho, 1000, 1, v);
+    const orthoLimits = new Float64Array(8);
+    levelLimits(asset, v, 1, orthoLimits);
+    levelLimits(asset, v, 2, scaled);
+    expect(scaled[1]! / orthoLimits[1]!).toBeCloseTo(0.25, 9);
   });
 
   it('walks an instance away and back: coarser levels on the way out, finer on the way in, each change past its point by the hysteresis', () => {
