@@ -208,7 +208,8 @@ export function createPickTrees(options: PickTreesOptions = {}): PickTrees {
       const seen = new Set<BufferGeometry>();
       for (const root of roots) {
         root.traverse((o) => {
-          if (!isDrawable(o)) return;
+          // An instanced group's simplified levels and impostor card are never cast against.
+          if (!isDrawable(o) || o.userData.instanceLevel !== undefined) return;
           if (followsPose(o)) {
             if (!poseTrees.has(o)) started.push(preparePose(o));
             return;
