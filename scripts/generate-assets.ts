@@ -24,7 +24,8 @@ import { encodeGainMapJpeg } from './assets/gain-map-jpeg';
 import { encodeRadianceHdr } from './assets/radiance-hdr';
 import { ENVIRONMENTS, renderEnvironment } from './assets/skies';
 import { renderWaterNormals } from './assets/water-normals';
-import { COMMENT_CURSOR_SIZE, encodePng, renderCommentCursor } from './assets/comment-cursor';
+import { COMMENT_CURSOR_SIZE, renderCommentCursor } from './assets/comment-cursor';
+import { encodePng } from '../src/protocol/png';
 import { COMMENT_CURSOR_URL } from '../src/protocol/comments';
 
 export interface GeneratedAsset {

@@ -377,6 +377,12 @@ const counts = new Int32Array(17);
 const viewAt = new Float64Array(3);
 const inverse = new Matrix4();
 
+/** The level view in the group's space (viewAt) and the levels' limits for it (limits); returns how many levels. */
+function levelsForView(levels: GroupLevels, group: CulledGroup): number {
+  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
+  return levelLimits(levels, levelView, groupScale, limits);
+}
+
 /** Chooses the level of each slot of the group's scratch list and writes them into the entry's segments. */
 function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry, shadow: boolean): void {
   const levels = culling.levels!;
@@ -384,8 +390,7 @@ function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry,
   const list = culling.scratch;
   const chosen = culling.slotLevels;
   const matrices = group.bvh.matrices!;
-  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
-  const count = levelLimits(levels, levelView, groupScale, limits);
+  const count = levelsForView(levels, group);
   const [cx, cy, cz] = levels.center;
   const vx = viewAt[0]!;
   const vy = viewAt[1]!;
@@ -453,8 +458,7 @@ export function instanceMoved(group: CulledGroup, slot: number): void {
 /** Whether the moved instance at `slot` now has another level than it was listed at (and records the new one). */
 function levelChanged(culling: GroupCulling, group: CulledGroup, slot: number): boolean {
   const levels = culling.levels!;
-  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
-  const count = levelLimits(levels, levelView, groupScale, limits);
+  const count = levelsForView(levels, group);
   const [cx, cy, cz] = levels.center;
   const q = instanceMeasure(group.bvh.matrices!, slot * 16, cx, cy, cz, viewAt[0]!, viewAt[1]!, viewAt[2]!, levelView.orthographic);
   const level = chooseLevel(q, culling.slotLevels[slot]!, limits, count);

@@ -1,5 +1,5 @@
 import { TextureInfo, type Buffer as GltfBuffer, type Document } from '@gltf-transform/core';
-import { deflateSync } from 'node:zlib';
+import { encodePng } from '../../protocol/png.ts';
 import {
   IMPOSTOR_COLUMNS,
   IMPOSTOR_ELEVATIONS,
@@ -86,8 +86,8 @@ export function addImpostor(doc: Document, sources: ImpostorSource[], buffer: Gl
   return true;
 }
 
-/** The sphere about the box centre of every vertex (asset space) that holds them all. */
-export function boundingSphere(sources: ImpostorSource[]): { center: [number, number, number]; radius: number } | null {
+/** The box of every vertex of the sources, in the asset's root space (null when they have none). */
+export function sourcesBox(sources: readonly Pick<ImpostorSource, 'matrix' | 'positions'>[]): { min: number[]; max: number[] } | null {
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   const p = [0, 0, 0];
@@ -100,7 +100,15 @@ export function boundingSphere(sources: ImpostorSource[]): { center: [number, nu
       }
     }
   }
-  if (!(max[0]! >= min[0]!)) return null;
+  return max[0]! >= min[0]! ? { min, max } : null;
+}
+
+/** The sphere about the box centre of every vertex (asset space) that holds them all. */
+export function boundingSphere(sources: ImpostorSource[]): { center: [number, number, number]; radius: number } | null {
+  const box = sourcesBox(sources);
+  if (!box) return null;
+  const { min, max } = box;
+  const p = [0, 0, 0];
   const center: [number, number, number] = [(min[0]! + max[0]!) / 2, (min[1]! + max[1]!) / 2, (min[2]! + max[2]!) / 2];
   let r2 = 0;
   for (const source of sources) {
@@ -389,51 +397,4 @@ function bleed(rgba: Uint8Array, width: number, height: number): void {
     }
     filled.set(next);
   }
-}
-
-/** A PNG of RGBA8 pixels (no filter per row, zlib from node:zlib). */
-export function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
-  const raw = new Uint8Array(height * (width * 4 + 1));
-  for (let y = 0; y < height; y++) raw.set(rgba.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
-  const header = new Uint8Array(13);
-  const view = new DataView(header.buffer);
-  view.setUint32(0, width);
-  view.setUint32(4, height);
-  header.set([8, 6, 0, 0, 0], 8);
-  const chunks = [chunk('IHDR', header), chunk('IDAT', new Uint8Array(deflateSync(raw))), chunk('IEND', new Uint8Array(0))];
-  const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-  const out = new Uint8Array(8 + chunks.reduce((n, c) => n + c.length, 0));
-  out.set(signature);
-  let at = 8;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-function chunk(type: string, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
 }

@@ -1,7 +1,7 @@
 import { Primitive, type Accessor, type Document, type Node, type Scene } from '@gltf-transform/core';
 import { MeshoptSimplifier } from 'meshoptimizer';
 import { ASSET_LEVEL_TARGETS, LEVEL_MIN_REDUCTION, levelSceneName, type AssetLevelExtras } from '../../protocol/asset-levels.ts';
-import { addImpostor, type ImpostorSource } from './impostor.ts';
+import { addImpostor, sourcesBox, type ImpostorSource } from './impostor.ts';
 
 /**
  * The levels of detail of an uploaded asset (src/protocol/asset-levels.ts says how they are
@@ -172,30 +172,10 @@ function floats(accessor: Accessor): Float32Array {
   return out;
 }
 
-/** The radius of the sphere about the asset's box centre that holds every vertex, in the asset's root space. */
+/** Half the diagonal of the asset's box (root space): the scale of the levels' error limits. */
 function assetRadius(sources: SourcePrimitive[]): number {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  forEachWorldPosition(sources, (x, y, z) => {
-    min[0] = Math.min(min[0]!, x);
-    min[1] = Math.min(min[1]!, y);
-    min[2] = Math.min(min[2]!, z);
-    max[0] = Math.max(max[0]!, x);
-    max[1] = Math.max(max[1]!, y);
-    max[2] = Math.max(max[2]!, z);
-  });
-  return Math.hypot(max[0]! - min[0]!, max[1]! - min[1]!, max[2]! - min[2]!) / 2 || 1;
-}
-
-function forEachWorldPosition(sources: SourcePrimitive[], fn: (x: number, y: number, z: number) => void): void {
-  for (const { matrix: m, positions: p } of sources) {
-    for (let i = 0; i < p.length; i += 3) {
-      const x = p[i]!;
-      const y = p[i + 1]!;
-      const z = p[i + 2]!;
-      fn(m[0]! * x + m[4]! * y + m[8]! * z + m[12]!, m[1]! * x + m[5]! * y + m[9]! * z + m[13]!, m[2]! * x + m[6]! * y + m[10]! * z + m[14]!);
-    }
-  }
+  const box = sourcesBox(sources);
+  return box ? Math.hypot(box.max[0]! - box.min[0]!, box.max[1]! - box.min[1]!, box.max[2]! - box.min[2]!) / 2 || 1 : 1;
 }
 
 function indexAccessor(doc: Document, indices: Uint32Array, vertices: number): Accessor {

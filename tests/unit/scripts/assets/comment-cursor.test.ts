@@ -1,6 +1,7 @@
 import { unzlibSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { COMMENT_CURSOR_SIZE, crc32, encodePng, renderCommentCursor } from '../../../../scripts/assets/comment-cursor';
+import { COMMENT_CURSOR_SIZE, renderCommentCursor } from '../../../../scripts/assets/comment-cursor';
+import { crc32, encodePng } from '../../../../src/protocol/png';
 import { generateAssets } from '../../../../scripts/generate-assets';
 import { COMMENT_CURSOR_HOTSPOT, COMMENT_CURSOR_URL } from '../../../../src/protocol/comments';
 
