@@ -495,7 +495,14 @@ test('the demo scene of a fresh server loads with its animation', async ({ page 
   const count = (test: (path: string) => boolean) => requests.filter(test).length;
   expect(count((p) => p === '/v1/config')).toBe(1);
   expect(count((p) => p === '/v1/scenes/demo')).toBe(1);
-  expect(count((p) => p.endsWith('/model_file.binz'))).toBe(1);
+  // The model file is downloaded in the loader worker, and Playwright's request events now and then
+  // miss a request a dedicated worker makes (seen once in a full run under load): the workers' own
+  // resource timing is a second witness. Two downloads still show in either.
+  const modelFile = (p: string) => p.endsWith('/model_file.binz');
+  let inWorkers = 0;
+  for (const worker of page.workers())
+    inWorkers += await worker.evaluate(() => performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname.endsWith('/model_file.binz')).length);
+  expect(Math.max(count(modelFile), inWorkers), `model file downloads (request events: ${count(modelFile)}, workers' resource timing: ${inWorkers})`).toBe(1);
   // The model's saved edits too: index.html asked for them with the model, before the app's code ran.
   expect(count(savedEdits)).toBe(1);
   expect(requestedBeforeApp.filter(savedEdits)).toHaveLength(1);
