@@ -2,6 +2,7 @@ import { Vector2 } from 'three';
 import { runFrameSteps } from '../src/engine/frame-steps';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
 import { setLevelView } from '../src/engine/instance-levels';
+import { afterFrame, beforeFrame, budgetMoving, noteCameraMoved, refineDue } from '../src/engine/triangle-budget';
 import { pictureDue, type ViewerWorld } from '../src/engine/world';
 
 /**
@@ -20,7 +21,15 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   if (!r.scene) throw new Error(ERR_SCENE);
   if (!r.camera) throw new Error(ERR_CAMERA);
 
+  // The budget's clock is the frame's timestamp (world.time.then, ms), not the clamped animation time.
+  const budget = r.budget;
+  const now = world.time.then;
+  const levelled = r.instanceLevels && world.instanceGroups.size > 0;
+  if (world.camera.moved) noteCameraMoved(budget, now);
+  // The camera came to rest with the picture coarsened for motion: refine it (shadows too).
+  if (levelled && refineDue(budget, now)) r.needsRender = true;
   if (!pictureDue(world)) return world;
+  beforeFrame(budget, now);
   const sceneChanged = r.needsRender;
   r.needsRender = false;
   r.needsPicture = false;
@@ -31,7 +40,7 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
     r.renderer.getDrawingBufferSize(drawingBuffer);
     // As render() itself does first: the pose navigation wrote this frame.
     r.camera.updateMatrixWorld();
-    setLevelView(r.camera, drawingBuffer.y);
+    setLevelView(r.camera, drawingBuffer.y, budget.bias);
   }
   // Only the view or the picture changed: the shadow maps are still those of this scene (a shadow
   // map depends on its light and the casters, never on the camera; the sun's box following the
@@ -39,6 +48,8 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   const shadowMap = r.renderer.shadowMap;
   const shadowAutoUpdate = shadowMap.autoUpdate;
   if (!sceneChanged) shadowMap.autoUpdate = false;
+  // Shadow maps drawn outside a frame (a screenshot's) are not this frame's.
+  budget.frameShadow = null;
   try {
     if (r.draw) r.draw(world.time.delta);
     else r.renderer.render(r.scene, r.camera);
@@ -50,6 +61,13 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   world.stats.lastRenderMs = performance.now() - start;
   world.stats.drawCalls = info.calls;
   world.stats.triangles = info.triangles;
+  // The budget judges the frame and sets the next one's bias: a changed bias is a picture due (at
+  // rest with the shadow maps, whose levels it changes too; moving, they wait for the rest).
+  // Only levelled instance groups give way to the bias: nothing else is drawn again for it.
+  if (afterFrame(budget, info.triangles, now) && levelled) {
+    if (budgetMoving(budget, now)) r.needsPicture = true;
+    else r.needsRender = true;
+  }
   runFrameSteps(world, 'afterDraw');
   return world;
 }

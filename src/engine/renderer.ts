@@ -12,6 +12,7 @@ import {
 } from 'three';
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from '../protocol/constants';
 import { HELPER_LAYER } from './layers';
+import { measureShadowPasses } from './triangle-budget';
 import type { ViewerWorld } from './world';
 
 /** The studio's strength as the scene's environment. */
@@ -69,6 +70,7 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
   renderer.shadowMap.enabled = true;
   renderer.shadowMap.type = PCFShadowMap;
   renderer.localClippingEnabled = true;
+  measureShadowPasses(renderer, world.render.budget);
 
   const scene = new Scene();
   scene.background = new Color(SCENE_BACKGROUND);

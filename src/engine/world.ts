@@ -3,6 +3,7 @@ import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, 
 import { MAX_ENTITIES } from '../../components';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 import type { InstanceGroupRecord } from './instances';
+import { createTriangleBudget, type TriangleBudget } from './triangle-budget';
 import { createViewPose, type ViewPose } from './view-pose';
 
 /** Anything the navigation slot of the frame drives; `update` returns true when the camera moved. */
@@ -149,6 +150,8 @@ export interface ViewerContext {
      * (src/engine/instance-levels.ts); false draws every one at full detail (for comparing pictures).
      */
     instanceLevels: boolean;
+    /** The tier's triangle budget and the level bias it keeps (src/engine/triangle-budget.ts). */
+    budget: TriangleBudget;
   };
   navigation: { controls: FrameControls | null };
   /**
@@ -216,6 +219,7 @@ export function createViewerWorld(): ViewerWorld {
       hold: 0,
       instanceCulling: true,
       instanceLevels: true,
+      budget: createTriangleBudget(),
     },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },

@@ -301,6 +301,40 @@ test.describe('instanced asset groups', () => {
     const levelsShare = share(levelledPicture, wholePicture);
     console.log(`[instances] street view: ${(levelsShare * 100).toFixed(3)}% of pixels differ with levels on; triangles ${levelled.triangles} (levels), ${culled.triangles} (culled), ${whole.triangles} (plain)`);
     expect(levelsShare, 'share of pixels that differ with culling and levels off').toBeLessThan(0.005);
+    // The triangle budget (src/engine/triangle-budget.ts): at rest this view costs less than the low
+    // tier's budget, so it was drawn at bias 1 (the pictures above). Most of its cost is the sun's
+    // shadow map, whose casters (these assets have cards but no simplified meshes) cannot give way.
+    // Given a budget of the shadows and half the picture, the frames that follow raise the bias
+    // until the frame fits, its shadow maps counted with it.
+    const budgeted = await page.evaluate(async () => {
+      const viewer = (window as any).__viewer.viewer;
+      viewer.world.render.instanceCulling = true;
+      viewer.world.render.instanceLevels = true;
+      const state = viewer.world.render.budget;
+      const tierBudget = state.budget;
+      await viewer.nextFrame();
+      const before = { picture: state.pictureTriangles, shadow: state.shadowTriangles, bias: state.bias };
+      const budget = Math.round(before.shadow + before.picture / 2);
+      state.budget = budget;
+      const biases: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        await viewer.nextFrame();
+        biases.push(state.drawnBias);
+        if (state.bias === state.drawnBias) break;
+      }
+      const result = { before, budget, biases, cost: state.cost, shadow: state.shadowTriangles, over: state.over, tierBudget };
+      state.budget = tierBudget;
+      return result;
+    });
+    console.log(`[instances] street view: ${budgeted.before.picture} triangles of picture, ${budgeted.before.shadow} of shadow map; under a budget of ${budgeted.budget}: biases ${budgeted.biases.join(', ')}, frame ${budgeted.cost}`);
+    expect(budgeted.tierBudget, 'the low tier has a budget above this view').toBeGreaterThan(levelled.triangles);
+    expect(budgeted.before.bias).toBe(1);
+    expect(budgeted.before.shadow, 'shadow-map triangles counted').toBeGreaterThan(0);
+    expect(budgeted.biases[0]).toBe(1);
+    expect(budgeted.biases.length, 'frames until it fits').toBeLessThanOrEqual(6);
+    expect(budgeted.biases.at(-1)!, 'the bias the frame fits at').toBeGreaterThan(1);
+    expect(budgeted.cost, 'the frame under its budget').toBeLessThanOrEqual(budgeted.budget);
+    expect(budgeted.over).toBe(false);
     expect(await page.evaluate(() => (window as any).__readbacks.calls), 'GPU readbacks in the frames').toBe(0);
     const pixels = await canvasPixels(page);
     expect(pixels.nonBackground, 'the street view shows the city').toBeGreaterThan(0.1);

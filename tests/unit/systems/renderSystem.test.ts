@@ -9,6 +9,7 @@ import { addFrameStep } from '../../../src/engine/frame-steps';
 import { PIPELINE, runPipeline } from '../../../systems';
 import { overlaySystem } from '../../../systems/overlaySystem';
 import { renderSystem } from '../../../systems/renderSystem';
+import { levelView } from '../../../src/engine/instance-levels';
 import { syncSystem } from '../../../systems/syncSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
@@ -254,5 +255,43 @@ describe('renderSystem', () => {
     world.render.hold = 0;
     renderSystem(world);
     expect(order).toEqual(['picture', 'outline', 'picture', 'outline']);
+  });
+
+  it('keeps a levelled scene under its triangle budget: raised at once when over, coarser while moving, refined at rest by itself', () => {
+    const { world, renderer } = readyWorld();
+    // Levelled instances that cost 4M triangles at bias 1, as 1 / bias^2 (src/engine/triangle-budget.ts).
+    world.instanceGroups.set(99, {} as never);
+    const fake = renderer as unknown as { getDrawingBufferSize(v: { set(x: number, y: number): void }): void };
+    fake.getDrawingBufferSize = (v) => v.set(800, 600);
+    renderer.render.mockImplementation(() => void (renderer.info.render.triangles = Math.round(4_000_000 / levelView.bias ** 2)));
+    world.render.budget.budget = 1_000_000;
+    const drawnAt: number[] = [];
+    const tick = (ms: number, moved = false) => {
+      world.time.then = ms;
+      world.camera.moved = moved;
+      const before = world.stats.renderedFrames;
+      renderSystem(world);
+      if (world.stats.renderedFrames > before) drawnAt.push(levelView.bias);
+    };
+    tick(1000);
+    // Over at rest: the next frame is asked for, with the shadow maps, and fits.
+    expect(world.render.needsRender).toBe(true);
+    tick(1016);
+    expect(world.stats.triangles).toBeLessThanOrEqual(1_000_000);
+    tick(1032);
+    tick(1048);
+    expect(drawnAt).toEqual([1, 2]);
+    // Moving: half the budget.
+    for (let t = 2000; t < 2100; t += 16) tick(t, true);
+    expect(world.stats.triangles).toBeLessThanOrEqual(500_000);
+    const moving = levelView.bias;
+    expect(moving).toBeGreaterThan(2);
+    // Rest: nothing else asks for a picture, yet one comes, at the finer bias the whole budget allows.
+    drawnAt.length = 0;
+    for (let t = 2100; t < 3000; t += 16) tick(t);
+    expect(drawnAt).toHaveLength(1);
+    expect(drawnAt[0]).toBeLessThan(moving);
+    expect(world.render.budget.cost).toBeLessThanOrEqual(1_000_000);
+    expect(world.render.needsRender || world.render.needsPicture).toBe(false);
   });
 });
