@@ -1,5 +1,6 @@
 import { AnimationState, Transform } from '../components';
 import { markTransformDirty } from '../src/engine/hierarchy';
+import { setModelMoving } from '../src/engine/moving-casters';
 import type { ViewerWorld } from '../src/engine/world';
 
 const { position: P, rotation: R, scale: S } = Transform;
@@ -15,6 +16,8 @@ export function animationMixerSystem(world: ViewerWorld): ViewerWorld {
     const mixer = record.mixer;
     if (!mixer) continue;
     const playing = AnimationState.playing[record.eid] === 1;
+    // A playing model's meshes are moving casters; stopped, static again (the maps drawn whole once).
+    setModelMoving(world, record.eid, playing);
     if (!playing && !record.syncPose) continue;
     if (playing) mixer.update(delta);
     record.syncPose = false;
@@ -31,7 +34,11 @@ export function animationMixerSystem(world: ViewerWorld): ViewerWorld {
       S[pi] = s.x; S[pi + 1] = s.y; S[pi + 2] = s.z;
       markTransformDirty(world, e);
     }
-    world.render.needsRender = true;
+    // Morph weights and skins change no transform: the moving casters' shadows are asked for here.
+    if (playing) {
+      world.render.needsCasterShadows = true;
+      world.render.needsPicture = true;
+    } else world.render.needsRender = true;
   }
   return world;
 }

@@ -31,8 +31,10 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   if (!pictureDue(world)) return world;
   beforeFrame(budget, now);
   const sceneChanged = r.needsRender;
+  const castersMoved = r.needsCasterShadows;
   r.needsRender = false;
   r.needsPicture = false;
+  r.needsCasterShadows = false;
 
   const start = performance.now();
   // Every pass of this frame (shadow maps first) chooses instance levels for the picture's view.
@@ -47,7 +49,10 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   // view asks for a full frame itself). An orbit frame then skips every shadow pass.
   const shadowMap = r.renderer.shadowMap;
   const shadowAutoUpdate = shadowMap.autoUpdate;
-  if (!sceneChanged) shadowMap.autoUpdate = false;
+  // Only moving casters changed (a playing animation): their own pass over the static casters' kept
+  // depth (src/engine/moving-casters.ts).
+  if (!sceneChanged && !castersMoved) shadowMap.autoUpdate = false;
+  r.casterShadowsOnly = !sceneChanged && castersMoved;
   // Shadow maps drawn outside a frame (a screenshot's) are not this frame's.
   budget.frameShadow = null;
   try {
@@ -55,6 +60,7 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
     else r.renderer.render(r.scene, r.camera);
   } finally {
     shadowMap.autoUpdate = shadowAutoUpdate;
+    r.casterShadowsOnly = false;
   }
   const info = r.renderer.info.render;
   world.stats.renderedFrames++;

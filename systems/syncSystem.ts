@@ -5,12 +5,17 @@ import type { ViewerWorld } from '../src/engine/world';
 /**
  * The ECS is the truth; this is the one step that applies it to three.js: the world matrices the
  * transform system changed (entity objects have matrixAutoUpdate off, so three.js never recomputes
- * them) and the Visibility and Shadows of flagged entities. Anything that changed asks for a picture.
+ * them) and the Visibility and Shadows of flagged entities. Anything that changed asks for a picture:
+ * the shadow maps too, or, where only moving casters moved, their shadows alone.
  */
 export function syncSystem(world: ViewerWorld): ViewerWorld {
   if (world.transform.changed > 0) {
-    syncObjectMatrices(world);
-    world.render.needsRender = true;
+    // Only the nodes of playing animations moved: their shadows get their own pass (src/engine/moving-casters.ts).
+    if (syncObjectMatrices(world) > 0) world.render.needsRender = true;
+    else {
+      world.render.needsCasterShadows = true;
+      world.render.needsPicture = true;
+    }
   }
   syncObjectFlags(world);
   return world;

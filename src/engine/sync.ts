@@ -8,19 +8,23 @@ const { world: W, worldChanged: CHANGED } = Transform;
  * Copies the world matrices the transform system changed into their Object3Ds. Entity objects
  * have matrixAutoUpdate and matrixWorldAutoUpdate off, so three.js never recomputes them.
  */
-export function syncObjectMatrices(world: ViewerWorld): void {
+export function syncObjectMatrices(world: ViewerWorld): number {
   const { order, count } = world.transform;
   const objects = world.objects;
+  const moving = world.render.movingCasters.flagged;
+  let fixed = 0;
   for (let i = 0; i < count; i++) {
     const e = order[i];
     if (CHANGED[e] === 0) continue;
     const object = objects[e];
     if (!object) continue;
+    if (moving[e] === 0) fixed++;
     const m = object.matrixWorld.elements;
     const o = e * 16;
     for (let k = 0; k < 16; k++) m[k] = W[o + k];
     afterWorldChange(object);
   }
+  return fixed;
 }
 
 /** What three.js would otherwise do in updateMatrixWorld for special objects. */

@@ -3,6 +3,7 @@ import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, 
 import { MAX_ENTITIES } from '../../components';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 import type { InstanceGroupRecord } from './instances';
+import { createMovingCasters, type MovingCasters } from './moving-casters';
 import { createTriangleBudget, type TriangleBudget } from './triangle-budget';
 import { createViewPose, type ViewPose } from './view-pose';
 
@@ -152,6 +153,17 @@ export interface ViewerContext {
     instanceLevels: boolean;
     /** The tier's triangle budget and the level bias it keeps (src/engine/triangle-budget.ts). */
     budget: TriangleBudget;
+    /**
+     * Set by what changed only moving casters (a playing animation's nodes, src/engine/moving-casters.ts):
+     * the next picture draws their shadows over the static casters' kept depth, not every caster again.
+     */
+    needsCasterShadows: boolean;
+    /** For the shadow-map update of the frame being drawn: moving casters only (set by the render system). */
+    casterShadowsOnly: boolean;
+    /** The moving casters of playing models (src/engine/moving-casters.ts). */
+    movingCasters: MovingCasters;
+    /** Moving casters' shadows drawn over the static casters' kept depth; false draws every shadow update whole (for comparing pictures). */
+    splitShadows: boolean;
   };
   navigation: { controls: FrameControls | null };
   /**
@@ -220,6 +232,10 @@ export function createViewerWorld(): ViewerWorld {
       instanceCulling: true,
       instanceLevels: true,
       budget: createTriangleBudget(),
+      needsCasterShadows: false,
+      casterShadowsOnly: false,
+      movingCasters: createMovingCasters(),
+      splitShadows: true,
     },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },
@@ -244,7 +260,7 @@ export function createViewerWorld(): ViewerWorld {
  */
 export function pictureDue(world: ViewerWorld): boolean {
   const r = world.render;
-  return r.hold === 0 && (r.needsRender || r.needsPicture || world.camera.moved);
+  return r.hold === 0 && (r.needsRender || r.needsPicture || r.needsCasterShadows || world.camera.moved);
 }
 
 /** Allocates an entity, refusing to go past the component arrays' capacity. */

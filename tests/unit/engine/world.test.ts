@@ -1,3 +1,4 @@
+import { createTriangleBudget } from '../../../src/engine/triangle-budget';
 import { entityExists, getEntityComponents } from 'bitecs';
 import { describe, expect, it } from 'vitest';
 import { MAX_ENTITIES } from '../../../components';
@@ -18,6 +19,11 @@ describe('createViewerWorld', () => {
       hold: 0,
       instanceCulling: true,
       instanceLevels: true,
+      budget: createTriangleBudget(0),
+      needsCasterShadows: false,
+      casterShadowsOnly: false,
+      movingCasters: { flagged: expect.any(Uint8Array), models: new Map() },
+      splitShadows: true,
     });
     expect(world.navigation.controls).toBeNull();
     expect(world.transform.count).toBe(0);

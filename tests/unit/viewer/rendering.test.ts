@@ -1,3 +1,4 @@
+import { TRIANGLE_BUDGETS } from '../../../src/engine/triangle-budget';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 interface Made {
@@ -40,7 +41,7 @@ import { settingsForTier } from '../../../src/viewer/quality';
 import { ERR_CUSTOM_EFFECTS } from '../../../src/protocol/errors';
 
 function setup(tier: 'low' | 'medium') {
-  const world = { render: { draw: null as null | (() => unknown), needsRender: false }, shadows: { sunMapSize: 0, pointLights: false } };
+  const world = { render: { draw: null as null | (() => unknown), needsRender: false, budget: { budget: 0 } }, shadows: { sunMapSize: 0, pointLights: false } };
   let ratio = 1;
   const context = { renderer: { getPixelRatio: () => ratio, setPixelRatio: (r: number) => (ratio = r) }, sun: {} };
   const detection = { settings: settingsForTier(tier, 1), score: null, facts: null, forced: true, ms: 0, gpuName: null, earlyProbeMs: null };
@@ -83,10 +84,12 @@ describe('the rendering quality and its post-processing stack', () => {
     const { world, rendering } = setup('low');
     await rendering.ready();
     expect(rendering.post).toBeNull();
+    expect(world.render.budget.budget, "the tier's triangle budget").toBe(TRIANGLE_BUDGETS.low);
     expect(() => rendering.updateConfig({})).toThrow(ERR_CUSTOM_EFFECTS);
     rendering.setQuality('medium');
     await rendering.ready();
     expect(rendering.post).not.toBeNull();
+    expect(world.render.budget.budget).toBe(TRIANGLE_BUDGETS.medium);
     rendering.setQuality('low');
     expect(rendering.post).toBeNull();
     expect(world.render.draw).toBeNull();

@@ -1,0 +1,73 @@
+import { Mesh, Object3D } from 'three';
+import { describe, expect, it } from 'vitest';
+import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy';
+import { MOVING_CASTER_LAYER, setModelMoving } from '../../../src/engine/moving-casters';
+import { bindObject } from '../../../src/engine/registry';
+import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
+import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
+import { syncSystem } from '../../../systems/syncSystem';
+import { transformSystem } from '../../../systems/transformSystem';
+
+function spawn(world: ViewerWorld, object: Object3D, parent = 0): number {
+  const eid = spawnTransformEntity(world, parent);
+  detachFromThreeMatrixUpdates(object);
+  bindObject(world, eid, object);
+  if (parent) world.objects[parent]!.add(object);
+  return eid;
+}
+
+/** A model: a static body, a rotor (animated) with a blade below it, and a static lamp. */
+function model(world: ViewerWorld) {
+  const root = new Object3D();
+  const rootEid = spawn(world, root);
+  const body = spawn(world, new Mesh(), rootEid);
+  const rotor = spawn(world, new Object3D(), rootEid);
+  const blade = spawn(world, new Mesh(), rotor);
+  const lamp = spawn(world, new Mesh(), rootEid);
+  const record = { eid: rootEid, root, animated: Uint32Array.of(rotor), entities: Uint32Array.of(rootEid, body, rotor, blade, lamp) } as unknown as ModelRecord;
+  world.models.set(rootEid, record);
+  return { rootEid, body, rotor, blade, lamp };
+}
+
+describe('moving casters', () => {
+  it("a playing model's animated nodes and what hangs below them are moving casters, on their layer; the rest stays static", () => {
+    const world = createViewerWorld();
+    const m = model(world);
+    world.render.needsRender = false;
+    setModelMoving(world, m.rootEid, true);
+    const flagged = world.render.movingCasters.flagged;
+    expect([m.rotor, m.blade].map((e) => flagged[e])).toEqual([1, 1]);
+    expect([m.rootEid, m.body, m.lamp].map((e) => flagged[e])).toEqual([0, 0, 0]);
+    expect(world.objects[m.blade]!.layers.isEnabled(MOVING_CASTER_LAYER)).toBe(true);
+    expect(world.objects[m.blade]!.layers.isEnabled(0)).toBe(true);
+    expect(world.objects[m.body]!.layers.isEnabled(MOVING_CASTER_LAYER)).toBe(false);
+    // The static copy changes: the shadow maps are drawn whole once.
+    expect(world.render.needsRender).toBe(true);
+    world.render.needsRender = false;
+    setModelMoving(world, m.rootEid, true);
+    expect(world.render.needsRender).toBe(false);
+    setModelMoving(world, m.rootEid, false);
+    expect([m.rotor, m.blade].map((e) => flagged[e])).toEqual([0, 0]);
+    expect(world.objects[m.blade]!.layers.isEnabled(MOVING_CASTER_LAYER)).toBe(false);
+    expect(world.render.movingCasters.models.size).toBe(0);
+    expect(world.render.needsRender).toBe(true);
+  });
+
+  it("the sync system asks for the moving casters' shadows alone when only they moved, and for every shadow when anything else did", () => {
+    const world = createViewerWorld();
+    const m = model(world);
+    transformSystem(world);
+    syncSystem(world);
+    setModelMoving(world, m.rootEid, true);
+    world.render.needsRender = false;
+    setPosition(world, m.rotor, 1, 0, 0);
+    transformSystem(world);
+    syncSystem(world);
+    expect(world.render).toMatchObject({ needsRender: false, needsCasterShadows: true, needsPicture: true });
+    world.render.needsCasterShadows = false;
+    setPosition(world, m.lamp, 0, 2, 0);
+    transformSystem(world);
+    syncSystem(world);
+    expect(world.render.needsRender).toBe(true);
+  });
+});
