@@ -35,10 +35,12 @@ export interface MovingCasters {
   flagged: Uint8Array;
   /** The moving objects of each playing model, by the model's entity. */
   models: Map<number, Object3D[]>;
+  /** Frees the lights' static copies (set by splitMovingShadows; called once no model plays). */
+  release: () => void;
 }
 
 export function createMovingCasters(): MovingCasters {
-  return { flagged: new Uint8Array(MAX_ENTITIES), models: new Map() };
+  return { flagged: new Uint8Array(MAX_ENTITIES), models: new Map(), release: () => undefined };
 }
 
 /**
@@ -57,6 +59,7 @@ export function setModelMoving(world: ViewerWorld, modelEid: number, moving: boo
       casters.flagged[getEid(object)] = 0;
     }
     casters.models.delete(modelEid);
+    if (casters.models.size === 0) casters.release();
     return;
   }
   const found = new Set<Object3D>();
@@ -69,7 +72,9 @@ export function setModelMoving(world: ViewerWorld, modelEid: number, moving: boo
   const list = [...found];
   for (const object of list) {
     object.layers.enable(MOVING_CASTER_LAYER);
-    casters.flagged[getEid(object)] = 1;
+    // An animated light moves shadows too, the static casters' with them: its moves stay changes
+    // of the scene (every map drawn whole).
+    if (!(object as Light).isLight) casters.flagged[getEid(object)] = 1;
   }
   // Entity 0 is "none": never flagged.
   casters.flagged[0] = 0;
@@ -93,6 +98,12 @@ export function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld):
   const shadowMap = renderer.shadowMap as unknown as ShadowMapLike;
   const draw = shadowMap.render.bind(shadowMap);
   const copies = new WeakMap<LightShadow, WebGLRenderTarget>();
+  // The copies made, to free them once nothing plays (a 4192 px map's copy is 70 MB of GPU memory).
+  const made = new Set<WebGLRenderTarget>();
+  world.render.movingCasters.release = () => {
+    for (const copy of made) copy.dispose();
+    made.clear();
+  };
   const split: ShadowLight[] = [];
   const whole: Light[] = [];
   const masks: number[] = [];
@@ -148,12 +159,17 @@ export function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld):
       shadowMap.needsUpdate = mapNeedsUpdate;
     }
     if (split.length === 0) return;
-    if (!movingOnly || split.some((light) => !copyFits(copies.get(light.shadow), light.shadow))) {
+    let copiesReady = movingOnly;
+    for (let i = 0; i < split.length && copiesReady; i++) {
+      const copy = copies.get(split[i]!.shadow);
+      copiesReady = copy !== undefined && made.has(copy) && copyFits(copy, split[i]!.shadow);
+    }
+    if (!copiesReady) {
       // The static casters into each light's copy: moving casters hidden, the copy in the map's place.
       hideMoving(world, hidden);
       for (const light of split) {
         const shadow = light.shadow;
-        const copy = copyFor(copies, shadow);
+        const copy = copyFor(copies, shadow, made);
         const map = shadow.map as WebGLRenderTarget;
         shadow.map = copy;
         copies.set(shadow, map);
@@ -195,16 +211,20 @@ function copyFits(copy: WebGLRenderTarget | undefined, shadow: LightShadow): boo
 }
 
 /** The light's static copy, made (or resized) like three.js makes the map itself for PCF shadows. */
-function copyFor(copies: WeakMap<LightShadow, WebGLRenderTarget>, shadow: LightShadow): WebGLRenderTarget {
+function copyFor(copies: WeakMap<LightShadow, WebGLRenderTarget>, shadow: LightShadow, made: Set<WebGLRenderTarget>): WebGLRenderTarget {
   const map = shadow.map!;
   let copy = copies.get(shadow);
-  if (copy && copyFits(copy, shadow)) return copy;
-  copy?.dispose();
+  if (copy && copyFits(copy, shadow) && made.has(copy)) return copy;
+  if (copy) {
+    copy.dispose();
+    made.delete(copy);
+  }
   copy = new WebGLRenderTarget(map.width, map.height);
   const depth = new DepthTexture(map.width, map.height, UnsignedIntType);
   depth.format = DepthFormat;
   copy.depthTexture = depth;
   copies.set(shadow, copy);
+  made.add(copy);
   return copy;
 }
 

@@ -34,6 +34,8 @@ describe('moving casters', () => {
     const world = createViewerWorld();
     const m = model(world);
     world.render.needsRender = false;
+    let released = 0;
+    world.render.movingCasters.release = () => void released++;
     setModelMoving(world, m.rootEid, true);
     const flagged = world.render.movingCasters.flagged;
     expect([m.rotor, m.blade].map((e) => flagged[e])).toEqual([1, 1]);
@@ -51,6 +53,8 @@ describe('moving casters', () => {
     expect(world.objects[m.blade]!.layers.isEnabled(MOVING_CASTER_LAYER)).toBe(false);
     expect(world.render.movingCasters.models.size).toBe(0);
     expect(world.render.needsRender).toBe(true);
+    // Nothing plays: the lights' static copies are freed.
+    expect(released).toBe(1);
   });
 
   it("the sync system asks for the moving casters' shadows alone when only they moved, and for every shadow when anything else did", () => {
