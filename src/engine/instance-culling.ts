@@ -12,7 +12,17 @@ import {
 } from 'three';
 import type { InstanceBVH } from './instance-bvh';
 import { cullingPatchFits, MATRICES_UNIFORM, patchMaterialForCulling, readsSlots, shadowMaterialsFor } from './instance-culling-shaders';
-import { chooseLevel, instanceMeasure, levelLimits, levelView, viewInGroup, type LevelledAsset } from './instance-levels';
+import {
+  chooseLevel,
+  instanceMeasure,
+  LEVEL_TOLERANCE_PIXELS,
+  levelForMeasure,
+  levelLimits,
+  levelView,
+  viewInGroup,
+  type LevelledAsset,
+  type LevelView,
+} from './instance-levels';
 
 /**
  * Per-instance culling of instanced asset groups, in every pass (issue 35): the picture, each
@@ -298,7 +308,12 @@ function beforeDraw(
   }
   if (culling.dirtyCount > 0) queueRows(culling);
   clip.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).multiply(mesh.matrixWorld);
-  const entry = listFor(culling, group, clip, camera, world.render.instanceLevels, shadow);
+  // A directional light's map: texels per unit across it (its levels follow them, not the picture's view).
+  const texels =
+    shadow && (camera as { isOrthographicCamera?: boolean }).isOrthographicCamera
+      ? (camera.projectionMatrix.elements[5]! * (renderer.getRenderTarget()?.height ?? 0)) / 2
+      : 0;
+  const entry = listFor(culling, group, clip, camera, world.render.instanceLevels, shadow, texels);
   const first = entry.offsets[level]!;
   const n = entry.offsets[level + 1]! - first;
   const bit = 1 << level;
@@ -323,7 +338,15 @@ function beforeDraw(
 }
 
 /** The pass's list: a kept one when the pass and the group are as they were, else a new cull into the oldest entry. */
-function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: Camera, levelsWanted: boolean, shadow: boolean): CullEntry {
+function listFor(
+  culling: GroupCulling,
+  group: CulledGroup,
+  m: Matrix4,
+  camera: Camera,
+  levelsWanted: boolean,
+  shadow: boolean,
+  shadowTexels: number,
+): CullEntry {
   const e = m.elements;
   const version = culling.version;
   const levels = levelsWanted && culling.levels !== null && levelView.set;
@@ -361,7 +384,7 @@ function listFor(culling: GroupCulling, group: CulledGroup, m: Matrix4, camera: 
   if (levels) {
     if (culling.scratch.length < count) culling.scratch = new Float32Array(group.ids.length);
     entry.n = group.bvh.cull(entry.planes, count, group.ids, culling.scratch);
-    intoLevels(culling, group, entry, shadow);
+    intoLevels(culling, group, entry, shadow, shadowTexels);
   } else {
     entry.n = group.bvh.cull(entry.planes, count, group.ids, entry.slots);
     offsets.fill(entry.n);
@@ -383,8 +406,35 @@ function levelsForView(levels: GroupLevels, group: CulledGroup): number {
   return levelLimits(levels, levelView, groupScale, limits);
 }
 
-/** Chooses the level of each slot of the group's scratch list and writes them into the entry's segments. */
-function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry, shadow: boolean): void {
+/**
+ * Texels of a directional light's map a level's error may cover: the PCF filter spreads each
+ * shadow edge over about two (its taps and the texture's bilinear comparison).
+ */
+export const SHADOW_LEVEL_TEXELS = 2;
+/** The view a directional light's shadow pass chooses its levels for (orthographic, its map's texels; bias: the texels above). */
+const shadowView: LevelView = {
+  x: 0,
+  y: 0,
+  z: 0,
+  pixelsPerUnit: 1,
+  orthographic: true,
+  bias: SHADOW_LEVEL_TEXELS / LEVEL_TOLERANCE_PIXELS,
+  stamp: 0,
+  set: true,
+};
+const shadowLimits = new Float64Array(16);
+/** Each listed instance's level in the pass being made (scratch; grows rarely). */
+let passLevels = new Uint8Array(0);
+
+/**
+ * Chooses the level of each slot of the group's scratch list and writes them into the entry's
+ * segments. The picture's passes (and a spot or point light's) use the picture's view with its
+ * hysteresis (`culling.slotLevels`); a directional light's map (`shadowTexels` > 0: texels per unit
+ * across it) takes for each instance the coarsest mesh level whose error covers at most one texel
+ * (LEVEL_TOLERANCE_PIXELS) of it: a map of 1024 texels over 300 m reads nothing finer, and the
+ * choice does not follow the camera (nothing to flicker, nothing stored).
+ */
+function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry, shadow: boolean, shadowTexels: number): void {
   const levels = culling.levels!;
   const n = entry.n;
   const list = culling.scratch;
@@ -398,12 +448,26 @@ function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry,
   const orthographic = levelView.orthographic;
   // Shadow passes draw the impostor's instances with the last mesh level.
   const top = shadow && levels.impostorRadius > 0 ? count - 2 : count - 1;
+  if (passLevels.length < n) passLevels = new Uint8Array(group.ids.length);
   counts.fill(0, 0, count + 1);
-  for (let i = 0; i < n; i++) {
-    const slot = list[i]!;
-    const level = chooseLevel(instanceMeasure(matrices, slot * 16, cx, cy, cz, vx, vy, vz, orthographic), chosen[slot]!, limits, count);
-    chosen[slot] = level;
-    counts[(level > top ? top : level) + 1]!++;
+  if (shadow && shadowTexels > 0) {
+    shadowView.pixelsPerUnit = shadowTexels;
+    const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
+    levelLimits(levels, shadowView, groupScale, shadowLimits);
+    for (let i = 0; i < n; i++) {
+      const level = levelForMeasure(instanceMeasure(matrices, list[i]! * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
+      passLevels[i] = level;
+      counts[level + 1]!++;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const slot = list[i]!;
+      const level = chooseLevel(instanceMeasure(matrices, slot * 16, cx, cy, cz, vx, vy, vz, orthographic), chosen[slot]!, limits, count);
+      chosen[slot] = level;
+      const drawn = level > top ? top : level;
+      passLevels[i] = drawn;
+      counts[drawn + 1]!++;
+    }
   }
   const offsets = entry.offsets;
   offsets[0] = 0;
@@ -411,11 +475,7 @@ function intoLevels(culling: GroupCulling, group: CulledGroup, entry: CullEntry,
   // counts[k] becomes level k's next free place.
   for (let k = 0; k < count; k++) counts[k] = offsets[k]!;
   const slots = entry.slots;
-  for (let i = 0; i < n; i++) {
-    const slot = list[i]!;
-    const level = chosen[slot]!;
-    slots[counts[level > top ? top : level]!++] = slot;
-  }
+  for (let i = 0; i < n; i++) slots[counts[passLevels[i]!]!++] = list[i]!;
 }
 
 function sameKey(key: Float32Array, e: ArrayLike<number>): boolean {

@@ -104,8 +104,8 @@ export function levelLimits(asset: LevelledAsset, view: LevelView, groupScale: n
 const GROW = (1 + LEVEL_HYSTERESIS) ** 2;
 const SHRINK = (1 - LEVEL_HYSTERESIS) ** 2;
 
-/** The coarsest level whose limit allows q (limits never rise with the level). */
-function levelFor(q: number, limits: Float64Array, n: number): number {
+/** The coarsest level whose limit allows q (limits never rise with the level), without hysteresis. */
+export function levelForMeasure(q: number, limits: Float64Array, n: number): number {
   let k = n - 1;
   while (k > 0 && q > limits[k]!) k--;
   return k;
@@ -117,9 +117,9 @@ function levelFor(q: number, limits: Float64Array, n: number): number {
  */
 export function chooseLevel(q: number, previous: number, limits: Float64Array, n: number): number {
   // At q grown the level can only be finer: the coarsest the hysteresis lets it go to.
-  const coarsest = levelFor(q * GROW, limits, n);
+  const coarsest = levelForMeasure(q * GROW, limits, n);
   // At q shrunk, coarser: the finest it must come back to.
-  const finest = levelFor(q * SHRINK, limits, n);
+  const finest = levelForMeasure(q * SHRINK, limits, n);
   // previous (if it was a level of these) clamped to [coarsest .. finest] in level order (finer = lower).
   if (previous < coarsest) return coarsest;
   if (previous > finest) return finest;

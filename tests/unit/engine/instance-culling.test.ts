@@ -70,12 +70,15 @@ function recordingContext() {
 function stubRenderer() {
   const { gl, buffers, deleted } = recordingContext();
   let unbound = 0;
+  // The render target a pass draws into (a shadow pass's map: its height gives the texels).
+  const target = { current: null as { width: number; height: number } | null };
   const renderer = {
     getContext: () => gl,
     capabilities: { maxTextureSize: 8192 },
     state: { useProgram: () => unbound++ },
+    getRenderTarget: () => target.current,
   } as unknown as WebGLRenderer;
-  return { renderer, buffers, deleted, unbinds: () => unbound };
+  return { renderer, buffers, deleted, unbinds: () => unbound, target };
 }
 
 function asset(material: Material = new MeshStandardMaterial()): InstanceAsset {
@@ -458,7 +461,7 @@ describe('levels of detail in the pass lists', () => {
   /** 60 crates along x from x = 0, seen from x = -4 along +x, 1000 pixels high. */
   function levelledSetup() {
     const world = createViewerWorld();
-    const { renderer, buffers } = stubRenderer();
+    const { renderer, buffers, target } = stubRenderer();
     world.render.renderer = renderer;
     const { object, group } = instanceRow(world, 60, levelledAsset());
     object.updateMatrixWorld(true);
@@ -467,15 +470,15 @@ describe('levels of detail in the pass lists', () => {
     cam.lookAt(10, 0, 0);
     cam.updateMatrixWorld(true);
     setLevelView(cam, 1000);
-    return { world, group, renderer, buffers, cam };
+    return { world, group, renderer, buffers, cam, target };
   }
 
-  /** Each level's listed slots in a main pass (or a shadow pass) of `cam`. */
-  function drawLevels(s: ReturnType<typeof levelledSetup>, shadow = false): number[][] {
+  /** Each level's listed slots in a main pass (or a shadow pass) of `cam` (or `shadowCamera`). */
+  function drawLevels(s: ReturnType<typeof levelledSetup>, shadow = false, shadowCamera: Camera = s.cam): number[][] {
     const meshes = [s.group.meshes[0]!, ...s.group.levelMeshes];
     return meshes.map((mesh, level) => {
       const material = shadow ? mesh.customDepthMaterial! : (mesh.material as Material);
-      if (shadow) mesh.onBeforeShadow(s.renderer, new Scene(), s.cam, s.cam, mesh.geometry, material, null as never);
+      if (shadow) mesh.onBeforeShadow(s.renderer, new Scene(), s.cam, shadowCamera, mesh.geometry, material, null as never);
       else mesh.onBeforeRender(s.renderer, new Scene(), s.cam, mesh.geometry, material, null as never);
       const list = [...s.buffers.get(s.group.culling!.buffers[level]!)!.subarray(0, mesh.count)].sort((a, b) => a - b);
       mesh.onAfterRender(s.renderer, new Scene(), s.cam, mesh.geometry, material, null as never);
@@ -507,6 +510,33 @@ describe('levels of detail in the pass lists', () => {
     expect(shadow[2]).toEqual([]);
     expect(shadow[1]).toEqual([...main[1]!, ...main[2]!].sort((a, b) => a - b));
     expect(shadow[0]).toEqual(main[0]);
+  });
+
+  it("chooses a directional light's levels by its map's texels, whatever the picture's view, and leaves the picture's choice alone", () => {
+    const s = levelledSetup();
+    const main = drawLevels(s);
+    // The sun's box over the whole row: 130 m across.
+    const sun = new OrthographicCamera(-65, 65, 65, -65, 0.1, 500);
+    sun.position.set(60, 100, 0);
+    sun.lookAt(60, 0, 0);
+    sun.updateMatrixWorld(true);
+    const inSunView = inView(s.group, sun);
+    // 1024 texels over 130 m (7.9 a metre): the 1 cm level's error is under two texels for every crate,
+    // the near ones included; no card in a shadow.
+    s.target.current = { width: 1024, height: 1024 };
+    const coarse = drawLevels(s, true, sun);
+    expect(coarse[0]).toEqual([]);
+    expect(coarse[1]).toEqual(inSunView);
+    expect(coarse[2]).toEqual([]);
+    // 32768 texels over it (252 a metre): 1 cm is more than two texels, every crate at full detail.
+    s.target.current = { width: 32768, height: 32768 };
+    s.group.culling!.version++;
+    const fine = drawLevels(s, true, sun);
+    expect(fine[0]).toEqual(inSunView);
+    expect(fine[1]).toEqual([]);
+    // The picture's levels are still its own.
+    s.target.current = null;
+    expect(drawLevels(s)).toEqual(main);
   });
 
   it('draws a moved instance at its new level in the next pass, and every instance at full detail with levels off', () => {
