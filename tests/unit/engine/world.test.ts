@@ -22,7 +22,7 @@ describe('createViewerWorld', () => {
       budget: createTriangleBudget(0),
       needsCasterShadows: false,
       casterShadowsOnly: false,
-      movingCasters: { flagged: expect.any(Uint8Array), models: new Map() },
+      movingCasters: { flagged: expect.any(Uint8Array), models: new Map(), release: expect.any(Function) },
       splitShadows: true,
     });
     expect(world.navigation.controls).toBeNull();
