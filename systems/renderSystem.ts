@@ -2,6 +2,7 @@ import { Vector2 } from 'three';
 import { runFrameSteps } from '../src/engine/frame-steps';
 import { ERR_CAMERA, ERR_RENDERER, ERR_SCENE } from '../src/protocol/errors';
 import { setLevelView } from '../src/engine/instance-levels';
+import { ensureShadowPasses } from '../src/engine/moving-casters';
 import { afterFrame, beforeFrame, budgetMoving, noteCameraMoved, refineDue } from '../src/engine/triangle-budget';
 import { pictureDue, type ViewerWorld } from '../src/engine/world';
 
@@ -29,6 +30,8 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   // The camera came to rest with the picture coarsened for motion: refine it (shadows too).
   if (levelled && refineDue(budget, now)) r.needsRender = true;
   if (!pictureDue(world)) return world;
+  // A restored context comes with a new shadow map: the budget's and the moving casters' passes on it.
+  ensureShadowPasses(r.renderer, world);
   beforeFrame(budget, now);
   const sceneChanged = r.needsRender;
   const castersMoved = r.needsCasterShadows;
@@ -70,7 +73,7 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   // The budget judges the frame and sets the next one's bias: a changed bias is a picture due (at
   // rest with the shadow maps, whose levels it changes too; moving, they wait for the rest).
   // Only levelled instance groups give way to the bias: nothing else is drawn again for it.
-  if (afterFrame(budget, info.triangles, now) && levelled) {
+  if (afterFrame(budget, info.triangles, now, levelled, sceneChanged || !castersMoved) && levelled) {
     if (budgetMoving(budget, now)) r.needsPicture = true;
     else r.needsRender = true;
   }

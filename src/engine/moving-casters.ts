@@ -11,6 +11,7 @@ import {
 } from 'three';
 import { MAX_ENTITIES } from '../../components';
 import { getEid } from './registry';
+import { measureShadowPasses } from './triangle-budget';
 import type { ViewerWorld } from './world';
 
 /**
@@ -90,11 +91,26 @@ interface ShadowMapLike {
 
 type ShadowLight = Light & { shadow: LightShadow & { getViewportCount(): number } };
 
+const wrapped = new WeakMap<ViewerWorld, object>();
+
+/**
+ * Wraps `renderer`'s shadow-map update (once for each of its shadow maps: three.js makes a new one
+ * when a lost context is restored): the moving casters' own pass, counted with the rest by the
+ * triangle budget's measure around it. The render system asks every frame (an identity check).
+ */
+export function ensureShadowPasses(renderer: WebGLRenderer, world: ViewerWorld): void {
+  const shadowMap = renderer.shadowMap as unknown as object;
+  if (wrapped.get(world) === shadowMap || typeof (shadowMap as { render?: unknown }).render !== 'function') return;
+  wrapped.set(world, shadowMap);
+  splitMovingShadows(renderer, world);
+  measureShadowPasses(renderer as unknown as Parameters<typeof measureShadowPasses>[0], world.render.budget);
+}
+
 /**
  * Wraps `renderer`'s shadow-map update with the static copies (see the top of the file). Reads
  * `world.render.movingCasters` and, per update, `world.render.casterShadowsOnly`.
  */
-export function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld): void {
+function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld): void {
   const shadowMap = renderer.shadowMap as unknown as ShadowMapLike;
   const draw = shadowMap.render.bind(shadowMap);
   const copies = new WeakMap<LightShadow, WebGLRenderTarget>();

@@ -12,8 +12,7 @@ import {
 } from 'three';
 import { AMBIENT_INTENSITY, CAMERA_FAR, CAMERA_FOV, CAMERA_NEAR, DIRECTIONAL_INTENSITY, SCENE_BACKGROUND } from '../protocol/constants';
 import { HELPER_LAYER } from './layers';
-import { splitMovingShadows } from './moving-casters';
-import { measureShadowPasses } from './triangle-budget';
+import { ensureShadowPasses } from './moving-casters';
 import type { ViewerWorld } from './world';
 
 /** The studio's strength as the scene's environment. */
@@ -71,9 +70,7 @@ export function createRenderContext(world: ViewerWorld, options: RenderContextOp
   renderer.shadowMap.enabled = true;
   renderer.shadowMap.type = PCFShadowMap;
   renderer.localClippingEnabled = true;
-  // Moving casters' own pass first, counted with the rest by the budget's measure around it.
-  splitMovingShadows(renderer, world);
-  measureShadowPasses(renderer, world.render.budget);
+  ensureShadowPasses(renderer, world);
 
   const scene = new Scene();
   scene.background = new Color(SCENE_BACKGROUND);

@@ -1,7 +1,7 @@
 import type { WebGLRenderTarget } from 'three';
 import { sizeSunShadow } from '../engine/lights';
 import type { RenderContext } from '../engine/renderer';
-import { TRIANGLE_BUDGETS } from '../engine/triangle-budget';
+import { setTriangleBudget, TRIANGLE_BUDGETS } from '../engine/triangle-budget';
 import type { ViewerWorld } from '../engine/world';
 import { defaultRenderConfig, type RenderConfig, type RenderConfigPatch } from '../protocol/render-config';
 import { ERR_CUSTOM_EFFECTS } from '../protocol/errors';
@@ -98,7 +98,7 @@ export function createRendering(world: ViewerWorld, context: RenderContext, dete
     world.shadows.sunMapSize = settings.shadowMapSize;
     world.shadows.pointLights = settings.pointLightShadows;
     sizeSunShadow(world, context.sun);
-    world.render.budget.budget = TRIANGLE_BUDGETS[settings.tier];
+    setTriangleBudget(world.render.budget, TRIANGLE_BUDGETS[settings.tier]);
     // The shadow budget decides again with the tier's rules.
     world.render.needsRender = true;
   };

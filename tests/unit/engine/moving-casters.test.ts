@@ -1,7 +1,7 @@
-import { Mesh, Object3D } from 'three';
+import { Mesh, Object3D, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
 import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy';
-import { MOVING_CASTER_LAYER, setModelMoving } from '../../../src/engine/moving-casters';
+import { ensureShadowPasses, MOVING_CASTER_LAYER, setModelMoving } from '../../../src/engine/moving-casters';
 import { bindObject } from '../../../src/engine/registry';
 import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
 import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
@@ -73,5 +73,26 @@ describe('moving casters', () => {
     transformSystem(world);
     syncSystem(world);
     expect(world.render.needsRender).toBe(true);
+  });
+
+  it("counts shadow triangles on the renderer's shadow map, and again on the new one a restored context brings", () => {
+    const world = createViewerWorld();
+    const info = { render: { triangles: 0 } };
+    const shadowMap = () => ({ enabled: true, autoUpdate: true, needsUpdate: false, render: () => void (info.render.triangles += 500) });
+    const fake = { shadowMap: shadowMap(), info, clear: () => undefined, getRenderTarget: () => null };
+    const renderer = fake as unknown as WebGLRenderer;
+    ensureShadowPasses(renderer, world);
+    ensureShadowPasses(renderer, world);
+    renderer.shadowMap.render([{}] as never, null as never, null as never);
+    // Wrapped once: counted once.
+    expect(world.render.budget.frameShadow).toBe(500);
+    // three.js makes a new shadow map when a lost context is restored.
+    world.render.budget.frameShadow = null;
+    fake.shadowMap = shadowMap();
+    renderer.shadowMap.render([{}] as never, null as never, null as never);
+    expect(world.render.budget.frameShadow).toBeNull();
+    ensureShadowPasses(renderer, world);
+    renderer.shadowMap.render([{}] as never, null as never, null as never);
+    expect(world.render.budget.frameShadow).toBe(500);
   });
 });

@@ -3,13 +3,14 @@ import {
   afterFrame,
   beforeFrame,
   createTriangleBudget,
-  LOWER_BELOW,
   MAX_LEVEL_BIAS,
   measureShadowPasses,
   MOVING_BUDGET_SHARE,
   noteCameraMoved,
   refineDue,
+  REFINE_AIM,
   REST_MS,
+  setTriangleBudget,
   TRIANGLE_BUDGETS,
   type TriangleBudget,
 } from '../../../src/engine/triangle-budget';
@@ -53,17 +54,81 @@ describe('the triangle budget', () => {
     expect(drawn[0]).toBe(1);
     expect(drawn.length).toBeLessThanOrEqual(3);
     expect(cost(state.bias)).toBeLessThanOrEqual(1_000_000);
-    // Not coarser than it must be: one step finer would be over.
-    expect(cost(state.bias / 2 ** 0.25)).toBeGreaterThan(LOWER_BELOW * 1_000_000);
+    // Not coarser than it must be: one step finer is predicted over REFINE_AIM of the budget.
+    expect(cost(state.bias / 2 ** 0.25)).toBeGreaterThan(REFINE_AIM * 1_000_000);
     expect(state.over).toBe(false);
   });
 
-  it('a frame within the budget keeps its bias: no change between LOWER_BELOW of the target and the target', () => {
+  it('keeps its bias while a finer one is predicted over REFINE_AIM of the budget, and lowers it to the finest that is not', () => {
     const state = createTriangleBudget(1_000_000);
     state.bias = 2;
+    // At 1.68 this frame would cost 900k x (2 / 1.68)^2 = 1.27M.
     expect(afterFrame(state, 900_000, 10_000)).toBe(false);
-    expect(afterFrame(state, 610_000, 10_016)).toBe(false);
     expect(state.bias).toBe(2);
+    // 400k at 2: 1.6M at 1, 800k at 1.41.
+    state.previousBias = 0;
+    state.drawnBias = 0;
+    expect(afterFrame(state, 400_000, 10_016)).toBe(true);
+    expect(state.bias).toBe(2 ** 0.5);
+  });
+
+  it('a lowering that changed nothing goes on down an octave a frame to 1', () => {
+    const state = createTriangleBudget(1_000_000);
+    state.bias = MAX_LEVEL_BIAS;
+    // Every instance a card at any bias from 1.5 (400k); finer, 500k: bias 1 is well within.
+    const drawn = settle(state, (b) => (b >= 1.5 ? 400_000 : 500_000), 10_000);
+    expect(state.bias).toBe(1);
+    expect(drawn.length).toBeLessThanOrEqual(6);
+  });
+
+  it("a moving camera's frames are judged by what they draw; at rest the shadow maps they skipped count again", () => {
+    const state = createTriangleBudget(1_500_000);
+    // A frame with the shadow maps: 910k of them, 330k of picture at bias 1 (the street view).
+    state.frameShadow = 910_000;
+    afterFrame(state, 1_240_000, 10_000);
+    expect(state.bias).toBe(1);
+    // Moving: camera-only frames of 330k, under the moving target of 750k.
+    for (let t = 20_000; t < 20_200; t += 16) {
+      noteCameraMoved(state, t);
+      beforeFrame(state, t);
+      expect(afterFrame(state, 330_000, t)).toBe(false);
+    }
+    expect(state).toMatchObject({ bias: 1, cost: 330_000, shadowTriangles: 910_000 });
+    // At rest nothing to refine: bias 1 with the shadows (1.24M) fits the budget.
+    expect(refineDue(state, 21_000)).toBe(false);
+    // A larger picture: coarser while moving; at rest, finer again, its 200k of shadows predicted with it.
+    const other = createTriangleBudget(1_500_000);
+    other.frameShadow = 200_000;
+    afterFrame(other, 200_000 + 2_000_000, 10_000);
+    const big = view(2_000_000);
+    for (let t = 30_000; t < 30_200; t += 16) {
+      noteCameraMoved(other, t);
+      beforeFrame(other, t);
+      afterFrame(other, big(other.bias), t);
+    }
+    const moving = other.bias;
+    expect(big(moving)).toBeLessThanOrEqual(750_000);
+    expect(refineDue(other, 31_000)).toBe(true);
+    beforeFrame(other, 31_000);
+    expect(other.bias).toBeLessThan(moving);
+    expect(big(other.bias) + 200_000).toBeLessThanOrEqual(1_500_000);
+    // Its 910k of shadows would not leave that room: at rest the bias rises instead.
+    other.shadowTriangles = 910_000;
+    other.bias = moving;
+    other.drawnMoving = true;
+    beforeFrame(other, 31_000);
+    expect(big(other.bias) + 910_000).toBeLessThanOrEqual(1_500_000);
+  });
+
+  it('a new budget (a tier switched) forgets a settled rest and what it learnt', () => {
+    const state = createTriangleBudget(1_000_000);
+    state.bias = 3;
+    state.settled = true;
+    state.drawnBias = 3;
+    setTriangleBudget(state, 12_000_000);
+    expect(state).toMatchObject({ budget: 12_000_000, settled: false, drawnBias: 0 });
+    settle(state, view(3_000_000), 10_000);
+    expect(state.bias).toBe(1);
   });
 
   it('a frame mostly of a fixed part (casters without coarser meshes) still fits in a few frames: the second frame splits the cost', () => {
@@ -144,15 +209,20 @@ describe('the triangle budget', () => {
     expect(state.settled).toBe(false);
   });
 
-  it('judges a camera-only frame with the shadow maps last drawn', () => {
+  it('keeps the shadow maps last drawn for the frames that draw none', () => {
     const state = createTriangleBudget(1_000_000);
     state.frameShadow = 700_000;
     afterFrame(state, 900_000, 10_000);
     expect(state).toMatchObject({ pictureTriangles: 200_000, shadowTriangles: 700_000, cost: 900_000 });
-    // No shadow map drawn this frame: 500k of picture still costs the 700k of shadows with it.
+    // No shadow map drawn this frame: it cost its 500k of picture; the next frame at rest (asked
+    // for with the scene) draws the 700k of shadows too, which is over: the bias rises.
     afterFrame(state, 500_000, 10_016);
-    expect(state).toMatchObject({ pictureTriangles: 500_000, shadowTriangles: 700_000, cost: 1_200_000 });
+    expect(state).toMatchObject({ pictureTriangles: 500_000, shadowTriangles: 700_000, cost: 500_000 });
     expect(state.bias).toBeGreaterThan(1);
+    // A frame of an animation's own shadow pass (30k) is not what redrawing the maps costs.
+    state.frameShadow = 30_000;
+    afterFrame(state, 330_000, 10_032, true, false);
+    expect(state).toMatchObject({ pictureTriangles: 300_000, shadowTriangles: 700_000, cost: 330_000 });
   });
 
   it('counts the triangles of shadow-map updates that draw, not of those three.js skips', () => {
@@ -177,8 +247,9 @@ describe('the triangle budget', () => {
     shadowMap.autoUpdate = false;
     shadowMap.render([1], null, null);
     expect(state.frameShadow).toBeNull();
+    // An update without lights has no shadow map: 0, not the ones drawn before.
     shadowMap.autoUpdate = true;
     shadowMap.render([], null, null);
-    expect(state.frameShadow).toBeNull();
+    expect(state.frameShadow).toBe(0);
   });
 });
