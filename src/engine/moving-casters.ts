@@ -34,8 +34,8 @@ export const MOVING_CASTER_LAYER = 14;
 export interface MovingCasters {
   /** 1 for the entities that move by themselves (animated nodes and what hangs below them). */
   flagged: Uint8Array;
-  /** The moving objects of each playing model, by the model's entity. */
-  models: Map<number, Object3D[]>;
+  /** The moving objects of each playing model and the entities flagged for them, by the model's entity. */
+  models: Map<number, { objects: Object3D[]; eids: number[] }>;
   /** Frees the lights' static copies (set by splitMovingShadows; called once no model plays). */
   release: () => void;
 }
@@ -50,19 +50,20 @@ export function createMovingCasters(): MovingCasters {
  * static. The shadow maps are drawn whole once (the static copy changes).
  */
 export function setModelMoving(world: ViewerWorld, modelEid: number, moving: boolean): void {
-  const record = world.models.get(modelEid);
   const casters = world.render.movingCasters;
-  if (!record || casters.models.has(modelEid) === moving) return;
+  if (casters.models.has(modelEid) === moving) return;
   world.render.needsRender = true;
   if (!moving) {
-    for (const object of casters.models.get(modelEid)!) {
-      object.layers.disable(MOVING_CASTER_LAYER);
-      casters.flagged[getEid(object)] = 0;
-    }
+    // By the entities recorded when marked: a model being removed has its objects unbound already.
+    const marked = casters.models.get(modelEid)!;
+    for (const object of marked.objects) object.layers.disable(MOVING_CASTER_LAYER);
+    for (const eid of marked.eids) casters.flagged[eid] = 0;
     casters.models.delete(modelEid);
     if (casters.models.size === 0) casters.release();
     return;
   }
+  const record = world.models.get(modelEid);
+  if (!record) return;
   const found = new Set<Object3D>();
   const add = (object: Object3D) => void found.add(object);
   for (let i = 0; i < record.animated.length; i++) world.objects[record.animated[i]!]?.traverse(add);
@@ -70,16 +71,19 @@ export function setModelMoving(world: ViewerWorld, modelEid: number, moving: boo
     const mesh = object as SkinnedMesh;
     if (mesh.isSkinnedMesh || (mesh.morphTargetInfluences?.length ?? 0) > 0) object.traverse(add);
   });
-  const list = [...found];
-  for (const object of list) {
+  const objects = [...found];
+  const eids: number[] = [];
+  for (const object of objects) {
     object.layers.enable(MOVING_CASTER_LAYER);
     // An animated light moves shadows too, the static casters' with them: its moves stay changes
-    // of the scene (every map drawn whole).
-    if (!(object as Light).isLight) casters.flagged[getEid(object)] = 1;
+    // of the scene (every map drawn whole). Entity 0 is "none": never flagged.
+    const eid = getEid(object);
+    if (eid !== 0 && !(object as Light).isLight) {
+      casters.flagged[eid] = 1;
+      eids.push(eid);
+    }
   }
-  // Entity 0 is "none": never flagged.
-  casters.flagged[0] = 0;
-  casters.models.set(modelEid, list);
+  casters.models.set(modelEid, { objects, eids });
 }
 
 interface ShadowMapLike {
@@ -246,9 +250,9 @@ function copyFor(copies: WeakMap<LightShadow, WebGLRenderTarget>, shadow: LightS
 
 /** Sets castShadow false on the moving casters that cast, listing them in `hidden`. */
 function hideMoving(world: ViewerWorld, hidden: Object3D[]): void {
-  for (const list of world.render.movingCasters.models.values()) {
-    for (let i = 0; i < list.length; i++) {
-      const object = list[i]!;
+  for (const { objects } of world.render.movingCasters.models.values()) {
+    for (let i = 0; i < objects.length; i++) {
+      const object = objects[i]!;
       if (object.castShadow) {
         object.castShadow = false;
         hidden.push(object);

@@ -55,6 +55,11 @@ describe('moving casters', () => {
     expect(world.render.needsRender).toBe(true);
     // Nothing plays: the lights' static copies are freed.
     expect(released).toBe(1);
+    // Unmarked by the entities recorded, even once the objects are unbound (a model removed).
+    setModelMoving(world, m.rootEid, true);
+    for (const e of [m.rotor, m.blade]) delete world.objects[e]!.userData.eid;
+    setModelMoving(world, m.rootEid, false);
+    expect([m.rotor, m.blade].map((e) => flagged[e])).toEqual([0, 0]);
   });
 
   it("the sync system asks for the moving casters' shadows alone when only they moved, and for every shadow when anything else did", () => {
