@@ -46,8 +46,10 @@ export interface TriangleBudget {
   bias: number;
   /** The last frame's picture triangles (every render pass but the shadow maps). */
   pictureTriangles: number;
-  /** The triangles of the shadow maps last drawn (they are kept across camera-only frames). */
+  /** The triangles of the shadow maps last drawn whole (they are kept across camera-only frames). */
   shadowTriangles: number;
+  /** The shadow triangles the last frame drew: the maps whole, a moving casters' pass (src/engine/moving-casters.ts), or 0. */
+  frameShadowTriangles: number;
   /** What the last frame drew: its picture and the shadow maps it drew (none on a camera-only frame). */
   cost: number;
   /** The target the last frame was judged against (the budget, or its moving share). */
@@ -78,6 +80,7 @@ export function createTriangleBudget(budget = 0): TriangleBudget {
     bias: 1,
     pictureTriangles: 0,
     shadowTriangles: 0,
+    frameShadowTriangles: 0,
     cost: 0,
     target: 0,
     over: false,
@@ -180,6 +183,7 @@ export function afterFrame(state: TriangleBudget, frameTriangles: number, nowMs:
   const picture = Math.max(0, frameTriangles - (shadow ?? 0));
   // The moving casters' own pass (shadowsWhole false) is not what redrawing the maps costs.
   if (shadow !== null && shadowsWhole) state.shadowTriangles = shadow;
+  state.frameShadowTriangles = shadow ?? 0;
   const bias = state.bias;
   state.previousPicture = state.pictureTriangles;
   state.previousBias = state.drawnBias;

@@ -701,7 +701,7 @@ test("a playing animation's shadows: its moving casters drawn over the static ca
         const tick = () => (world.stats.renderedFrames >= target ? resolve() : requestAnimationFrame(tick));
         requestAnimationFrame(tick);
       });
-      return { shadow: world.render.budget.shadowTriangles as number, moving: world.render.movingCasters.models.size as number };
+      return { shadow: world.render.budget.frameShadowTriangles as number, moving: world.render.movingCasters.models.size as number };
     }, n);
   // The demo's animations (Spin, Gauge) played a second, then held at speed 0: the pose stays while they play on.
   await page.evaluate(() => {

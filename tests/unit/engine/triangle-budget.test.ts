@@ -222,7 +222,7 @@ describe('the triangle budget', () => {
     // A frame of an animation's own shadow pass (30k) is not what redrawing the maps costs.
     state.frameShadow = 30_000;
     afterFrame(state, 330_000, 10_032, true, false);
-    expect(state).toMatchObject({ pictureTriangles: 300_000, shadowTriangles: 700_000, cost: 330_000 });
+    expect(state).toMatchObject({ pictureTriangles: 300_000, shadowTriangles: 700_000, frameShadowTriangles: 30_000, cost: 330_000 });
   });
 
   it('counts the triangles of shadow-map updates that draw, not of those three.js skips', () => {
