@@ -99,6 +99,8 @@ export interface CullEntry {
   levelStamp: number;
   /** A shadow pass's list (impostor-level instances drawn with the coarsest mesh level). */
   shadow: boolean;
+  /** A directional light's list: its map's texels per unit, its levels' measure (0 otherwise). */
+  texels: number;
   /** Which slots the list holds (bit `slot`), made when a moved instance first asks (bitsMade). */
   bits: Uint8Array;
   bitsMade: boolean;
@@ -234,6 +236,7 @@ export function createGroupCulling(
       offsets: new Int32Array(levelCount + 1),
       levelStamp: -1,
       shadow: false,
+      texels: 0,
       bits: new Uint8Array(0),
       bitsMade: false,
       n: 0,
@@ -345,7 +348,7 @@ function listFor(
   culling.levelsOn = levels;
   let oldest = culling.entries[0]!;
   for (const entry of culling.entries) {
-    if (entry.version === version && entry.levelStamp === levelStamp && entry.shadow === shadow && sameKey(entry.key, e)) {
+    if (entry.version === version && entry.levelStamp === levelStamp && entry.shadow === shadow && entry.texels === shadowTexels && sameKey(entry.key, e)) {
       entry.used = ++culling.stamp;
       return entry;
     }
@@ -357,6 +360,7 @@ function listFor(
   entry.version = version;
   entry.levelStamp = levelStamp;
   entry.shadow = shadow;
+  entry.texels = shadowTexels;
   entry.used = ++culling.stamp;
   entry.changed = -1;
   const count = group.count;

@@ -43,7 +43,7 @@ let passLevels = new Uint8Array(0);
  * Chooses the level of each slot of the group's scratch list and writes them into the entry's
  * segments. The picture's passes (and a spot or point light's) use the picture's view with its
  * hysteresis (`culling.slotLevels`); a directional light's map (`shadowTexels` > 0: texels per unit
- * across it) takes for each instance the coarsest mesh level whose error covers at most one texel
+ * across it) takes for each instance the coarsest mesh level whose error covers at most SHADOW_LEVEL_TEXELS
  * (LEVEL_TOLERANCE_PIXELS) of it: a map of 1024 texels over 300 m reads nothing finer, and the
  * choice does not follow the camera (nothing to flicker, nothing stored).
  */

@@ -120,6 +120,9 @@ function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld): void {
   const copies = new WeakMap<LightShadow, WebGLRenderTarget>();
   // The copies made, to free them once nothing plays (a 4192 px map's copy is 70 MB of GPU memory).
   const made = new Set<WebGLRenderTarget>();
+  // Each copy's generation when its static pass drew it; the generation counts the updates that were not moving-only.
+  const drawnAt = new WeakMap<WebGLRenderTarget, number>();
+  let generation = 0;
   world.render.movingCasters.release = () => {
     for (const copy of made) copy.dispose();
     made.clear();
@@ -155,11 +158,16 @@ function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld): void {
     const casters = world.render.movingCasters;
     const updating = shadowMap.enabled && (shadowMap.autoUpdate || shadowMap.needsUpdate) && lights.length > 0;
     if (!updating || casters.models.size === 0 || !world.render.splitShadows) {
+      // Maps drawn whole: the copies no longer hold their static part.
+      if (updating) generation++;
       world.render.casterShadowsOnly = false;
       draw(lights, scene, camera);
       return;
     }
     const movingOnly = world.render.casterShadowsOnly;
+    // Any other update may have changed static casters, a light, or made a map anew (the shadow
+    // budget gives a light its map back): every copy is drawn again before it is used.
+    if (!movingOnly) generation++;
     world.render.casterShadowsOnly = false;
     split.length = 0;
     whole.length = 0;
@@ -182,7 +190,7 @@ function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld): void {
     let copiesReady = movingOnly;
     for (let i = 0; i < split.length && copiesReady; i++) {
       const copy = copies.get(split[i]!.shadow);
-      copiesReady = copy !== undefined && made.has(copy) && copyFits(copy, split[i]!.shadow);
+      copiesReady = copy !== undefined && made.has(copy) && drawnAt.get(copy) === generation && copyFits(copy, split[i]!.shadow);
     }
     if (!copiesReady) {
       // The static casters into each light's copy: moving casters hidden, the copy in the map's place.
@@ -197,6 +205,7 @@ function splitMovingShadows(renderer: WebGLRenderer, world: ViewerWorld): void {
       }
       try {
         draw(split, scene, camera);
+        for (const light of split) drawnAt.set(light.shadow.map as WebGLRenderTarget, generation);
       } finally {
         for (const light of split) {
           const shadow = light.shadow;

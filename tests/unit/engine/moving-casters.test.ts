@@ -1,4 +1,4 @@
-import { Mesh, Object3D, type WebGLRenderer } from 'three';
+import { Mesh, Object3D, OrthographicCamera, type WebGLRenderer } from 'three';
 import { describe, expect, it } from 'vitest';
 import { setPosition, spawnTransformEntity } from '../../../src/engine/hierarchy';
 import { ensureShadowPasses, MOVING_CASTER_LAYER, setModelMoving } from '../../../src/engine/moving-casters';
@@ -99,5 +99,63 @@ describe('moving casters', () => {
     ensureShadowPasses(renderer, world);
     renderer.shadowMap.render([{}] as never, null as never, null as never);
     expect(world.render.budget.frameShadow).toBe(500);
+  });
+
+  it('never copies a static depth drawn before the last whole update (a light given its map back)', () => {
+    const world = createViewerWorld();
+    const root = new Object3D();
+    const rootEid = spawn(world, root);
+    const rotor = new Mesh();
+    rotor.castShadow = true;
+    const rotorEid = spawn(world, rotor, rootEid);
+    world.models.set(rootEid, {
+      eid: rootEid,
+      root,
+      animated: Uint32Array.of(rotorEid),
+      entities: Uint32Array.of(rootEid, rotorEid),
+    } as unknown as ModelRecord);
+    let target: { name?: string } | null = null;
+    const log: string[] = [];
+    const light = { shadow: { map: null as null | object, autoUpdate: true, needsUpdate: false, camera: new OrthographicCamera(), getViewportCount: () => 1 } };
+    let serial = 0;
+    const fake = {
+      info: { render: { triangles: 0 } },
+      getRenderTarget: () => target,
+      setRenderTarget: (t: { name?: string } | null) => void (target = t),
+      clear: () => undefined,
+      copyTextureToTexture: () => void log.push('copy'),
+      shadowMap: {
+        enabled: true,
+        autoUpdate: true,
+        needsUpdate: false,
+        render(lights: (typeof light)[]) {
+          for (const l of lights) {
+            const s = l.shadow;
+            if (s.map === null) s.map = { name: `map${++serial}`, width: 64, height: 64, depthTexture: {} };
+            fake.setRenderTarget(s.map);
+            fake.clear();
+            log.push((s.map as { name?: string }).name ? 'draw map' : 'draw copy');
+          }
+        },
+      },
+    };
+    ensureShadowPasses(fake as unknown as WebGLRenderer, world);
+    setModelMoving(world, rootEid, true);
+    const frame = (movingOnly: boolean, lights = [light]) => {
+      log.length = 0;
+      world.render.casterShadowsOnly = movingOnly;
+      fake.shadowMap.render(lights);
+      return [...log];
+    };
+    frame(false);
+    // Whole: the static copy drawn, then the moving casters over it.
+    expect(frame(false)).toEqual(['draw copy', 'copy', 'draw map']);
+    expect(frame(true)).toEqual(['copy', 'draw map']);
+    // The shadow budget takes the light's map, then gives it back: drawn whole, as a new map.
+    light.shadow.map = null;
+    frame(false, []);
+    frame(false);
+    // The next moving-only update draws the static copy again before copying it.
+    expect(frame(true)).toEqual(['draw copy', 'copy', 'draw map']);
   });
 });
