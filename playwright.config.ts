@@ -65,7 +65,7 @@ export default defineConfig({
     // Without multisampling (scripts/chromium.mjs): the tests that judge the picture against a
     // reference ask for it as drawn (tests/e2e/picture.ts, PICTURE_AS_DRAWN).
     launchOptions: { executablePath, args: [...CHROMIUM_ARGS, ...NO_MULTISAMPLING_ARGS] },
-    viewport: { width: 1280, height: 720 },
+    viewport: { width: 960, height: 540 },
     actionTimeout: 30_000,
     navigationTimeout: 60_000,
     screenshot: 'only-on-failure',

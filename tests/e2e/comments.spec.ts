@@ -1,7 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { join } from 'node:path';
 import { BOX, writeToolsBox } from './fixtures-tools';
-import { importIntoScene, ROOT, settled, toClient } from './helpers';
+import { EDITOR_VIEWPORT, importIntoScene, ROOT, settled, toClient } from './helpers';
 
 /**
  * Comments pinned to 3D points as a person uses them (issue 16), on the tools' 2 x 3 x 1 m box:
@@ -208,7 +208,7 @@ test('a comment made with a section plane brings the plane back when its entry i
     return { normal: [s.normal.x, s.normal.y, s.normal.z], constant: s.constant };
   });
   // A click beside the box keeps the new plane; the tool goes off and the plane stays.
-  await page.mouse.click(1100, 450);
+  await page.mouse.click(page.viewportSize()!.width - 200, page.viewportSize()!.height * 0.4);
   await page.getByTestId('tool-section').click();
   await expect(page.getByTestId('tool-section')).toHaveAttribute('aria-pressed', 'false');
   await expect(page.getByTestId('section-item')).toHaveCount(1);
@@ -312,28 +312,33 @@ test('BCF: export the comments, import them into another scene: same topics, sta
   expect(errors).toEqual([]);
 });
 
-test('in the editor: the comments panel is there, and the comment tool takes the click that would select', async ({ page }) => {
-  await signInTo(page, `/edit/${SCENE}`);
-  expect(await settled(page)).toBe('ready');
-  // The box is nobody's: a copy of one's own to edit.
-  await page.getByTestId('duplicate').click();
-  await page.waitForURL((url) => url.pathname.startsWith('/edit/') && url.pathname !== `/edit/${SCENE}`, { timeout: 60_000 });
-  expect(await settled(page)).toBe('ready');
-  await expect(page.getByTestId('outliner')).toBeVisible({ timeout: 60_000 });
-  await ready(page);
-  const selection = () => page.evaluate(() => (window as any).__editor.selection?.nodeId ?? null);
-  await page.getByTestId('comment-tool').click();
-  const c = await toClient(page, [0, 1, Z]);
-  await page.mouse.click(c.x, c.y);
-  await expect(page.getByTestId('comment-composer')).toBeVisible();
-  expect(await selection()).toBeNull();
-  await page.getByTestId('comment-text').fill('Seen in the editor');
-  await page.getByTestId('comment-post').click();
-  await expect(page.getByTestId('comment-composer')).toBeHidden();
-  // The tool is off once posted: the same click selects the box.
-  await page.mouse.click(c.x + 40, c.y + 40);
-  await expect.poll(selection).not.toBeNull();
-  await page.screenshot({ path: test.info().outputPath('editor-comments.png') });
+test.describe('in the editor', () => {
+  // A desktop editor's size (helpers.ts).
+  test.use({ viewport: EDITOR_VIEWPORT });
+
+  test('in the editor: the comments panel is there, and the comment tool takes the click that would select', async ({ page }) => {
+    await signInTo(page, `/edit/${SCENE}`);
+    expect(await settled(page)).toBe('ready');
+    // The box is nobody's: a copy of one's own to edit.
+    await page.getByTestId('duplicate').click();
+    await page.waitForURL((url) => url.pathname.startsWith('/edit/') && url.pathname !== `/edit/${SCENE}`, { timeout: 60_000 });
+    expect(await settled(page)).toBe('ready');
+    await expect(page.getByTestId('outliner')).toBeVisible({ timeout: 60_000 });
+    await ready(page);
+    const selection = () => page.evaluate(() => (window as any).__editor.selection?.nodeId ?? null);
+    await page.getByTestId('comment-tool').click();
+    const c = await toClient(page, [0, 1, Z]);
+    await page.mouse.click(c.x, c.y);
+    await expect(page.getByTestId('comment-composer')).toBeVisible();
+    expect(await selection()).toBeNull();
+    await page.getByTestId('comment-text').fill('Seen in the editor');
+    await page.getByTestId('comment-post').click();
+    await expect(page.getByTestId('comment-composer')).toBeHidden();
+    // The tool is off once posted: the same click selects the box.
+    await page.mouse.click(c.x + 40, c.y + 40);
+    await expect.poll(selection).not.toBeNull();
+    await page.screenshot({ path: test.info().outputPath('editor-comments.png') });
+  });
 });
 
 /** Runs a host-API function from the page itself (its own origin may call everything), as a host page would. */

@@ -3,9 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signTestToken } from '../../src/server/auth/tokens';
 import { defaultSceneObject } from '../../src/protocol/scene-objects';
-import { canvasScreenshot, importIntoScene, MODELS } from './helpers';
+import { canvasScreenshot, EDITOR_VIEWPORT, importIntoScene, MODELS } from './helpers';
 import { pictureTest } from './picture';
 import { decodePng, type Picture } from './png';
+
+// A desktop editor's size (helpers.ts).
+test.use({ viewport: EDITOR_VIEWPORT });
 
 /**
  * The editor as a person uses it: sign in with the development provider, open the demo in the

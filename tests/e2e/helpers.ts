@@ -10,6 +10,12 @@ import { decodePng } from './png';
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const MODELS = resolve(ROOT, '../shared/models');
 
+/**
+ * The editor is a desktop tool: its panels take 560 px of the width, so its tests run at a laptop's
+ * size (the viewer's default in playwright.config.ts is smaller, a cheaper picture for SwiftShader).
+ */
+export const EDITOR_VIEWPORT = { width: 1280, height: 720 } as const;
+
 let storePromise: Promise<Store> | null = null;
 export function store(): Promise<Store> {
   const dir = process.env.E2E_DATA_DIR;

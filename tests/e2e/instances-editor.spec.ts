@@ -5,7 +5,7 @@ import { ensureDemoAssets } from '../../src/server/demo-instances-scene';
 import { createInstanceService } from '../../src/server/instances';
 import { decodeInstanceSet } from '../../src/protocol/instance-set';
 import { join } from 'node:path';
-import { canvasScreenshot, MODELS, store, underLock } from './helpers';
+import { canvasScreenshot, EDITOR_VIEWPORT, MODELS, store, underLock } from './helpers';
 import { decodePng } from './png';
 import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
 
@@ -17,6 +17,8 @@ import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
  * box selection in a grid of 300 cars takes the ones inside the rectangle and moves only them.
  */
 test.describe.configure({ mode: 'serial' });
+// A desktop editor's size (helpers.ts).
+test.use({ viewport: EDITOR_VIEWPORT });
 test.setTimeout(240_000);
 
 const SCENE = 'e2e-instances-editor';

@@ -92,7 +92,7 @@ test('measure, sample, select and delete, and cut a section with a cap, on a 2 x
     expect(hits[0].nodeName).toBe(BOX_NAME);
     expect(hits[0].point.z).toBeCloseTo(Z, 3);
     expect(hits[0].normal.z).toBeCloseTo(1, 3);
-    await page.mouse.click(20, 700);
+    await page.mouse.click(20, page.viewportSize()!.height - 20);
     expect(await events(page, 'background-hit')).toHaveLength(1);
   });
 
