@@ -30,6 +30,9 @@ import { pictureTest } from './picture';
 const REAL_MODELS = readdirSync(MODELS).filter((f) => f.endsWith('.glb')).sort();
 
 test.describe('real models', () => {
+  // Small: what each model is checked for (it covers part of the view, in more than three colours)
+  // does not need a large picture, and SwiftShader's cost follows its pixels (26 pictures).
+  test.use({ viewport: { width: 640, height: 400 } });
   // Every real model in one scene, one page load (a page per model cost the suite about four
   // minutes of fixed page cost: script, context, programs): each model matches its file's counts,
   // and each, shown alone and framed, draws.
