@@ -25,7 +25,9 @@ export const PLAIN_READY = 'plainready';
 /**
  * The host page: a message listener (installed before the iframe exists) that stamps every
  * message with performance.now(), which counts from the host page's navigation start; then the
- * iframe. The benchmark reads window.__bench.
+ * iframe. The benchmark reads window.__bench. Once the viewer says `viewerready` the page makes
+ * its first host-API call as a page that drives the viewer does (api.init, then getCamera, which
+ * any page may call: DESIGN.md 4.3); the answer's time (and error, if any) is among the messages.
  */
 export function hostPage(src: string): string {
   return `<!doctype html>
@@ -35,7 +37,15 @@ export function hostPage(src: string): string {
 window.__bench = { messages: [] };
 addEventListener('message', function (e) {
   var type = e.data && typeof e.data === 'object' ? String(e.data.type) : String(e.data);
-  window.__bench.messages.push({ type: type, t: performance.now(), origin: e.origin });
+  var error = e.data && typeof e.data === 'object' && e.data.error ? String(e.data.error) : undefined;
+  window.__bench.messages.push({ type: type, t: performance.now(), origin: e.origin, error: error });
+  if (type === 'viewerready' && !window.__bench.asked) {
+    window.__bench.asked = true;
+    e.source.postMessage({ type: 'api.init' }, e.origin);
+  } else if (type === 'api.init.result' && !window.__bench.called) {
+    window.__bench.called = true;
+    e.source.postMessage({ type: 'api.request', requestId: 'bench-camera', func: 'getCamera', arguments: {} }, e.origin);
+  }
 });
 </script></head><body>
 <iframe src="${escapeAttribute(src)}" width="${FRAME_WIDTH}" height="${FRAME_HEIGHT}" allow="fullscreen; xr-spatial-tracking"></iframe>

@@ -1,8 +1,11 @@
 import { chromium, type BrowserContext, type Frame, type Page } from '@playwright/test';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { basename, join } from 'node:path';
+import { CHROMIUM_ARGS, DEFAULT_FLAG_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { decodePng } from '../tests/e2e/png';
+import { FRAME_HEIGHT, FRAME_WIDTH } from './load-pages';
+import type { BenchResult } from './types';
 
 /**
  * One load measurement: a fresh Chromium process with a new, empty user-data-dir (no HTTP cache,
@@ -10,7 +13,35 @@ import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
  * 800 x 600, timed from the host page's navigation start until the host receives the framed
  * page's message. Then, from inside the frame: its performance marks, its long tasks (a
  * PerformanceObserver installed before any of its scripts) and the scripts it fetched.
+ *
+ * The message says when the page sent its commands, not when a person sees the picture: with the
+ * tests' flags (SwiftShader asked for by name) the page goes on while the GPU process is still
+ * drawing, so a message can come a minute before the picture. So each run also takes screenshots
+ * of the frame, one after the other from the navigation on, and reports the first that shows the
+ * picture the page settles on (`picture`); and it runs on either flag set (`flags`): the tests'
+ * or Chromium's defaults, on which the page waits for each picture as a visitor's browser does.
  */
+
+/** Which Chromium flags a run uses: the tests' and benchmarks' (SwiftShader by name) or Chromium's defaults. */
+export type FlagSet = 'tests' | 'default';
+export const FLAG_SETS: readonly FlagSet[] = ['tests', 'default'];
+const FLAG_ARGS: Record<FlagSet, readonly string[]> = { tests: CHROMIUM_ARGS, default: DEFAULT_FLAG_ARGS };
+
+/** The flag sets a benchmark runs on: BENCH_LOAD_FLAGS (tests,default); unknown names are an error. */
+export function flagSetsFromEnv(value = process.env.BENCH_LOAD_FLAGS ?? 'tests,default'): FlagSet[] {
+  const sets = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = sets.filter((s) => !(FLAG_SETS as readonly string[]).includes(s));
+  if (unknown.length || !sets.length) throw new Error(`BENCH_LOAD_FLAGS: expected a list of ${FLAG_SETS.join(', ')}, got '${value}'`);
+  return sets as FlagSet[];
+}
+
+/** How a flag set reads in a row's name. */
+export function flagsLabel(flags: FlagSet): string {
+  return flags === 'tests' ? "tests' flags" : 'default flags';
+}
 
 /** Installed in every frame before its own scripts (a string: tsx would add helpers to a function). */
 const LONG_TASK_OBSERVER = `(() => {
@@ -160,6 +191,22 @@ export interface LoadRun {
   cpu: BrowserCpu | null;
   /** How long the run waited for the fresh browser to finish starting; quiet false: it never did (the cap). */
   startup: { waitedMs: number; quiet: boolean };
+  flags: FlagSet;
+  /** The screenshots of the frame (null when the run took none: `picture: false`). */
+  picture: PictureTiming | null;
+  /** The first host-API call after `viewerready` (the host page's getCamera): ms from viewerready to its answer; null: none was asked or answered. */
+  apiAnswer: { ms: number; error: string | null } | null;
+}
+
+/** When the picture was seen, from screenshots of the frame taken one after the other. */
+export interface PictureTiming {
+  /** Host navigation start -> the screenshot that first shows the settled picture (ms). */
+  firstMs: number;
+  /** Screenshots taken, and the mean time one took (a busy GPU process makes them slow). */
+  shots: number;
+  meanShotMs: number;
+  /** Whether the picture came to rest (two screenshots alike) before the run's limit. */
+  settled: boolean;
 }
 
 export interface LoadRunOptions {
@@ -172,7 +219,111 @@ export interface LoadRunOptions {
   timeoutMs: number;
   /** More init scripts for every frame (experiments: bench/load-ab.ts). */
   initScripts?: string[];
+  /** Chromium's flags (default: the tests'). */
+  flags?: FlagSet;
+  /** Time the picture with screenshots of the frame (default true). */
+  picture?: boolean;
 }
+
+/** A screenshot's summary: the mean of R, G and B over cells of CELL x CELL pixels, row by row. */
+const CELL = 8;
+/** Cells whose means differ by more than this are different (compression and dithering stay under it). */
+const CELL_LEVELS = 16;
+/** Two screenshots show the same picture when at most this share of their cells differ (a small animation, a blinking caret). */
+const SAME_SHARE = 0.01;
+/** The shortest time between the starts of two screenshots (each costs the browser an encode). */
+const SHOT_GAP_MS = 100;
+/** BENCH_LOAD_SHOTS_DIR: every screenshot is also written there (profile name, number, epoch ms), to look at. */
+const SHOTS_DIR = process.env.BENCH_LOAD_SHOTS_DIR ?? '';
+
+export function pictureCells(png: Buffer): Uint8Array {
+  const p = decodePng(png);
+  const columns = Math.ceil(p.width / CELL);
+  const rows = Math.ceil(p.height / CELL);
+  const sums = new Float64Array(columns * rows);
+  const counts = new Uint32Array(columns * rows);
+  for (let y = 0; y < p.height; y++) {
+    const row = Math.floor(y / CELL) * columns;
+    for (let x = 0; x < p.width; x++) {
+      const i = (y * p.width + x) * 4;
+      const c = row + Math.floor(x / CELL);
+      sums[c] += (p.data[i] + p.data[i + 1] + p.data[i + 2]) / 3;
+      counts[c]++;
+    }
+  }
+  const out = new Uint8Array(columns * rows);
+  for (let c = 0; c < out.length; c++) out[c] = Math.round(sums[c] / counts[c]);
+  return out;
+}
+
+/**
+ * Whether two screenshots' cells show the same picture (SAME_SHARE), leaving out the cells that
+ * `ignored` marks (1: under the page's controls).
+ */
+export function samePicture(a: Uint8Array, b: Uint8Array, ignored?: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let differing = 0;
+  let compared = 0;
+  for (let c = 0; c < a.length; c++) {
+    if (ignored?.[c]) continue;
+    compared++;
+    if (Math.abs(a[c] - b[c]) > CELL_LEVELS) differing++;
+  }
+  return differing <= compared * SAME_SHARE;
+}
+
+/**
+ * The first of a run's screenshots from which on every one shows the last (the picture the page
+ * settled on): a loading overlay, a half-drawn frame or a picture still refining before it do not
+ * count, however briefly they were there. The cells under the page's controls (`ignored`, where the
+ * final screenshot has buttons and panels) are left out: a toolbar that arrives after the model is
+ * not a later picture. -1 without screenshots.
+ */
+export function firstPictureIndex(shots: readonly Uint8Array[], ignored?: Uint8Array): number {
+  if (!shots.length) return -1;
+  const final = shots[shots.length - 1];
+  let first = shots.length - 1;
+  while (first > 0 && samePicture(shots[first - 1], final, ignored)) first--;
+  return first;
+}
+
+/**
+ * The cells of a FRAME_WIDTH x FRAME_HEIGHT screenshot under the given rectangles (CSS pixels of
+ * the frame, which the host page places at its top left).
+ */
+export function cellsUnder(rects: readonly { x: number; y: number; width: number; height: number }[], width = FRAME_WIDTH, height = FRAME_HEIGHT): Uint8Array {
+  const columns = Math.ceil(width / CELL);
+  const rows = Math.ceil(height / CELL);
+  const out = new Uint8Array(columns * rows);
+  for (const r of rects) {
+    const x0 = Math.max(0, Math.floor(r.x / CELL));
+    const y0 = Math.max(0, Math.floor(r.y / CELL));
+    const x1 = Math.min(columns - 1, Math.floor((r.x + r.width - 1) / CELL));
+    const y1 = Math.min(rows - 1, Math.floor((r.y + r.height - 1) / CELL));
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) out[y * columns + x] = 1;
+  }
+  return out;
+}
+
+/**
+ * Read from the framed page at the end: the rectangles of what is drawn over the 3D view (buttons,
+ * panels, the watermark; the elements with a box of their own that are neither the WebGL canvas nor
+ * hold it, and cover less than half the frame, so not the page's containers).
+ */
+const CONTROL_RECTS = `(() => {
+  const canvas = document.querySelector('canvas');
+  const out = [];
+  const area = innerWidth * innerHeight;
+  for (const el of document.querySelectorAll('body *')) {
+    if (el === canvas || (canvas && el.contains(canvas))) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility !== 'visible' || style.display === 'none' || Number(style.opacity) === 0) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0 || r.width * r.height > area / 2) continue;
+    out.push({ x: r.x, y: r.y, width: r.width, height: r.height });
+  }
+  return out;
+})()`;
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -195,6 +346,7 @@ function findFrame(page: Page, origin: string): Frame | undefined {
 
 /** Runs one measurement in a fresh browser; throws with what is known when it fails or times out. */
 export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
+  const flags = options.flags ?? 'tests';
   const userDataDir = mkdtempSync(join(tmpdir(), 'bench-load-profile-'));
   let context: BrowserContext | null = null;
   const errors: string[] = [];
@@ -202,7 +354,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
     context = await withTimeout(
       chromium.launchPersistentContext(userDataDir, {
         executablePath: findChromium(),
-        args: CHROMIUM_ARGS,
+        args: [...FLAG_ARGS[flags]],
         headless: true,
         viewport: { width: 1000, height: 700 },
         deviceScaleFactor: 1,
@@ -219,26 +371,80 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
     page.on('pageerror', (e) => errors.push(e.message));
     const startup = await untilBrowserIdle(userDataDir);
     const cpuBefore = browserCpu(userDataDir);
+    const deadline = Date.now() + options.timeoutMs;
     await page.goto(options.hostUrl, { waitUntil: 'commit', timeout: options.timeoutMs });
+    // Screenshots of the frame, one after the other, until two taken after the message show the
+    // same picture (or the run's time is up).
+    const shots: { at: number; took: number; cells: Uint8Array }[] = [];
+    let messageAt = Infinity;
+    let stopShots = false;
+    let pictureSettled = false;
+    const shooting = (async () => {
+      if (options.picture === false) return;
+      while (!stopShots && Date.now() < deadline) {
+        const start = Date.now();
+        const png = await page
+          .screenshot({ clip: { x: 0, y: 0, width: FRAME_WIDTH, height: FRAME_HEIGHT }, caret: 'initial', timeout: Math.max(1, deadline - start) })
+          .catch(() => null);
+        if (!png) break;
+        shots.push({ at: Date.now(), took: Date.now() - start, cells: pictureCells(png) });
+        if (SHOTS_DIR) writeFileSync(join(SHOTS_DIR, `${basename(userDataDir)}-${String(shots.length).padStart(3, '0')}-${shots.at(-1)!.at}.png`), png);
+        const [a, b] = [shots.at(-2), shots.at(-1)!];
+        if (a && a.at - a.took >= messageAt && samePicture(a.cells, b.cells)) {
+          pictureSettled = true;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + SHOT_GAP_MS - Date.now())));
+      }
+    })();
     let cpuAfter: BrowserCpu | null = null;
     try {
       await page.waitForFunction(`window.__bench.messages.some((m) => m.type === ${JSON.stringify(options.message)})`, undefined, {
         timeout: options.timeoutMs,
         polling: 200,
       });
+      messageAt = Date.now();
       cpuAfter = browserCpu(userDataDir);
     } catch (error) {
+      stopShots = true;
+      await shooting;
       const frame = findFrame(page, options.frameOrigin);
       const facts = frame ? ((await frame.evaluate(FRAME_FACTS).catch(() => null)) as FrameFacts | null) : null;
       const detail = [facts?.phase ? `phase ${facts.phase}` : '', facts?.failure ?? '', ...errors.slice(0, 3)].filter(Boolean).join('; ');
       throw new Error(`no '${options.message}' within ${options.timeoutMs / 1000} s${detail ? ` (${detail})` : ''}: ${(error as Error).message.split('\n')[0]}`);
     }
+    // The host page asks the viewer for its camera once it is ready (bench/load-pages.ts): wait for
+    // the answer (not for a page that sends no viewerready).
+    if (options.message === 'viewerready') {
+      await page
+        .waitForFunction(`window.__bench.messages.some((m) => m.type === 'api.response')`, undefined, { timeout: Math.max(1, Math.min(30_000, deadline - Date.now())), polling: 100 })
+        .catch(() => undefined);
+    }
+    await shooting;
+    stopShots = true;
     const host = (await page.evaluate(`({ timeOrigin: performance.timeOrigin, messages: window.__bench.messages })`)) as {
       timeOrigin: number;
-      messages: { type: string; t: number }[];
+      messages: { type: string; t: number; error?: string }[];
     };
     const frame = findFrame(page, options.frameOrigin);
     if (!frame) throw new Error(`no frame of ${options.frameOrigin}`);
+    const controls = shots.length ? cellsUnder((await frame.evaluate(CONTROL_RECTS)) as { x: number; y: number; width: number; height: number }[]) : undefined;
+    const first = firstPictureIndex(
+      shots.map((shot) => shot.cells),
+      controls,
+    );
+    const picture: PictureTiming | null =
+      first < 0
+        ? null
+        : {
+            firstMs: shots[first].at - host.timeOrigin,
+            shots: shots.length,
+            meanShotMs: shots.reduce((sum, shot) => sum + shot.took, 0) / shots.length,
+            settled: pictureSettled,
+          };
+    const ready = host.messages.find((m) => m.type === 'viewerready');
+    const answer = host.messages.find((m) => m.type === 'api.response');
+    const apiAnswer = ready && answer ? { ms: answer.t - ready.t, error: answer.error ?? null } : null;
     const facts = (await frame.evaluate(FRAME_FACTS)) as FrameFacts;
     const offset = facts.timeOrigin - host.timeOrigin;
     const messages: Record<string, number> = {};
@@ -253,6 +459,9 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       tier: facts.tier,
       cpu: cpuBefore && cpuAfter ? cpuDifference(cpuAfter, cpuBefore) : null,
       startup,
+      flags,
+      picture,
+      apiAnswer,
     };
   } finally {
     if (context) await withTimeout(context.close(), 20_000, 'closing Chromium').catch(() => undefined);
@@ -264,4 +473,81 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       console.warn(`[bench] could not remove ${userDataDir}: ${(error as Error).message}`);
     }
   }
+}
+
+/** A run's picture and host-API answer, for its log line. */
+export function pictureText(run: LoadRun): string {
+  const parts: string[] = [];
+  if (run.picture) {
+    parts.push(
+      `first picture seen ${Math.round(run.picture.firstMs)} ms (${run.picture.shots} screenshots, ${Math.round(run.picture.meanShotMs)} ms each${run.picture.settled ? '' : ', never settled: the last one taken'})`,
+    );
+  } else parts.push('no screenshot');
+  if (run.apiAnswer) parts.push(`getCamera answered ${Math.round(run.apiAnswer.ms)} ms after viewerready${run.apiAnswer.error ? ` with an error: ${run.apiAnswer.error}` : ''}`);
+  return parts.join('; ');
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
+export interface PictureGoals {
+  /** Ours' first picture against the plain page's, at most this ratio. */
+  ratio?: number;
+  /** Ours' first picture at most this long after the host's navigation start (ms). */
+  pictureMs?: number;
+  /** The first host-API answer at most this long after viewerready (ms). */
+  apiMs?: number;
+}
+
+/**
+ * The rows of the picture (issue 35): the first picture seen, ours against the plain page's (when
+ * there are plain runs), and the first host-API answer after viewerready. Runs whose picture did
+ * not settle, and answers that were errors or never came, are named in their row (and fail it).
+ */
+export function pictureRows(prefix: string, ours: readonly LoadRun[], plain: readonly LoadRun[], goals: PictureGoals = {}): BenchResult[] {
+  const rows: BenchResult[] = [];
+  const oursShots = ours.flatMap((r) => (r.picture ? [r.picture] : []));
+  const plainShots = plain.flatMap((r) => (r.picture ? [r.picture] : []));
+  if (oursShots.length) {
+    const o = median(oursShots.map((p) => p.firstMs));
+    const unsettled = oursShots.filter((p) => !p.settled).length + plainShots.filter((p) => !p.settled).length;
+    const note = unsettled ? ` (${unsettled} runs never settled: their last screenshot counted)` : '';
+    if (plainShots.length) {
+      const p = median(plainShots.map((shot) => shot.firstMs));
+      const ratio = o / p;
+      rows.push({
+        name: `${prefix}: host navigation -> first picture seen (screenshots of the frame) vs plain three.js's, median of ${oursShots.length}/${plainShots.length}${note}`,
+        value: Math.round(o),
+        unit: 'ms',
+        baseline: Math.round(p),
+        ratio: Math.round(ratio * 100) / 100,
+        ...(goals.ratio !== undefined ? { goal: `<= ${goals.ratio}x`, pass: ratio <= goals.ratio && !unsettled } : {}),
+      });
+    }
+    if (!plainShots.length || goals.pictureMs !== undefined) {
+      rows.push({
+        name: `${prefix}: host navigation -> first picture seen (screenshots of the frame), median of ${oursShots.length}${note}`,
+        value: Math.round(o),
+        unit: 'ms',
+        ...(goals.pictureMs !== undefined ? { goal: `<= ${goals.pictureMs / 1000} s`, pass: o <= goals.pictureMs && !unsettled } : {}),
+      });
+    }
+  } else if (ours.length) {
+    rows.push({ name: `${prefix}: first picture seen: no screenshot in ${ours.length} runs`, value: 0, unit: 'runs', goal: 'a screenshot', pass: false });
+  }
+  if (ours.length) {
+    const answers = ours.flatMap((r) => (r.apiAnswer ? [r.apiAnswer] : []));
+    const errors = answers.filter((a) => a.error);
+    const missing = ours.length - answers.length;
+    const problems = [missing ? `${missing} runs without an answer` : '', errors.length ? `${errors.length} errors, the first: ${errors[0].error}` : ''].filter(Boolean).join('; ');
+    const value = answers.length ? Math.round(median(answers.map((a) => a.ms))) : 0;
+    rows.push({
+      name: `${prefix}: viewerready -> the first host-API call (api.init, then getCamera) answered, median of ${answers.length}${problems ? ` (${problems})` : ''}`,
+      value,
+      unit: 'ms',
+      ...(goals.apiMs !== undefined || problems ? { goal: goals.apiMs !== undefined ? `<= ${goals.apiMs / 1000} s` : 'answered', pass: !problems && (goals.apiMs === undefined || value <= goals.apiMs) } : {}),
+    });
+  }
+  return rows;
 }

@@ -19,17 +19,21 @@ export const CANDIDATE_PATHS = [
 ];
 
 /**
+ * Chromium's default flags, as a visitor's browser runs (the flags every headless run here needs,
+ * and nothing that chooses the renderer): without a GPU Chromium 156 falls back to SwiftShader on
+ * its own and then waits for each picture to be drawn, where CHROMIUM_ARGS's SwiftShader lets the
+ * page go on while the picture is still being drawn. The load benchmarks time pictures on both.
+ */
+export const DEFAULT_FLAG_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+/**
  * Flags for headless Chromium in tests and benchmarks. No GPU here or in CI: WebGL2 renders
  * with SwiftShader (ANGLE on SwiftShader Vulkan). Debian's Chromium 156 still falls back to it
  * on its own, but upstream is retiring that automatic fallback for WebGL, so the last three
  * flags ask for it explicitly (same renderer string, checked by tests/e2e/smoke.spec.ts).
  */
 export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
+  ...DEFAULT_FLAG_ARGS,
   '--enable-unsafe-swiftshader',
   '--use-angle=swiftshader',
   '--ignore-gpu-blocklist',
