@@ -19,10 +19,12 @@ export const CANDIDATE_PATHS = [
 ];
 
 /**
- * Chromium's default flags, as a visitor's browser runs (the flags every headless run here needs,
- * and nothing that chooses the renderer): without a GPU Chromium 156 falls back to SwiftShader on
- * its own and then waits for each picture to be drawn, where CHROMIUM_ARGS's SwiftShader lets the
- * page go on while the picture is still being drawn. The load benchmarks time pictures on both.
+ * "Chromium's default flags" of the load benchmarks: the flags every headless run here needs and
+ * nothing that chooses the renderer (Playwright still adds its own launch switches to both sets).
+ * Without a GPU Chromium 156 then falls back to SwiftShader on its own and the page waits for each
+ * picture to be drawn, as a visitor's browser without a GPU does; with CHROMIUM_ARGS (ANGLE asked
+ * for SwiftShader by name, the GPU blocklist ignored) the page goes on while the picture is still
+ * being drawn. The load benchmarks time pictures on both.
  */
 export const DEFAULT_FLAG_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
