@@ -312,7 +312,7 @@ test('BCF: export the comments, import them into another scene: same topics, sta
   expect(errors).toEqual([]);
 });
 
-test.describe('in the editor', () => {
+test.describe('at a desktop editor size', () => {
   // A desktop editor's size (helpers.ts).
   test.use({ viewport: EDITOR_VIEWPORT });
 
