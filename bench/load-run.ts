@@ -248,7 +248,7 @@ const SHOTS_DIR = process.env.BENCH_LOAD_SHOTS_DIR ?? '';
 /**
  * A picture's summary: the mean of R, G and B over cells of CELL x CELL pixels of the page, row by
  * row, over its top-left `width` x `height` CSS pixels (the frame), from a PNG drawn at `scale`
- * pixels per CSS pixel (the screencast's quarter size: 0.25).
+ * pixels per CSS pixel (the benchmark's quarter-size screenshots: 0.25).
  */
 export function pictureCells(png: Buffer, options: { scale?: number; width?: number; height?: number } = {}): Uint8Array {
   const p = decodePng(png);
@@ -413,7 +413,9 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
     // main thread), at a quarter of the size, kept as they come and decoded after the run, so that
     // the benchmark's own work does not share the CPU with the loads it times. A screenshot is
     // answered once the browser has shown a new frame: its time is when the answer came.
-    const shots: { asked: number; at: number; png: Buffer }[] = [];
+    const shots: { asked: number; at: number; png: Buffer; cells?: Uint8Array }[] = [];
+    // Decoded once, when first needed.
+    const cellsOf = (shot: (typeof shots)[number]) => (shot.cells ??= pictureCells(shot.png, SHOT_OPTIONS));
     let stopShots = false;
     const cdp = options.picture === false ? null : await context.newCDPSession(page);
     const shooting = (async () => {
@@ -453,7 +455,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
     }
     const frame = findFrame(page, options.frameOrigin);
     if (!frame) throw new Error(`no frame of ${options.frameOrigin}`);
-    let picture: PictureTiming | null = null;
+    let seen: { first: number; settled: boolean } | null = null;
     if (cdp) {
       // The message can come long before the GPU process has drawn what it asked for: wait for the
       // GPU (a readback of the page's WebGL canvas returns once every command before it is done),
@@ -466,9 +468,9 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
         await new Promise((resolve) => setTimeout(resolve, 250));
         const recent = shots.filter((shot) => shot.asked >= drained);
         if (recent.length >= 3 && recent.at(-1)!.at - recent[0].asked >= QUIET_MS) {
-          const last = pictureCells(recent.at(-1)!.png, SHOT_OPTIONS);
+          const last = cellsOf(recent.at(-1)!);
           const window = recent.filter((shot) => shot.asked >= recent.at(-1)!.at - QUIET_MS);
-          if (window.length >= 2 && window.every((shot) => samePicture(pictureCells(shot.png, SHOT_OPTIONS), last))) {
+          if (window.length >= 2 && window.every((shot) => samePicture(cellsOf(shot), last))) {
             settled = true;
             break;
           }
@@ -477,27 +479,27 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       stopShots = true;
       await shooting;
       const controls = cellsUnder((await frame.evaluate(CONTROL_RECTS)) as { x: number; y: number; width: number; height: number }[]);
-      const cells = shots.map((shot) => pictureCells(shot.png, SHOT_OPTIONS));
+      const cells = shots.map(cellsOf);
       if (SHOTS_DIR) {
         mkdirSync(SHOTS_DIR, { recursive: true });
         shots.forEach((shot, i) => writeFileSync(join(SHOTS_DIR, `${basename(userDataDir)}-${String(i + 1).padStart(4, '0')}-${shot.at}.png`), shot.png));
       }
-      const first = firstPictureIndex(cells, controls);
-      const origin = (await page.evaluate('performance.timeOrigin')) as number;
-      if (first >= 0) {
-        picture = {
-          firstMs: shots[first].at - origin,
-          // The picture was shown after the screenshot before it was answered (or the navigation).
-          uncertaintyMs: shots[first].at - (first > 0 ? shots[first - 1].at : origin),
-          shots: shots.length,
-          settled,
-        };
-      }
+      seen = { first: firstPictureIndex(cells, controls), settled };
     }
     const host = (await page.evaluate(`({ timeOrigin: performance.timeOrigin, messages: window.__bench.messages })`)) as {
       timeOrigin: number;
       messages: { type: string; t: number; error?: string }[];
     };
+    const picture: PictureTiming | null =
+      seen && seen.first >= 0
+        ? {
+            firstMs: shots[seen.first].at - host.timeOrigin,
+            // The picture was shown after the screenshot before it was answered (or the navigation).
+            uncertaintyMs: shots[seen.first].at - (seen.first > 0 ? shots[seen.first - 1].at : host.timeOrigin),
+            shots: shots.length,
+            settled: seen.settled,
+          }
+        : null;
     const ready = host.messages.find((m) => m.type === 'viewerready');
     const answer = host.messages.find((m) => m.type === 'api.response');
     const apiAnswer = ready && answer ? { ms: answer.t - ready.t, error: answer.error ?? null } : null;
