@@ -1,4 +1,5 @@
 import { syncObjectFlags } from '../src/engine/object-flags';
+import { syncModelBatches } from '../src/engine/model-batches';
 import { syncObjectMatrices } from '../src/engine/sync';
 import type { ViewerWorld } from '../src/engine/world';
 
@@ -6,7 +7,9 @@ import type { ViewerWorld } from '../src/engine/world';
  * The ECS is the truth; this is the one step that applies it to three.js: the world matrices the
  * transform system changed (entity objects have matrixAutoUpdate off, so three.js never recomputes
  * them) and the Visibility and Shadows of flagged entities. Anything that changed asks for a picture:
- * the shadow maps too, or, where only moving casters moved, their shadows alone.
+ * the shadow maps too, or, where only moving casters moved, their shadows alone. Then the models'
+ * batches (src/engine/model-batches.ts): made for models just loaded, their instances shown as their
+ * meshes when flags changed (a batch's matrices follow in the matrix copy itself).
  */
 export function syncSystem(world: ViewerWorld): ViewerWorld {
   if (world.transform.changed > 0) {
@@ -17,6 +20,6 @@ export function syncSystem(world: ViewerWorld): ViewerWorld {
       world.render.needsPicture = true;
     }
   }
-  syncObjectFlags(world);
+  syncModelBatches(world, syncObjectFlags(world));
   return world;
 }

@@ -1,6 +1,7 @@
 import { Box3, Vector2, type Camera, type Line, type Material, type Mesh, type Object3D, type Points, type WebGLRenderer } from 'three';
 import { Transform } from '../../components';
 import { addFrameStep } from '../engine/frame-steps';
+import { BATCHED_LAYER } from '../engine/layers';
 import { instanceGroupByUuid, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import { screenRect, shown, subtreeBox, unionTransformed } from './selection-bounds';
@@ -102,6 +103,7 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
     drawables = [];
     for (const root of roots) {
       root.traverse((o) => {
+        if ((o as { isBatchedMesh?: boolean }).isBatchedMesh) return;
         if ((o as Mesh).isMesh || (o as Line).isLine || (o as Points).isPoints) drawables.push(o as Drawable);
       });
     }
@@ -178,10 +180,17 @@ export function createSelectionOutline(world: ViewerWorld, options: SelectionOut
       savedMaterials[i] = d.material;
       d.material = (d as Points).isPoints ? pass.pointsMaterial : pass.maskMaterial;
     }
+    // Meshes a batch draws (src/engine/model-batches.ts) are drawn as themselves here, the batches not at all.
+    const batches = world.render.batches.list;
+    const mask = camera.layers.mask;
+    camera.layers.enable(BATCHED_LAYER);
+    for (let i = 0; i < batches.length; i++) if (batches[i]) batches[i]!.mesh.visible = false;
     try {
       for (let r = 0; r < roots.length; r++) if (shown(roots[r]!)) renderer.render(roots[r]!, camera);
     } finally {
       for (let i = 0; i < n; i++) drawables[i]!.material = savedMaterials[i]!;
+      for (let i = 0; i < batches.length; i++) if (batches[i]) batches[i]!.mesh.visible = true;
+      camera.layers.mask = mask;
     }
   };
 

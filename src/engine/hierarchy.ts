@@ -1,6 +1,7 @@
 import { addComponent, hasComponent, query, removeEntity } from 'bitecs';
 import { Transform } from '../../components';
 import { addViewerEntity, type ViewerWorld } from './world';
+import { unbatchEntity } from './model-batches';
 
 /** Adds Transform to an entity with the given local transform; writes every field (ids are reused). */
 export function addTransform(
@@ -60,6 +61,8 @@ export function setPosition(world: ViewerWorld, eid: number, x: number, y: numbe
 
 /** Removes an entity that has a Transform; call after its children are gone or reparented. */
 export function removeTransformEntity(world: ViewerWorld, eid: number): void {
+  // Its batch instance goes with it (the id is used again).
+  unbatchEntity(world, eid);
   Transform.parent[eid] = 0;
   Transform.dirty[eid] = 0;
   Transform.worldChanged[eid] = 0;

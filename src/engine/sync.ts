@@ -1,5 +1,6 @@
 import type { Camera, Object3D, SkinnedMesh } from 'three';
 import { Transform } from '../../components';
+import { writeBatchedMatrix } from './model-batches';
 import type { ViewerWorld } from './world';
 
 const { world: W, worldChanged: CHANGED } = Transform;
@@ -12,6 +13,7 @@ export function syncObjectMatrices(world: ViewerWorld): number {
   const { order, count } = world.transform;
   const objects = world.objects;
   const moving = world.render.movingCasters.flagged;
+  const batched = world.render.batches.batchOf;
   let fixed = 0;
   for (let i = 0; i < count; i++) {
     const e = order[i];
@@ -23,6 +25,8 @@ export function syncObjectMatrices(world: ViewerWorld): number {
     const o = e * 16;
     for (let k = 0; k < 16; k++) m[k] = W[o + k];
     afterWorldChange(object);
+    // A mesh drawn through its material's batch: the batch's instance follows (src/engine/model-batches.ts).
+    if (batched !== null && batched[e] !== 0) writeBatchedMatrix(world, e, object);
   }
   return fixed;
 }

@@ -3,6 +3,7 @@ import type { AnimationAction, AnimationClip, AnimationMixer, Camera, Material, 
 import { MAX_ENTITIES } from '../../components';
 import { SHADOW_MAP_SIZE } from '../protocol/scene-settings';
 import type { InstanceGroupRecord } from './instances';
+import { createModelBatches, type ModelBatches } from './model-batches';
 import { createMovingCasters, type MovingCasters } from './moving-casters';
 import { createTriangleBudget, type TriangleBudget } from './triangle-budget';
 import { createViewPose, type ViewPose } from './view-pose';
@@ -164,6 +165,8 @@ export interface ViewerContext {
     movingCasters: MovingCasters;
     /** Moving casters' shadows drawn over the static casters' kept depth; false draws every shadow update whole (for comparing pictures). */
     splitShadows: boolean;
+    /** Models' static meshes drawn through one batch per material (src/engine/model-batches.ts). */
+    batches: ModelBatches;
   };
   navigation: { controls: FrameControls | null };
   /**
@@ -236,6 +239,7 @@ export function createViewerWorld(): ViewerWorld {
       casterShadowsOnly: false,
       movingCasters: createMovingCasters(),
       splitShadows: true,
+      batches: createModelBatches(),
     },
     navigation: { controls: null },
     shadows: { sunMapSize: SHADOW_MAP_SIZE, pointLights: true, reveal: { phase: 0, frame: 0, start: 0 } },

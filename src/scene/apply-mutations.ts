@@ -16,7 +16,7 @@ import { MUTATION_LOG_PAGE, mutationLogUrl } from './load-requests';
 import { mapTexture } from './uploaded-textures';
 import { isUploadedTextureId } from '../protocol/textures';
 import { materialById, nodeEid, registerMaterial } from '../engine/stable-ids';
-import { setShadows, setVisible } from '../engine/object-flags';
+import { flagObject, setShadows, setVisible } from '../engine/object-flags';
 import { getEid } from '../engine/registry';
 
 /**
@@ -99,7 +99,14 @@ function updateNode(world: ViewerWorld, record: ModelRecord, nodeId: string, pro
   if (props.material !== undefined) {
     const material = materialById(record, props.material);
     if (!material) problems.push(`${label}: the model has no material '${props.material}', so the node keeps its material.`);
-    else for (const mesh of nodeMeshes(record, object)) assignMaterial(mesh, material);
+    else {
+      for (const mesh of nodeMeshes(record, object)) {
+        assignMaterial(mesh, material);
+        // Flagged: the sync step takes it out of its batch if the material is no longer the batch's (src/engine/model-batches.ts).
+        const meshEid = getEid(mesh);
+        if (meshEid !== 0) flagObject(world, meshEid);
+      }
+    }
   }
   world.render.needsRender = true;
   return true;

@@ -13,6 +13,7 @@ import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { Animated, AnimationState, Light, LightType, Model, ModelMember, Renderable, Shadows, Visibility } from '../../components';
 import { addTransform, removeTransformEntity } from '../engine/hierarchy';
 import { isLight, lightTypeOf } from '../engine/lights';
+import { removeModelBatches } from '../engine/model-batches';
 import { setModelMoving } from '../engine/moving-casters';
 import { bindObject, unbindObject } from '../engine/registry';
 import { materialTextures, releaseObjectResources, retainObjectResources } from '../engine/resources';
@@ -144,6 +145,7 @@ export function despawnModel(world: ViewerWorld, modelEid: number): void {
   }
   // Its moving casters' flags go with it (the entity ids are used again).
   setModelMoving(world, modelEid, false);
+  removeModelBatches(world, modelEid);
   record.root.removeFromParent();
   for (let i = record.entities.length - 1; i >= 0; i--) {
     const eid = record.entities[i];

@@ -5,19 +5,25 @@ import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
  * `npm run demo -- instances N [--scene ID] [--seed S] [--assets simple|realistic]`: generates a
  * scene of N instances (1 to 1,000,000) of the demo assets into DATA_DIR (or DATABASE_URL) and
  * prints its URLs. With --scene, that scene is created or its instanced groups replaced; --assets
- * picks the asset set (the same layout either way). Exit codes: 0 done, 1 failed, 2 usage.
+ * picks the asset set (the same layout either way).
+ * `npm run demo -- parts N [--scene ID]`: a scene of one model of N part nodes (1 to 200,000; a
+ * plant of machines, src/server/demo-parts.ts). Exit codes: 0 done, 1 failed, 2 usage.
  */
 
 /** The asset sets --assets takes (demo-instances-scene.ts's INSTANCE_ASSET_SETS, here without loading it). */
 const ASSET_SETS = ['simple', 'realistic'] as const;
 
 const USAGE = `usage: npm run demo -- instances N [--scene ID] [--seed S] [--assets SET]
+       npm run demo -- parts N [--scene ID]
 
   N             how many instances, 1 to 1,000,000 (a city block in a forest: houses, cars, lamps, trees...)
   --scene ID    the scene to create or fill (default: a new id)
   --seed S      the layout's random seed (default 1): the same N and seed give the same scene
   --assets SET  simple (default: low-poly, 90 to 300 triangles an asset) or realistic
                 (a tree of ~5,000 triangles, a car of ~10,000, a house of ~3,000); same layout
+
+  parts N       one model of N part nodes, 1 to 200,000 (machines of ten parts in rows, eight
+                materials), stored as it comes: drawn through one batch per material
 
 Environment: DATA_DIR (default ./data), DATABASE_URL, PUBLIC_URL, PORT (for the printed URLs).`;
 
@@ -36,8 +42,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const [what, count, ...rest] = positionals;
   const n = Number(count?.replace(/[_,]/g, ''));
-  if (what !== 'instances' || rest.length > 0 || !Number.isInteger(n) || n < 1 || n > 1_000_000) {
-    console.error(`error: ${what !== 'instances' ? `unknown demo '${what ?? ''}'` : `N must be a whole number from 1 to 1,000,000 (got '${count ?? ''}')`}\n\n${USAGE}`);
+  const max = what === 'parts' ? 200_000 : 1_000_000;
+  if ((what !== 'instances' && what !== 'parts') || rest.length > 0 || !Number.isInteger(n) || n < 1 || n > max) {
+    console.error(`error: ${what !== 'instances' && what !== 'parts' ? `unknown demo '${what ?? ''}'` : `N must be a whole number from 1 to ${max.toLocaleString('en-US')} (got '${count ?? ''}')`}\n\n${USAGE}`);
+    return 2;
+  }
+  if (what === 'parts' && (values.seed !== undefined || values.assets !== undefined)) {
+    console.error(`error: parts takes only --scene\n\n${USAGE}`);
     return 2;
   }
   const seed = values.seed === undefined ? undefined : Number(values.seed);
@@ -60,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+  if (what === 'parts') return makeParts(config, n, values.scene);
   // The generator, the store and their dependencies load only for a run that got this far: a
   // usage error is printed at once.
   const [{ createInstancesScene }, { createInstanceService }, { openStore }] = await Promise.all([import('./demo-instances-scene.ts'), import('./instances.ts'), import('./store.ts')]);
@@ -73,6 +85,24 @@ async function main(argv: string[]): Promise<number> {
     console.log(`  ${triangles.toLocaleString('en-US')} triangles in all`);
     console.log(`Viewer: ${origin}/embed/${result.scene._id}`);
     console.log(`Editor: ${origin}/edit/${result.scene._id} (a scene without an owner: use "Duplicate to edit")`);
+    return 0;
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+async function makeParts(config: ReturnType<typeof loadServerConfig>, n: number, sceneId: string | undefined): Promise<number> {
+  const [{ createPartsScene }, { openStore }] = await Promise.all([import('./demo-parts.ts'), import('./store.ts')]);
+  const store = await openStore(config);
+  try {
+    const { scene, ms } = await createPartsScene({ config, store }, n, { sceneId });
+    const origin = publicOrigin(config);
+    console.log(`Created '${scene.name}' (scene ${scene._id}) in ${(ms / 1000).toFixed(1)} s`);
+    console.log(`Viewer: ${origin}/embed/${scene._id}`);
+    console.log(`Editor: ${origin}/edit/${scene._id} (a scene without an owner: use "Duplicate to edit")`);
     return 0;
   } catch (error) {
     console.error(`error: ${(error as Error).message}`);

@@ -18,6 +18,7 @@ import { awaitLinks, compileGroupPrograms, groupRoots, loadInstanceGroups, start
 import type { SceneObject } from '../protocol/scene-objects';
 import { FIRST_PICTURE_INSTANCES, type LoadedAsset, type LoadedInstances } from '../scene/instance-assets';
 import { buildPendingBounds } from '../engine/instances';
+import { requestModelBatches } from '../engine/model-batches';
 import { deferShadows, shadowMapsDrawn } from '../engine/shadow-reveal';
 import { yieldToMain } from '../engine/yield';
 
@@ -141,6 +142,9 @@ export async function loadScene(target: LoadTarget, config: ClientConfig, scene:
       // A rect area light is drawn with tables fetched on demand: the first picture waits for them.
       await areaLightTables()?.catch((error: Error) => callbacks.onNotice?.(error.message));
     }
+    // Models of many parts: their static meshes drawn by one batch per material, made in the frame
+    // below (after the saved edits, with every matrix current), before the programs compile.
+    for (const record of result.loaded) requestModelBatches(world, record.eid);
     if (result.loaded.length > 0) {
       await target.frame();
       mark('framed');

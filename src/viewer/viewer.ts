@@ -3,6 +3,7 @@ import type { Object3D } from 'three';
 import { PIPELINE } from '../../systems';
 import { createFrameLoop, type FrameLoop } from '../engine/frame-loop';
 import { placeSunShadow } from '../engine/lights';
+import { removeModelBatches, requestModelBatches } from '../engine/model-batches';
 import { createRenderContext, resizeRenderContext, type RenderContext } from '../engine/renderer';
 import type { ViewerWorld } from '../engine/world';
 import { createViewerWorld } from '../engine/world';
@@ -125,6 +126,11 @@ export interface Viewer {
   getRenderConfig(): RenderConfig;
   /** Changes some fields of the render config; throws 'Custom effects not initialized!' when off. */
   setRenderConfig(patch: RenderConfigPatch): RenderConfig;
+  /**
+   * Models of many parts drawn through one batch per material (on by default,
+   * src/engine/model-batches.ts), or mesh by mesh: for comparing pictures and the benchmark.
+   */
+  setModelBatching(on: boolean): void;
   dispose(): void;
 }
 
@@ -357,6 +363,15 @@ export function createViewer(options: ViewerOptions): Viewer {
     },
     setRenderConfig(patch) {
       return rendering.updateConfig(patch);
+    },
+    setModelBatching(on) {
+      const batches = world.render.batches;
+      batches.enabled = on;
+      for (const modelEid of world.models.keys()) {
+        if (on) requestModelBatches(world, modelEid);
+        else removeModelBatches(world, modelEid);
+      }
+      world.render.needsRender = true;
     },
     dispose() {
       loop.stop();

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signTestToken } from '../../src/server/auth/tokens';
 import { defaultSceneObject } from '../../src/protocol/scene-objects';
-import { canvasScreenshot, EDITOR_VIEWPORT, importIntoScene, MODELS } from './helpers';
+import { buildPartsModel } from '../../src/server/demo-parts';
+import { canvasScreenshot, EDITOR_VIEWPORT, importIntoScene, MODELS, storeRawModel, underLock } from './helpers';
 import { pictureTest } from './picture';
 import { decodePng, type Picture } from './png';
 
@@ -791,4 +792,99 @@ test('texture info of a textured model: wrap, filters, scale and rotation edited
     return out;
   });
   expect(seen).toEqual({ wrapS: 1002, magFilter: 1003, u: 2, rotation: 90 });
+});
+
+/** In the page: the batch instance of the mesh named `name` (src/engine/model-batches.ts), or null. */
+function batchedState(page: Page, name: string): Promise<{ visible: boolean; matrix: number[]; mesh: number[] } | null> {
+  return page.evaluate((n) => {
+    const world = (window as any).__viewer.viewer.world;
+    const b = world.render.batches;
+    for (const record of world.models.values()) {
+      const object = record.root.getObjectByName(n);
+      if (!object) continue;
+      const mesh = object.isMesh ? object : object.children.find((c: any) => c.isMesh);
+      const eid = mesh.userData.eid;
+      const i = b.batchOf ? b.batchOf[eid] : 0;
+      if (!i) return null;
+      const batch = b.list[i - 1];
+      const id = b.instanceOf[eid];
+      return { visible: batch.mesh.getVisibleAt(id), matrix: batch.mesh.getMatrixAt(id, mesh.matrixWorld.clone()).elements.slice(12, 15), mesh: mesh.matrixWorld.elements.slice(12, 15) };
+    }
+    throw new Error(`no node named ${n}`);
+  }, name);
+}
+
+async function drawCalls(page: Page): Promise<number> {
+  await page.evaluate(() => ((window as any).__viewer.viewer.world.render.needsRender = true));
+  await frames(page, 1);
+  return page.evaluate(() => (window as any).__viewer.viewer.world.stats.drawCalls);
+}
+
+test('a model of many parts draws through one batch per material, and stays editable part by part: hide, pick and outline, gizmo drag, save', async ({ page, request }) => {
+  const source = 'e2e-plant-400';
+  await underLock(`scene-${source}`, async () => {
+    if ((await request.get(`/v1/scenes/${source}`)).status() !== 200) await storeRawModel(source, 'e2e-plant-400-model', await buildPartsModel(400));
+  });
+  const id = await ownCopy(request, source);
+  await signIn(page, 'Ada', 'Lovelace', `/edit/${encodeURIComponent(id)}?quality=low`);
+  await editorReady(page);
+  // (three names nodes with underscores for spaces.) 400 parts, 40 machine nodes, 8 materials: 8 batches, drawn in the picture and the sun's map.
+  expect(await page.evaluate(() => (window as any).__viewer.viewer.world.render.batches.list.filter(Boolean).length)).toBe(8);
+  expect(await drawCalls(page)).toBeLessThanOrEqual(16);
+  const batched = await view(page);
+  // The same picture drawn mesh by mesh (400 calls a pass).
+  await page.evaluate(() => (window as any).__viewer.viewer.setModelBatching(false));
+  expect(await drawCalls(page)).toBeGreaterThanOrEqual(400);
+  const plain = await view(page);
+  expect(differing(batched, plain), 'batched and plain pictures differ').toBeLessThan(0.002);
+  await page.evaluate(() => (window as any).__viewer.viewer.setModelBatching(true));
+  expect(await drawCalls(page)).toBeLessThanOrEqual(16);
+
+  // Hidden from the outliner: the machine's parts leave the picture with it.
+  expect((await batchedState(page, 'Motor_of_machine_12'))?.visible).toBe(true);
+  await row(page, 'Machine_12').getByRole('button', { name: 'Hide Machine_12' }).click();
+  await expect.poll(async () => (await batchedState(page, 'Motor_of_machine_12'))?.visible).toBe(false);
+  expect((await batchedState(page, 'Motor_of_machine_13'))?.visible).toBe(true);
+
+  // A click on a part picks that part (its own mesh, not the batch), outlined.
+  const empty = await view(page);
+  const at = await page.evaluate(() => {
+    const viewer = (window as any).__viewer.viewer;
+    const camera = viewer.navigation.camera;
+    let motor: any = null;
+    for (const record of viewer.world.models.values()) motor ??= record.root.getObjectByName('Motor_of_machine_20');
+    const p = motor.position.clone().setFromMatrixPosition(motor.matrixWorld).project(camera);
+    const rect = viewer.context.renderer.domElement.getBoundingClientRect();
+    return { x: rect.left + ((p.x + 1) / 2) * rect.width, y: rect.top + ((1 - p.y) / 2) * rect.height };
+  });
+  await page.mouse.click(at.x, at.y);
+  await expect.poll(() => page.evaluate(() => ((window as any).__viewer.viewer.world.objects[(window as any).__editor.gizmo.eid]?.name as string) ?? null)).toBe('Motor_of_machine_20');
+  expect(outlinePixels(await view(page), empty).count, 'the selected part is outlined').toBeGreaterThan(20);
+
+  // Dragged with the gizmo: its batch instance goes with it, frame by frame.
+  const before = await batchedState(page, 'Motor_of_machine_20');
+  const c = await gizmoCentre(page);
+  await page.mouse.move(c.x, c.y);
+  await frames(page, 1);
+  await page.mouse.down();
+  for (let i = 1; i <= 3; i++) {
+    await page.mouse.move(c.x + i * 15, c.y);
+    await frames(page, 1);
+  }
+  await page.mouse.up();
+  await frames(page, 1);
+  const after = (await batchedState(page, 'Motor_of_machine_20'))!;
+  expect(Math.hypot(after.mesh[0]! - before!.mesh[0]!, after.mesh[1]! - before!.mesh[1]!, after.mesh[2]! - before!.mesh[2]!)).toBeGreaterThan(0.01);
+  for (let k = 0; k < 3; k++) expect(after.matrix[k]).toBeCloseTo(after.mesh[k]!, 5);
+
+  await page.getByTestId('viewer-canvas').focus();
+  await page.keyboard.press('Control+s');
+  await expect(page.getByTestId('save-status')).toHaveText(/All changes saved/, { timeout: 30_000 });
+  // The viewer: the saved edits applied, still drawn through the batches.
+  await page.goto(`/embed/${encodeURIComponent(id)}?quality=low`);
+  await page.waitForFunction(() => (window as any).__viewer?.phase === 'ready', undefined, { timeout: 180_000 });
+  const seen = (await batchedState(page, 'Motor_of_machine_20'))!;
+  for (let k = 0; k < 3; k++) expect(seen.matrix[k]).toBeCloseTo(after.mesh[k]!, 3);
+  expect((await batchedState(page, 'Motor_of_machine_12'))?.visible).toBe(false);
+  expect(await drawCalls(page)).toBeLessThanOrEqual(16);
 });

@@ -2,7 +2,8 @@ import type { InstancedMesh, Mesh, Object3D, SkinnedMesh } from 'three';
 
 /** What the picker casts against: a mesh (plain, instanced or skinned) with a geometry. */
 export function isDrawable(object: Object3D): object is Mesh {
-  return (object as Mesh).isMesh === true && !!(object as Mesh).geometry;
+  // A model's batch (src/engine/model-batches.ts) is not a part of it: its meshes are.
+  return (object as Mesh).isMesh === true && !!(object as Mesh).geometry && (object as { isBatchedMesh?: boolean }).isBatchedMesh !== true;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type Material,
   type Object3D,
 } from 'three';
-import { HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
+import { BATCHED_LAYER, HELPER_LAYER, SCENE_LAYER } from '../../engine/layers';
 import type { ViewerWorld } from '../../engine/world';
 import { ERR_CAMERA, ERR_SCENE } from '../../protocol/errors';
 import { instancedBounds, posedBounds, rayMisses } from './bounds';
@@ -48,6 +48,7 @@ export interface RaycastContext {
 const MESH_RAYCAST = Mesh.prototype.raycast;
 const MODEL_LAYERS = new Layers();
 MODEL_LAYERS.set(SCENE_LAYER);
+MODEL_LAYERS.enable(BATCHED_LAYER); // meshes a batch draws are picked as themselves
 
 // Scratch: a cast allocates nothing here but what three's raycasts allocate (their intersections).
 const raycaster = new Raycaster();

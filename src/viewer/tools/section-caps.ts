@@ -2,7 +2,7 @@ import { BufferAttribute, BufferGeometry, Color, Layers, LessEqualDepth, Mesh, t
 import { LineMaterial } from 'three/examples/jsm/lines/LineMaterial.js';
 import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js';
 import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
-import { SCENE_LAYER } from '../../engine/layers';
+import { BATCHED_LAYER, SCENE_LAYER } from '../../engine/layers';
 import type { Picker } from '../pick-types';
 import type { ToolContext } from './context';
 import { contrastingColor, createCapMaterial, exemptFromClipping } from './helper-materials';
@@ -49,6 +49,7 @@ export interface SectionCaps {
 
 const MODEL_LAYERS = new Layers();
 MODEL_LAYERS.set(SCENE_LAYER);
+MODEL_LAYERS.enable(BATCHED_LAYER); // meshes a batch draws are cut as themselves
 
 /**
  * The caps of the section planes: the cut faces of the closed meshes each plane cuts
