@@ -1,5 +1,5 @@
 import { syncObjectFlags } from '../src/engine/object-flags';
-import { syncModelBatches } from '../src/engine/model-batches';
+import { noteFlaggedModels, syncModelBatches } from '../src/engine/model-batches';
 import { syncObjectMatrices } from '../src/engine/sync';
 import type { ViewerWorld } from '../src/engine/world';
 
@@ -20,6 +20,8 @@ export function syncSystem(world: ViewerWorld): ViewerWorld {
       world.render.needsPicture = true;
     }
   }
-  syncModelBatches(world, syncObjectFlags(world));
+  noteFlaggedModels(world);
+  syncObjectFlags(world);
+  syncModelBatches(world);
   return world;
 }

@@ -1,5 +1,5 @@
 import { BatchedMesh, type BufferAttribute, type BufferGeometry, type Material, type Mesh, type Object3D, type SkinnedMesh } from 'three';
-import { MAX_ENTITIES } from '../../components';
+import { MAX_ENTITIES, ModelMember } from '../../components';
 import { BATCHED_LAYER, SCENE_LAYER } from './layers';
 import type { ModelRecord, ViewerWorld } from './world';
 
@@ -45,10 +45,12 @@ export interface ModelBatches {
   list: (ModelBatch | null)[];
   /** false: models are drawn mesh by mesh (for comparing pictures and the benchmark). */
   enabled: boolean;
+  /** Batched models with flagged entities this frame (noteFlaggedModels); kept to allocate nothing. */
+  flagged: number[];
 }
 
 export function createModelBatches(): ModelBatches {
-  return { due: new Set(), byModel: new Map(), batchOf: null, instanceOf: null, list: [], enabled: true };
+  return { due: new Set(), byModel: new Map(), batchOf: null, instanceOf: null, list: [], enabled: true, flagged: [] };
 }
 
 /** Asks for a model's batches: made in the next sync step, after its saved edits. */
@@ -160,7 +162,6 @@ function makeBatch(world: ViewerWorld, record: ModelRecord, modelEid: number, me
   batch.matrixAutoUpdate = false;
   batch.matrixWorldAutoUpdate = false;
   batch.matrixWorld.identity();
-  batch.userData.modelBatch = true;
   for (const [g] of geometries) geometries.set(g, batch.addGeometry(g));
 
   const index = batches.list.length;
@@ -267,13 +268,30 @@ function shownUpTo(object: Object3D, root: Object3D): boolean {
 }
 
 /**
- * The sync step's batch work, after the matrices and flags: due models batched, and, when any
- * flag changed, each batched model's instances shown as their meshes.
+ * Before the sync step applies the flags: which batched models have flagged entities (their
+ * instances are looked at again after it), so a flag elsewhere (an avatar, a helper) walks no batch.
  */
-export function syncModelBatches(world: ViewerWorld, flagsChanged: number): void {
+export function noteFlaggedModels(world: ViewerWorld): void {
+  const b = world.render.batches;
+  b.flagged.length = 0;
+  if (b.byModel.size === 0) return;
+  const { dirty, count } = world.flags;
+  for (let i = 0; i < count; i++) {
+    // A stale ModelMember value (an entity that is no member) can only cause one needless look.
+    const model = ModelMember.model[dirty[i]!]!;
+    if (b.byModel.has(model) && !b.flagged.includes(model)) b.flagged.push(model);
+  }
+}
+
+/**
+ * The sync step's batch work, after the matrices and flags: due models batched, and the batched
+ * models noted by noteFlaggedModels have their instances shown as their meshes.
+ */
+export function syncModelBatches(world: ViewerWorld): void {
   const b = world.render.batches;
   if (b.due.size > 0) for (const modelEid of [...b.due]) buildModelBatches(world, modelEid);
-  if (flagsChanged > 0 && b.byModel.size > 0) for (const modelEid of b.byModel.keys()) refreshBatchVisibility(world, modelEid);
+  for (let i = 0; i < b.flagged.length; i++) refreshBatchVisibility(world, b.flagged[i]!);
+  b.flagged.length = 0;
 }
 
 /** A model's batches removed and freed (the model is going, or batching is being turned off). */

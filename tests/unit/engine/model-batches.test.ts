@@ -8,7 +8,7 @@ import { bindObject } from '../../../src/engine/registry';
 import { detachFromThreeMatrixUpdates } from '../../../src/engine/sync';
 import { createViewerWorld, type ModelRecord, type ViewerWorld } from '../../../src/engine/world';
 import { addComponent } from 'bitecs';
-import { Renderable, Shadows, Visibility } from '../../../components';
+import { ModelMember, Renderable, Shadows, Visibility } from '../../../components';
 import { syncSystem } from '../../../systems/syncSystem';
 import { transformSystem } from '../../../systems/transformSystem';
 
@@ -58,6 +58,12 @@ function plant(world: ViewerWorld, machines = 12) {
   }
   const rotor = spawn(world, new Object3D(), rootEid);
   const blade = spawn(world, new Mesh(box, steel), rotor);
+  // Every entity a member of the model, as spawnModel makes them (the sync step finds flagged models by it).
+  root.traverse((o) => {
+    const eid = o.userData.eid as number;
+    addComponent(world, eid, ModelMember);
+    ModelMember.model[eid] = rootEid;
+  });
   const record = { eid: rootEid, root, animated: Uint32Array.of(rotor), entities: new Uint32Array(0) } as unknown as ModelRecord;
   world.models.set(rootEid, record);
   return { rootEid, root, groups, steels, brasses, blade };
