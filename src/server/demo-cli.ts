@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadServerConfig, publicOrigin } from './config.ts';
+import type { Store } from './store.ts';
 
 /**
  * `npm run demo -- instances N [--scene ID] [--seed S] [--assets simple|realistic]`: generates a
@@ -71,36 +72,41 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  if (what === 'parts') return makeParts(config, n, values.scene);
-  // The generator, the store and their dependencies load only for a run that got this far: a
-  // usage error is printed at once.
-  const [{ createInstancesScene }, { createInstanceService }, { openStore }] = await Promise.all([import('./demo-instances-scene.ts'), import('./instances.ts'), import('./store.ts')]);
-  const store = await openStore(config);
-  try {
-    const result = await createInstancesScene({ config, store, instances: createInstanceService(store) }, n, { sceneId: values.scene, seed, assets: assets as (typeof ASSET_SETS)[number] });
-    const origin = publicOrigin(config);
-    const triangles = result.groups.reduce((sum, g) => sum + g.count * g.triangles, 0);
-    console.log(`Created '${result.scene.name}' (scene ${result.scene._id}) in ${(result.ms / 1000).toFixed(1)} s; asset set: ${result.assets}`);
-    for (const g of result.groups) console.log(`  ${g.groupId}: ${g.count.toLocaleString('en-US')} x ${g.assetId} (${g.triangles.toLocaleString('en-US')} triangles each)`);
-    console.log(`  ${triangles.toLocaleString('en-US')} triangles in all`);
-    console.log(`Viewer: ${origin}/embed/${result.scene._id}`);
-    console.log(`Editor: ${origin}/edit/${result.scene._id} (a scene without an owner: use "Duplicate to edit")`);
-    return 0;
-  } catch (error) {
-    console.error(`error: ${(error as Error).message}`);
-    return 1;
-  } finally {
-    await store.close();
+  if (what === 'parts') {
+    return makeScene(config, async (store) => {
+      const { createPartsScene } = await import('./demo-parts.ts');
+      const { scene, ms } = await createPartsScene({ config, store }, n, { sceneId: values.scene });
+      return { scene, lines: [`Created '${scene.name}' (scene ${scene._id}) in ${(ms / 1000).toFixed(1)} s`] };
+    });
   }
+  return makeScene(config, async (store) => {
+    // The generator, the store and their dependencies load only for a run that got this far: a
+    // usage error is printed at once.
+    const [{ createInstancesScene }, { createInstanceService }] = await Promise.all([import('./demo-instances-scene.ts'), import('./instances.ts')]);
+    const result = await createInstancesScene({ config, store, instances: createInstanceService(store) }, n, { sceneId: values.scene, seed, assets: assets as (typeof ASSET_SETS)[number] });
+    const triangles = result.groups.reduce((sum, g) => sum + g.count * g.triangles, 0);
+    return {
+      scene: result.scene,
+      lines: [
+        `Created '${result.scene.name}' (scene ${result.scene._id}) in ${(result.ms / 1000).toFixed(1)} s; asset set: ${result.assets}`,
+        ...result.groups.map((g) => `  ${g.groupId}: ${g.count.toLocaleString('en-US')} x ${g.assetId} (${g.triangles.toLocaleString('en-US')} triangles each)`),
+        `  ${triangles.toLocaleString('en-US')} triangles in all`,
+      ],
+    };
+  });
 }
 
-async function makeParts(config: ReturnType<typeof loadServerConfig>, n: number, sceneId: string | undefined): Promise<number> {
-  const [{ createPartsScene }, { openStore }] = await Promise.all([import('./demo-parts.ts'), import('./store.ts')]);
+/** Opens the store, makes a scene in it, prints what was made and the scene's URLs: 0 done, 1 failed. */
+async function makeScene(
+  config: ReturnType<typeof loadServerConfig>,
+  make: (store: Store) => Promise<{ scene: { _id: string }; lines: string[] }>,
+): Promise<number> {
+  const { openStore } = await import('./store.ts');
   const store = await openStore(config);
   try {
-    const { scene, ms } = await createPartsScene({ config, store }, n, { sceneId });
+    const { scene, lines } = await make(store);
     const origin = publicOrigin(config);
-    console.log(`Created '${scene.name}' (scene ${scene._id}) in ${(ms / 1000).toFixed(1)} s`);
+    for (const line of lines) console.log(line);
     console.log(`Viewer: ${origin}/embed/${scene._id}`);
     console.log(`Editor: ${origin}/edit/${scene._id} (a scene without an owner: use "Duplicate to edit")`);
     return 0;

@@ -60,6 +60,21 @@ async function openCopy(page: Page, request: APIRequestContext, query = ''): Pro
   return id;
 }
 
+/**
+ * Presses the selected node's gizmo at its centre (which moves in the view plane) and moves the
+ * pointer `steps` times by `dx` pixels to the right, a frame after each; the button stays down.
+ */
+async function pressGizmoAndMove(page: Page, steps: number, dx: number): Promise<void> {
+  const c = await gizmoCentre(page);
+  await page.mouse.move(c.x, c.y);
+  await frames(page, 1);
+  await page.mouse.down();
+  for (let i = 1; i <= steps; i++) {
+    await page.mouse.move(c.x + i * dx, c.y);
+    await frames(page, 1);
+  }
+}
+
 /** Screen position of the selected node's origin (where the gizmo's centre is drawn). */
 async function gizmoCentre(page: Page): Promise<{ x: number; y: number }> {
   return page.evaluate(() => {
@@ -355,15 +370,8 @@ test('the selection outline on the high tier: around the selected node (with its
   await row(page, 'Pump').getByRole('button', { name: 'Pump', exact: true }).click();
   const start = outlinePixels(await view(page));
   expectAround(start.box, await screenRect(page, { node: 'Pump' }));
-  const c = await gizmoCentre(page);
-  await page.mouse.move(c.x, c.y);
-  await frames(page, 1);
-  await page.mouse.down();
   // Three moves (each a picture through the whole effect stack, the costliest frames of the suite).
-  for (let i = 1; i <= 3; i++) {
-    await page.mouse.move(c.x + i * 40, c.y);
-    await frames(page, 1);
-  }
+  await pressGizmoAndMove(page, 3, 40);
   expect(await page.evaluate(() => (window as any).__editor.gizmo.dragging)).toBe(true);
   const during = outlinePixels(await view(page));
   const rect = await screenRect(page, { node: 'Pump' });
@@ -863,14 +871,7 @@ test('a model of many parts draws through one batch per material, and stays edit
 
   // Dragged with the gizmo: its batch instance goes with it, frame by frame.
   const before = await batchedState(page, 'Motor_of_machine_20');
-  const c = await gizmoCentre(page);
-  await page.mouse.move(c.x, c.y);
-  await frames(page, 1);
-  await page.mouse.down();
-  for (let i = 1; i <= 3; i++) {
-    await page.mouse.move(c.x + i * 15, c.y);
-    await frames(page, 1);
-  }
+  await pressGizmoAndMove(page, 3, 15);
   await page.mouse.up();
   await frames(page, 1);
   const after = (await batchedState(page, 'Motor_of_machine_20'))!;
