@@ -1,13 +1,13 @@
-import type { Mesh } from 'three';
 import type { ModelRecord } from '../engine/world';
 import { listAnimations, type AnimationInfo } from './animation';
+import { isDrawable } from './picking/drawables';
 
 export interface ModelSummary {
   modelId: string;
   name: string;
   /** glTF nodes of the default scene registered by nodeId. */
   nodes: number;
-  /** Drawable objects (one per primitive and node; an instanced mesh counts once). */
+  /** Drawable objects (one per primitive and node; an instanced mesh counts once; the batches that draw them none). */
   meshes: number;
   materials: number;
   textures: number;
@@ -19,7 +19,7 @@ export interface ModelSummary {
 export function summarize(record: ModelRecord): ModelSummary {
   let meshes = 0;
   record.root.traverse((o) => {
-    if ((o as Mesh).isMesh) meshes++;
+    if (isDrawable(o)) meshes++;
   });
   return {
     modelId: record.modelId,

@@ -24,6 +24,7 @@ describe('createViewerWorld', () => {
       casterShadowsOnly: false,
       movingCasters: { flagged: expect.any(Uint8Array), models: new Map(), release: expect.any(Function) },
       splitShadows: true,
+      batches: { due: new Set(), byModel: new Map(), batchOf: null, instanceOf: null, list: [], enabled: true, flagged: [] },
     });
     expect(world.navigation.controls).toBeNull();
     expect(world.transform.count).toBe(0);
