@@ -164,9 +164,11 @@ function makeBatch(world: ViewerWorld, record: ModelRecord, modelEid: number, me
   batch.matrixWorld.identity();
   for (const [g] of geometries) geometries.set(g, batch.addGeometry(g));
 
-  const index = batches.list.length;
+  // A slot a removed batch left (no entity points at it any more) before a new one.
+  const free = batches.list.indexOf(null);
+  const index = free >= 0 ? free : batches.list.length;
   const entry: ModelBatch = { mesh: batch, modelEid, material, members: new Array(meshes.length), eids: new Int32Array(meshes.length), live: meshes.length };
-  batches.list.push(entry);
+  batches.list[index] = entry;
   for (const mesh of meshes) {
     const id = batch.addInstance(geometries.get(mesh.geometry)!);
     batch.setMatrixAt(id, mesh.matrixWorld);

@@ -28,6 +28,9 @@ const MATERIALS = [
   ['Aluminium', [0.8, 0.81, 0.83, 1], 1, 0.25],
 ] as const;
 
+/** How many materials the plant's parts use (its batches: one per material and shadow flags). */
+export const PARTS_MATERIALS = MATERIALS.length;
+
 type Vec3 = [number, number, number];
 
 /** A part of a machine: its shape, its material's index and its place in the machine. */

@@ -189,6 +189,15 @@ describe('model batches', () => {
     requestModelBatches(world, p.rootEid);
     frame(world);
     expect(batchStats(world)).toEqual({ batches: 0, meshes: 0 });
+    // On again: the batches are made anew in the slots the removed ones left (switching back and
+    // forth does not grow the list), and the meshes point at them.
+    const slots = world.render.batches.list.length;
+    world.render.batches.enabled = true;
+    requestModelBatches(world, p.rootEid);
+    frame(world);
+    expect(batchStats(world).batches).toBeGreaterThan(0);
+    expect(world.render.batches.list.length).toBe(slots);
+    for (const eid of p.steels) expect(batchOf(world, eid)?.batch.mesh.isBatchedMesh).toBe(true);
   });
 
   it('leaves out animated subtrees and opaque batches are not sorted', () => {
