@@ -13,7 +13,7 @@ import {
 import type { InstanceBVH } from './instance-bvh';
 import { cullingPatchFits, MATRICES_UNIFORM, patchMaterialForCulling, readsSlots, shadowMaterialsFor } from './instance-culling-shaders';
 import { levelView, type LevelledAsset } from './instance-levels';
-import { intoLevels, levelChanged } from './instance-pass-levels';
+import { intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-levels';
 
 /**
  * Per-instance culling of instanced asset groups, in every pass (issue 35): the picture, each
@@ -52,7 +52,8 @@ import { intoLevels, levelChanged } from './instance-pass-levels';
  *   their segment from a buffer of that level. Shadow passes draw impostor-level instances with the
  *   coarsest mesh level (a card casts no shadow). A moved instance whose level changes makes every
  *   list stale; one that enters a pass's frustum makes that list stale (no appending into a
- *   segment).
+ *   segment), and one whose size gives it another level in a directional light's list (levels by
+ *   size alone there) makes that list stale.
  *
  * Without a renderer (unit tests of the engine) nothing here is made and the meshes draw as plain
  * InstancedMeshes.
@@ -125,6 +126,12 @@ export interface GroupCulling {
   readonly levelCount: number;
   /** Each slot's level as last chosen (the hysteresis remembers it). */
   slotLevels: Uint8Array;
+  /**
+   * Each slot's level in the last directional light's list made (chosen by its size alone), and
+   * that list's texels per unit: a moved instance still listed there is checked against it.
+   */
+  shadowLevels: Uint8Array;
+  shadowLevelTexels: number;
   /** Whether the last list was made with levels on (world.render.instanceLevels). */
   levelsOn: boolean;
   /** A list before it is put in segments (shared by the group's passes). */
@@ -213,6 +220,8 @@ export function createGroupCulling(
     levels: levelCount > 1 ? levels : null,
     levelCount,
     slotLevels: new Uint8Array(levelCount > 1 ? slots : 0),
+    shadowLevels: new Uint8Array(levelCount > 1 ? slots : 0),
+    shadowLevelTexels: 0,
     levelsOn: false,
     scratch: new Float32Array(0),
     version: 0,
@@ -411,7 +420,12 @@ export function instanceMoved(group: CulledGroup, slot: number): void {
     if (entry.version !== culling.version) continue;
     if (!entry.bitsMade) markListed(entry, group.ids.length);
     const bit = 1 << (slot & 7);
-    if ((entry.bits[slot >> 3]! & bit) !== 0) continue;
+    if ((entry.bits[slot >> 3]! & bit) !== 0) {
+      // Listed. A directional light's list in level segments chose its level by its size alone,
+      // which a new scale may change while the picture's level stays: then it is made again.
+      if (entry.texels > 0 && entry.levelStamp !== -1 && shadowLevelChanged(culling, group, slot, entry.texels)) entry.version = -1;
+      continue;
+    }
     if (!group.bvh.inside(entry.planes, slot)) continue;
     if (entry.n >= entry.slots.length || entry.levelStamp !== -1) {
       // No room (it lists every slot already, moved ones appended), or a list in level segments
@@ -513,6 +527,9 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
       const chosen = new Uint8Array(slots);
       chosen.set(culling.slotLevels.subarray(0, Math.min(slots, culling.slotLevels.length)));
       culling.slotLevels = chosen;
+      const cast = new Uint8Array(slots);
+      cast.set(culling.shadowLevels.subarray(0, Math.min(slots, culling.shadowLevels.length)));
+      culling.shadowLevels = cast;
     }
   }
   culling.uploaded.fill(null);
@@ -525,7 +542,7 @@ export function cullingBytes(group: CulledGroup): number {
   const culling = group.culling;
   if (!culling) return 0;
   for (const entry of culling.entries) bytes += entry.slots.byteLength + entry.bits.byteLength + entry.offsets.byteLength + 160;
-  return bytes + culling.slotLevels.byteLength + culling.scratch.byteLength;
+  return bytes + culling.slotLevels.byteLength + culling.shadowLevels.byteLength + culling.scratch.byteLength;
 }
 
 /** Lets go of the group's texture and slot buffer; its meshes draw every slot from now on. */

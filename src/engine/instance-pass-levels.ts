@@ -67,8 +67,12 @@ export function intoLevels(culling: GroupCulling, group: CulledGroup, entry: Cul
     shadowView.pixelsPerUnit = shadowTexels;
     const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
     levelLimits(levels, shadowView, groupScale, shadowLimits);
+    const cast = culling.shadowLevels;
+    culling.shadowLevelTexels = shadowTexels;
     for (let i = 0; i < n; i++) {
-      const level = levelForMeasure(instanceMeasure(matrices, list[i]! * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
+      const slot = list[i]!;
+      const level = levelForMeasure(instanceMeasure(matrices, slot * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
+      cast[slot] = level;
       passLevels[i] = level;
       counts[level + 1]!++;
     }
@@ -101,4 +105,22 @@ export function levelChanged(culling: GroupCulling, group: CulledGroup, slot: nu
   if (level === culling.slotLevels[slot]) return false;
   culling.slotLevels[slot] = level;
   return true;
+}
+
+/**
+ * Whether the moved instance at `slot`, listed in a directional light's list of `texels` per unit,
+ * now has another level there than it was listed at (its size changed). A list of other texels
+ * than the last one made (two suns) cannot say: it counts as changed.
+ */
+export function shadowLevelChanged(culling: GroupCulling, group: CulledGroup, slot: number, texels: number): boolean {
+  if (texels !== culling.shadowLevelTexels) return true;
+  const levels = culling.levels!;
+  const count = levelsForView(levels, group);
+  const top = levels.impostorRadius > 0 ? count - 2 : count - 1;
+  shadowView.pixelsPerUnit = texels;
+  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
+  levelLimits(levels, shadowView, groupScale, shadowLimits);
+  const [cx, cy, cz] = levels.center;
+  const level = levelForMeasure(instanceMeasure(group.bvh.matrices!, slot * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
+  return level !== culling.shadowLevels[slot];
 }

@@ -539,6 +539,32 @@ describe('levels of detail in the pass lists', () => {
     expect(drawLevels(s)).toEqual(main);
   });
 
+  it("a scaled instance whose picture level stays takes its new level in the sun's kept list", () => {
+    const s = levelledSetup();
+    const sun = new OrthographicCamera(-65, 65, 65, -65, 0.1, 500);
+    sun.position.set(60, 100, 0);
+    sun.lookAt(60, 0, 0);
+    sun.updateMatrixWorld(true);
+    s.target.current = { width: 1024, height: 1024 };
+    // The nearest crate: full detail in the picture, the 1 cm level in the sun's map.
+    expect(drawLevels(s)[0]).toEqual([0]);
+    expect(drawLevels(s, true, sun)[1]).toContain(0);
+    const culls = s.group.culling!.stats.culls;
+    // Forty times larger where it stands: the picture keeps it at full detail (nothing finer), and
+    // the sun's list is made again with it at full detail (1 cm x 40 is 3.2 texels, over two).
+    setInstanceMatrix(s.world, s.group, 0, new Matrix4().makeScale(40, 40, 40));
+    expect(drawLevels(s)[0]).toContain(0);
+    const cast = drawLevels(s, true, sun);
+    expect(cast[0]).toEqual([0]);
+    expect(cast[1]).not.toContain(0);
+    expect(s.group.culling!.stats.culls).toBeGreaterThan(culls);
+    // Moved again without a change of size: the sun's list is kept (a drag re-culls nothing).
+    const kept = s.group.culling!.stats.culls;
+    setInstanceMatrix(s.world, s.group, 0, new Matrix4().makeScale(40, 40, 40).setPosition(0, 0, 0.01));
+    drawLevels(s, true, sun);
+    expect(s.group.culling!.stats.culls).toBe(kept);
+  });
+
   it('draws a moved instance at its new level in the next pass, and every instance at full detail with levels off', () => {
     const s = levelledSetup();
     const far = 40;
