@@ -10,6 +10,7 @@ import { FRAME_HEIGHT, FRAME_WIDTH, PLAIN_READY, startPagesServer } from './load
 import { flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 /**
  * Issue 35 item 4: a model of many parts (`npm run demo -- parts N`: a plant of machines, N part
@@ -50,7 +51,6 @@ const CALLS_GOAL = 2 * PARTS_MATERIALS + 8;
 
 const round = (ms: number) => Math.round(ms);
 const round1 = (ms: number) => Math.round(ms * 10) / 10;
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 interface FrameFigures {
   /** Render call + readPixels, each frame (ms). */

@@ -6,6 +6,7 @@ import { availableEngines, type CodecEngine } from '../src/protocol/container-en
 import { readContainerHeader } from '../src/protocol/container-header.ts';
 import { obfuscatePayload } from '../src/protocol/container-obfuscation.ts';
 import type { BenchResult } from './types.ts';
+import { median } from './stats';
 
 /**
  * Container decode throughput against Node's native inflate.
@@ -30,11 +31,6 @@ const INFO_MIN_MS = 1000;
 const GOAL = 0.5;
 const TIMESTAMP = 1_700_000_000_000;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /**
  * The largest GLB of the corpus and a mid-size one: the median of those at least a tenth of the

@@ -54,6 +54,7 @@ import { transformSystem } from '../systems/transformSystem';
 import { headlessViewer } from '../tests/support/headless-viewer';
 import { startServer } from './server';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 const NODES = 100_000;
 const ASSEMBLY = 400;
@@ -68,11 +69,6 @@ const BRUTE_PICKS = 30;
 const SAVE_EDITS = 1000;
 const SAVE_ROUNDS = 3;
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 function random(seed: number): () => number {
   let s = seed;

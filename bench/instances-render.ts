@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { browserCpu } from './load-run';
+import { median } from './stats';
 
 /**
  * Issue 15's choice of how instanced asset groups are drawn, measured in the browser (Chromium on
@@ -300,11 +301,6 @@ window.__ready = { buildMs, meshes: meshes.length, instances: loaded.reduce((n, 
 </script></body></html>`;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** One mode in a fresh browser: the views in order, `frames[view]` frames each (after `warmup` frames before the first). */
 export async function measureRenderMode(

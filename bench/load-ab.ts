@@ -6,6 +6,7 @@ import { startPagesServer } from './load-pages';
 import { measureLoad, type LoadRun } from './load-run';
 import { seedScenes } from './load-scenes';
 import { startServer } from './server';
+import { median } from './stats';
 
 /**
  * An A/B experiment on our embed's load, without changing the app: A is the page as built, B the
@@ -28,7 +29,6 @@ const { values: argv } = parseArgs({
   },
 });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-ab-'));
 const [scene] = await seedScenes(dataDir, [argv.scene!]);

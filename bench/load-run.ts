@@ -6,6 +6,7 @@ import { CHROMIUM_ARGS, DEFAULT_FLAG_ARGS, findChromium } from '../scripts/chrom
 import { decodePng } from '../tests/e2e/png';
 import { FRAME_HEIGHT, FRAME_WIDTH } from './load-pages';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 /**
  * One load measurement: a fresh Chromium process with a new, empty user-data-dir (no HTTP cache,
@@ -545,9 +546,6 @@ export function pictureText(run: LoadRun): string {
   return parts.join('; ');
 }
 
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-}
 
 export interface PictureGoals {
   /** Ours' first picture against the plain page's, at most this ratio. */

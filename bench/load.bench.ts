@@ -7,6 +7,7 @@ import { seedScenes, type LoadScene } from './load-scenes';
 import { flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
+import { medianRun } from './stats';
 
 /**
  * Issue 9's load-time benchmark.
@@ -81,9 +82,6 @@ const kB = (bytes: number) => Math.round(bytes / 100) / 10;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** The middle value (the upper one of the two for an even count) and the run it came from. */
-function medianRun<T extends { ms: number }>(runs: T[]): T {
-  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
-}
 
 /** Our mark names without the model id: 'model:abc:decoded' -> 'decoded' (the first of each). */
 function markTimes(run: LoadRun): Map<string, number> {

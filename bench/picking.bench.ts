@@ -26,6 +26,7 @@ import { answerBuildRequest, type BuildReply, type BuildRequest } from '../src/v
 import { createPicker } from '../src/viewer/picking';
 import { transformSystem } from '../systems/transformSystem';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 const TUBULAR = 2500;
 const RADIAL = 200;
@@ -46,11 +47,6 @@ if (!isMainThread && parentPort) {
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function random(seed: number): () => number {
   let s = seed;

@@ -7,6 +7,7 @@ import { CHROMIUM_ARGS, findChromium } from '../scripts/chromium.mjs';
 import { WAREHOUSE_SCENE_ID } from '../src/server/demo-scenes';
 import { startServer } from './server';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 /**
  * Rendering benchmarks in headless Chromium (SwiftShader here and in CI: the CPU draws, so the
@@ -191,10 +192,6 @@ async function benchmarkPath(browser: Browser, base: string): Promise<number> {
   return ms;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 export default async function run(): Promise<BenchResult[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-rendering-'));

@@ -39,6 +39,7 @@ import { buildCap, type CapGeometryData } from '../src/viewer/tools/section-cap'
 import { capPart, createSurfacePicker, type CapPart } from '../src/viewer/tools/surface-picker';
 import { transformSystem } from '../systems/transformSystem';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 const TUBULAR = 2500;
 const RADIAL = 200;
@@ -49,12 +50,6 @@ const MOVE_MS = 1000 / 60;
 const FRAME_MS = 16;
 const GOAL_SHARE = 0.25;
 const GOAL_HOVER_MS = 1;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function random(seed: number): () => number {
   let s = seed;

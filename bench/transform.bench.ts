@@ -19,6 +19,7 @@ import { detachFromThreeMatrixUpdates, syncObjectMatrices } from '../src/engine/
 import { createViewerWorld, type ViewerWorld } from '../src/engine/world';
 import { transformSystem } from '../systems/transformSystem';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 const NODES = 100_000;
 const ASSEMBLY_NODES = 400;
@@ -110,11 +111,6 @@ function build(): Scenes {
   return { world, eids, ecsObjects, ecsScene, threeObjects, threeScene };
 }
 
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /** The nodes that move in each frame, and where to; the same list for both sides. */
 function movePlans(count: number, frames: number, seed: number): { nodes: Uint32Array; xyz: Float32Array }[] {

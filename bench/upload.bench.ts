@@ -5,6 +5,7 @@ import { optimizeModel } from '../src/server/upload/optimize.ts';
 import { validateModel } from '../src/server/upload/validate.ts';
 import { postRaw, startUploadServer, type UploadServer } from '../tests/service/upload-helpers.ts';
 import type { BenchResult } from './types.ts';
+import { median } from './stats';
 
 /**
  * The model service's upload path (src/server/routes/uploads.ts) over real HTTP on loopback:
@@ -21,12 +22,6 @@ import type { BenchResult } from './types.ts';
 
 const MODELS = resolve(import.meta.dirname, '../../shared/models');
 const RUNS = Number(process.env.BENCH_UPLOAD_RUNS ?? 7);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 async function upload(server: UploadServer, bytes: Uint8Array, name: string): Promise<{ ms: number; versionKey: string }> {
   const started = performance.now();

@@ -8,6 +8,7 @@ import { openFileStore } from '../src/server/store';
 import { PLAIN_READY, startPagesServer } from './load-pages';
 import { startServer } from './server';
 import type { BenchResult } from './types';
+import { median } from './stats';
 
 /**
  * Browser benchmarks of the main thread while loading, in headless Chromium (SwiftShader), against
@@ -84,10 +85,6 @@ async function measurePlain(browser: Browser, url: string): Promise<Omit<LoadRun
   return r;
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 export default async function run(): Promise<BenchResult[]> {
   const file = largestModel();
