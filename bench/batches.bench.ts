@@ -44,8 +44,10 @@ const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 180) * 1000;
 const FLAG_SETS = flagSetsFromEnv();
 const FLAG_ARGS: Record<FlagSet, readonly string[]> = { tests: CHROMIUM_ARGS, default: DEFAULT_FLAG_ARGS };
 /**
- * The draw calls a frame of the plant may take: one per material in the picture and in each
- * shadow map the sun draws (the low tier: one), and a few of the frame's own (ground, background).
+ * The draw calls a frame of the plant may take at the low tier (the default query): one per
+ * material in the picture and in the sun's one shadow map, and a few of the frame's own (ground,
+ * background). Higher tiers add passes that draw each batch again (ambient occlusion's normals):
+ * with another BENCH_BATCHES_QUERY the goal is a floor, not theirs.
  */
 const CALLS_GOAL = 2 * PARTS_MATERIALS + 8;
 
@@ -81,13 +83,15 @@ async function openPlant(browser: Browser, url: string): Promise<Page> {
   return page;
 }
 
-/** Switches batching and waits for the frame that makes (or removes) the batches to be drawn. */
+/** Switches batching and waits for the frame that makes (or removes) the batches to be drawn; returns how many there are. */
 async function setBatching(page: Page, on: boolean): Promise<number> {
   return page.evaluate(async (on) => {
     const v = (window as any).__viewer.viewer;
     v.setModelBatching(on);
     await v.nextFrame();
-    return v.world.render.batches.list.length as number;
+    let batches = 0;
+    for (const list of v.world.render.batches.byModel.values()) batches += list.length;
+    return batches;
   }, on);
 }
 
@@ -146,6 +150,7 @@ async function measureFrames(url: string, flags: FlagSet, label: string): Promis
     for (const on of [true, false, true, false]) {
       const made = await setBatching(page, on);
       if (on && made === 0) throw new Error('no batch was made for the plant');
+      if (!on && made > 0) throw new Error(`${made} batches were left with batching off`);
       const f = await orbitFrames(page, FRAMES);
       (on ? batched : unbatched).push(f);
       console.log(
@@ -156,12 +161,11 @@ async function measureFrames(url: string, flags: FlagSet, label: string): Promis
       frameMs: median(runs.flatMap((f) => f.frameMs)),
       renderMs: median(runs.flatMap((f) => f.renderMs)),
       calls: Math.max(...runs.map((f) => f.calls)),
-      batches: Math.max(...runs.map((f) => f.batches)),
+      batches: Math.min(...runs.map((f) => f.batches)),
       triangles: runs[0].triangles,
     });
     const b = figures(batched);
     const u = figures(unbatched);
-    if (u.batches > 0) throw new Error(`${u.batches} batches were left with batching off`);
     // ratio: batched / every part its own mesh (below 1: the batches are cheaper).
     const ratio = (value: number, baseline: number) => Number((value / baseline).toPrecision(3));
     const prefix = `batches: ${label}, camera orbiting (shadow maps kept)`;
@@ -282,8 +286,9 @@ export default async function run(): Promise<BenchResult[]> {
       await store.close();
     }
     const server = await startServer(dataDir);
-    const pages = await startPagesServer(glbs);
+    let pages: Awaited<ReturnType<typeof startPagesServer>> | null = null;
     try {
+      pages = await startPagesServer(glbs);
       for (const scene of scenes) {
         for (const flags of FLAG_SETS) {
           const label = `${scene.n.toLocaleString('en-US')}-part plant (${PARTS_MATERIALS} materials${QUERY ? `, ${QUERY}` : ''}, ${flagsLabel(flags)})`;
@@ -305,7 +310,7 @@ export default async function run(): Promise<BenchResult[]> {
       results.push({ name: `batches: machine load average (1 min) at the end, ${cpus().length} cores`, value: round1(loadavg()[0]), unit: '' });
       return results;
     } finally {
-      await pages.close();
+      await pages?.close();
       server.stop();
     }
   } finally {

@@ -57,13 +57,8 @@ import { createPicker } from '../src/viewer/picking';
 import { instanceCompactionSystem } from '../systems/instanceCompactionSystem';
 import { syncSystem } from '../systems/syncSystem';
 import { transformSystem } from '../systems/transformSystem';
+import { median } from './stats';
 import type { BenchResult } from './types';
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 function random(seed: number): () => number {
   let s = seed;

@@ -81,8 +81,6 @@ interface TierCase {
 const kB = (bytes: number) => Math.round(bytes / 100) / 10;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/** The middle value (the upper one of the two for an even count) and the run it came from. */
-
 /** Our mark names without the model id: 'model:abc:decoded' -> 'decoded' (the first of each). */
 function markTimes(run: LoadRun): Map<string, number> {
   const out = new Map<string, number>();

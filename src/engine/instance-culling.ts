@@ -102,6 +102,11 @@ export interface CullEntry {
   shadow: boolean;
   /** A directional light's list: its map's texels per unit, its levels' measure (0 otherwise). */
   texels: number;
+  /**
+   * A directional light's list in level segments: each listed slot's level there (chosen by its
+   * size alone), so that a moved instance still listed is checked against it. Sized on first use.
+   */
+  castLevels: Uint8Array;
   /** Which slots the list holds (bit `slot`), made when a moved instance first asks (bitsMade). */
   bits: Uint8Array;
   bitsMade: boolean;
@@ -126,12 +131,6 @@ export interface GroupCulling {
   readonly levelCount: number;
   /** Each slot's level as last chosen (the hysteresis remembers it). */
   slotLevels: Uint8Array;
-  /**
-   * Each slot's level in the last directional light's list made (chosen by its size alone), and
-   * that list's texels per unit: a moved instance still listed there is checked against it.
-   */
-  shadowLevels: Uint8Array;
-  shadowLevelTexels: number;
   /** Whether the last list was made with levels on (world.render.instanceLevels). */
   levelsOn: boolean;
   /** A list before it is put in segments (shared by the group's passes). */
@@ -220,8 +219,6 @@ export function createGroupCulling(
     levels: levelCount > 1 ? levels : null,
     levelCount,
     slotLevels: new Uint8Array(levelCount > 1 ? slots : 0),
-    shadowLevels: new Uint8Array(levelCount > 1 ? slots : 0),
-    shadowLevelTexels: 0,
     levelsOn: false,
     scratch: new Float32Array(0),
     version: 0,
@@ -247,6 +244,7 @@ export function createGroupCulling(
       shadow: false,
       texels: 0,
       bits: new Uint8Array(0),
+      castLevels: new Uint8Array(0),
       bitsMade: false,
       n: 0,
       used: 0,
@@ -423,7 +421,7 @@ export function instanceMoved(group: CulledGroup, slot: number): void {
     if ((entry.bits[slot >> 3]! & bit) !== 0) {
       // Listed. A directional light's list in level segments chose its level by its size alone,
       // which a new scale may change while the picture's level stays: then it is made again.
-      if (entry.texels > 0 && entry.levelStamp !== -1 && shadowLevelChanged(culling, group, slot, entry.texels)) entry.version = -1;
+      if (entry.texels > 0 && entry.levelStamp !== -1 && shadowLevelChanged(culling, group, entry, slot)) entry.version = -1;
       continue;
     }
     if (!group.bvh.inside(entry.planes, slot)) continue;
@@ -527,9 +525,6 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
       const chosen = new Uint8Array(slots);
       chosen.set(culling.slotLevels.subarray(0, Math.min(slots, culling.slotLevels.length)));
       culling.slotLevels = chosen;
-      const cast = new Uint8Array(slots);
-      cast.set(culling.shadowLevels.subarray(0, Math.min(slots, culling.shadowLevels.length)));
-      culling.shadowLevels = cast;
     }
   }
   culling.uploaded.fill(null);
@@ -541,8 +536,8 @@ export function cullingBytes(group: CulledGroup): number {
   let bytes = 0;
   const culling = group.culling;
   if (!culling) return 0;
-  for (const entry of culling.entries) bytes += entry.slots.byteLength + entry.bits.byteLength + entry.offsets.byteLength + 160;
-  return bytes + culling.slotLevels.byteLength + culling.shadowLevels.byteLength + culling.scratch.byteLength;
+  for (const entry of culling.entries) bytes += entry.slots.byteLength + entry.bits.byteLength + entry.offsets.byteLength + entry.castLevels.byteLength + 160;
+  return bytes + culling.slotLevels.byteLength + culling.scratch.byteLength;
 }
 
 /** Lets go of the group's texture and slot buffer; its meshes draw every slot from now on. */

@@ -168,6 +168,11 @@ export function viewInGroup(view: LevelView, world: Matrix4, inverse: Matrix4, o
   out[0] = e[0]! * view.x + e[4]! * view.y + e[8]! * view.z + e[12]!;
   out[1] = e[1]! * view.x + e[5]! * view.y + e[9]! * view.z + e[13]!;
   out[2] = e[2]! * view.x + e[6]! * view.y + e[10]! * view.z + e[14]!;
+  return worldScale(world);
+}
+
+/** The largest scale of a world matrix's axes (how much a group's space is enlarged in the world). */
+export function worldScale(world: Matrix4): number {
   const w = world.elements;
   return Math.max(Math.hypot(w[0]!, w[1]!, w[2]!), Math.hypot(w[4]!, w[5]!, w[6]!), Math.hypot(w[8]!, w[9]!, w[10]!));
 }

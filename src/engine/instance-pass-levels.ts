@@ -1,6 +1,16 @@
 import { Matrix4 } from 'three';
 import type { CulledGroup, CullEntry, GroupCulling, GroupLevels } from './instance-culling';
-import { chooseLevel, instanceMeasure, LEVEL_TOLERANCE_PIXELS, levelForMeasure, levelLimits, levelView, viewInGroup, type LevelView } from './instance-levels';
+import {
+  chooseLevel,
+  instanceMeasure,
+  LEVEL_TOLERANCE_PIXELS,
+  levelForMeasure,
+  levelLimits,
+  levelView,
+  viewInGroup,
+  worldScale,
+  type LevelView,
+} from './instance-levels';
 
 /**
  * Which level each listed instance of a culled group's pass is drawn at (src/engine/instance-culling.ts
@@ -67,8 +77,8 @@ export function intoLevels(culling: GroupCulling, group: CulledGroup, entry: Cul
     shadowView.pixelsPerUnit = shadowTexels;
     const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
     levelLimits(levels, shadowView, groupScale, shadowLimits);
-    const cast = culling.shadowLevels;
-    culling.shadowLevelTexels = shadowTexels;
+    if (entry.castLevels.length < group.ids.length) entry.castLevels = new Uint8Array(group.ids.length);
+    const cast = entry.castLevels;
     for (let i = 0; i < n; i++) {
       const slot = list[i]!;
       const level = levelForMeasure(instanceMeasure(matrices, slot * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
@@ -108,19 +118,16 @@ export function levelChanged(culling: GroupCulling, group: CulledGroup, slot: nu
 }
 
 /**
- * Whether the moved instance at `slot`, listed in a directional light's list of `texels` per unit,
- * now has another level there than it was listed at (its size changed). A list of other texels
- * than the last one made (two suns) cannot say: it counts as changed.
+ * Whether the moved instance at `slot`, listed in `entry` (a directional light's list in level
+ * segments), now has another level there than it was listed at: its size changed.
  */
-export function shadowLevelChanged(culling: GroupCulling, group: CulledGroup, slot: number, texels: number): boolean {
-  if (texels !== culling.shadowLevelTexels) return true;
+export function shadowLevelChanged(culling: GroupCulling, group: CulledGroup, entry: CullEntry, slot: number): boolean {
   const levels = culling.levels!;
-  const count = levelsForView(levels, group);
+  const count = culling.levelCount;
   const top = levels.impostorRadius > 0 ? count - 2 : count - 1;
-  shadowView.pixelsPerUnit = texels;
-  const groupScale = viewInGroup(levelView, group.object.matrixWorld, inverse, viewAt);
-  levelLimits(levels, shadowView, groupScale, shadowLimits);
+  shadowView.pixelsPerUnit = entry.texels;
+  levelLimits(levels, shadowView, worldScale(group.object.matrixWorld), shadowLimits);
   const [cx, cy, cz] = levels.center;
   const level = levelForMeasure(instanceMeasure(group.bvh.matrices!, slot * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
-  return level !== culling.shadowLevels[slot];
+  return level !== entry.castLevels[slot];
 }

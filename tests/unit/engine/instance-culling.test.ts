@@ -558,10 +558,26 @@ describe('levels of detail in the pass lists', () => {
     expect(cast[0]).toEqual([0]);
     expect(cast[1]).not.toContain(0);
     expect(s.group.culling!.stats.culls).toBeGreaterThan(culls);
-    // Moved again without a change of size: the sun's list is kept (a drag re-culls nothing).
-    const kept = s.group.culling!.stats.culls;
-    setInstanceMatrix(s.world, s.group, 0, new Matrix4().makeScale(40, 40, 40).setPosition(0, 0, 0.01));
+    // Moved again without a change of size: the sun's list is kept (a drag re-culls nothing), and
+    // so is a second sun's of another map size, each checked against its own levels.
+    const second = new OrthographicCamera(-130, 130, 130, -130, 0.1, 500);
+    second.position.set(60, 100, 0);
+    second.lookAt(60, 0, 0);
+    second.updateMatrixWorld(true);
+    const drawSecond = () => {
+      s.target.current = { width: 512, height: 512 };
+      const lists = drawLevels(s, true, second);
+      s.target.current = { width: 1024, height: 1024 };
+      return lists;
+    };
+    drawSecond();
     drawLevels(s, true, sun);
+    const kept = s.group.culling!.stats.culls;
+    for (let i = 1; i <= 5; i++) {
+      setInstanceMatrix(s.world, s.group, 0, new Matrix4().makeScale(40, 40, 40).setPosition(0, 0, 0.01 * i));
+      drawLevels(s, true, sun);
+      drawSecond();
+    }
     expect(s.group.culling!.stats.culls).toBe(kept);
   });
 
