@@ -327,11 +327,18 @@ export default async function run(): Promise<BenchResult[]> {
           }
         }
         if (failures.length) results.push({ name: `instances load: ${label}: failed runs (${failures.join(' | ').slice(0, 300)})`, value: failures.length, unit: 'runs', goal: '0', pass: false });
-        if (!ours.length || !plain.length) continue;
+        if (!ours.length) continue;
         const o = medianRun(ours);
-        const p = medianRun(plain);
         const goals = loadGoals(scene.n, flags);
         const goal = goals.readyMs !== undefined ? { goal: `<= ${goals.readyMs / 1000} s`, pass: o.ms <= goals.readyMs } : {};
+        if (!plain.length) {
+          // The plain page gave no run (on SwiftShader it cannot draw 100,000 realistic instances
+          // whole within the run's time): ours' figures alone, with their goals.
+          results.push({ name: `instances load: ${label}: host navigation -> first frame with the instances (viewerready), ours alone (no plain run finished), median of ${ours.length}`, value: round(o.ms), unit: 'ms', ...goal });
+          results.push(...pictureRows(`instances load: ${label}`, ours, [], { pictureMs: goals.pictureMs, apiMs: goals.apiMs }));
+          continue;
+        }
+        const p = medianRun(plain);
         results.push({
           name: `instances load: ${label}: host navigation -> first frame with the instances (viewerready) vs plain three.js InstancedMesh + setMatrixAt, median of ${ours.length}/${plain.length}`,
           value: round(o.ms),

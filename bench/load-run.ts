@@ -444,7 +444,7 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       const facts = frame ? ((await frame.evaluate(FRAME_FACTS).catch(() => null)) as FrameFacts | null) : null;
       const detail = [facts?.phase ? `phase ${facts.phase}` : '', facts?.failure ?? '', ...errors.slice(0, 3)].filter(Boolean).join('; ');
       stopShots = true;
-      await shooting;
+      await withTimeout(shooting, 10_000, "the last screenshot").catch(() => undefined);
       throw new Error(`no '${options.message}' within ${options.timeoutMs / 1000} s${detail ? ` (${detail})` : ''}: ${(error as Error).message.split('\n')[0]}`);
     }
     // The host page asks the viewer for its camera once it is ready (bench/load-pages.ts): wait for
@@ -461,7 +461,17 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
       // The message can come long before the GPU process has drawn what it asked for: wait for the
       // GPU (a readback of the page's WebGL canvas returns once every command before it is done),
       // then until the picture is at rest: the screenshots of the last QUIET_MS alike (at most SETTLE_MS).
-      await frame.evaluate(DRAIN_GPU).catch(() => undefined);
+      // Bounded by the run's time: a page whose picture the GPU cannot finish (the plain page drawing
+      // every triangle of a large scene) fails the run rather than holding the bench for minutes.
+      const drainedInTime = await withTimeout(frame.evaluate(DRAIN_GPU), Math.max(1, deadline - Date.now()), 'waiting for the GPU to draw the picture').then(
+        () => null,
+        (error: Error) => error,
+      );
+      if (drainedInTime && /took over/.test(drainedInTime.message)) {
+        stopShots = true;
+        await withTimeout(shooting, 5_000, 'the last screenshot').catch(() => undefined);
+        throw new Error(`'${options.message}' came, but ${drainedInTime.message} (the run's limit, ${options.timeoutMs / 1000} s)`);
+      }
       const drained = Date.now();
       const settleEnd = Math.min(deadline, drained + SETTLE_MS);
       let settled = false;
@@ -478,7 +488,8 @@ export async function measureLoad(options: LoadRunOptions): Promise<LoadRun> {
         }
       }
       stopShots = true;
-      await shooting;
+      // A screenshot is answered once the browser shows a new frame: bounded, as the GPU may be slow to give one.
+      await withTimeout(shooting, 10_000, 'the last screenshot').catch(() => undefined);
       const controls = cellsUnder((await frame.evaluate(CONTROL_RECTS)) as { x: number; y: number; width: number; height: number }[]);
       const cells = shots.map(cellsOf);
       if (SHOTS_DIR) {
