@@ -2,15 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
-import { CHROMIUM_ARGS, DEFAULT_FLAG_ARGS, findChromium } from '../scripts/chromium.mjs';
+import { findChromium } from '../scripts/chromium.mjs';
 import { loadServerConfig } from '../src/server/config';
 import { buildPartsModel, createPartsScene, PARTS_MATERIALS } from '../src/server/demo-parts';
 import { openFileStore } from '../src/server/store';
 import { FRAME_HEIGHT, FRAME_WIDTH, PLAIN_READY, startPagesServer } from './load-pages';
-import { flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
+import { FLAG_ARGS, flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 import { median } from './stats';
+import { openViewerPage } from './viewer-page';
 
 /**
  * Issue 35 item 4: a model of many parts (`npm run demo -- parts N`: a plant of machines, N part
@@ -42,7 +43,6 @@ const FRAMES = Number(process.env.BENCH_BATCHES_FRAMES ?? 5);
 const QUERY = process.env.BENCH_BATCHES_QUERY ?? '?quality=low';
 const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 180) * 1000;
 const FLAG_SETS = flagSetsFromEnv();
-const FLAG_ARGS: Record<FlagSet, readonly string[]> = { tests: CHROMIUM_ARGS, default: DEFAULT_FLAG_ARGS };
 /**
  * The draw calls a frame of the plant may take at the low tier (the default query): one per
  * material in the picture and in the sun's one shadow map, and a few of the frame's own (ground,
@@ -64,23 +64,13 @@ interface FrameFigures {
   batches: number;
 }
 
-async function openPlant(browser: Browser, url: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: FRAME_WIDTH, height: FRAME_HEIGHT } });
-  // tsx keeps function names with a __name helper, which the page does not have.
-  await page.addInitScript('window.__name = (f) => f;');
-  await page.goto(url);
-  await page.waitForFunction(
-    () => {
-      const phase = (window as any).__viewer?.phase;
-      return phase === 'ready' || phase === 'failed';
-    },
-    undefined,
-    { timeout: TIMEOUT_MS, polling: 200 },
-  );
-  const phase = await page.evaluate(() => (window as any).__viewer.phase);
-  if (phase !== 'ready') throw new Error(`the plant did not load (${url}): ${await page.evaluate(() => (window as any).__viewer.failure)}`);
-  await page.waitForFunction(() => (window as any).__viewer.viewer.world.shadows.reveal.phase === 0, undefined, { timeout: TIMEOUT_MS, polling: 200 });
-  return page;
+function openPlant(browser: Browser, url: string): Promise<Page> {
+  return openViewerPage(browser, url, {
+    viewport: { width: FRAME_WIDTH, height: FRAME_HEIGHT },
+    readyTimeoutMs: TIMEOUT_MS,
+    shadowsTimeoutMs: TIMEOUT_MS,
+    what: 'the plant',
+  });
 }
 
 /** Switches batching and waits for the frame that makes (or removes) the batches to be drawn; returns how many there are. */

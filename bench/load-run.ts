@@ -26,7 +26,8 @@ import { median } from './stats';
 /** Which Chromium flags a run uses: the tests' and benchmarks' (SwiftShader by name) or Chromium's defaults. */
 export type FlagSet = 'tests' | 'default';
 export const FLAG_SETS: readonly FlagSet[] = ['tests', 'default'];
-const FLAG_ARGS: Record<FlagSet, readonly string[]> = { tests: CHROMIUM_ARGS, default: DEFAULT_FLAG_ARGS };
+/** Chromium's flags of each flag set. */
+export const FLAG_ARGS: Record<FlagSet, readonly string[]> = { tests: CHROMIUM_ARGS, default: DEFAULT_FLAG_ARGS };
 
 /** The flag sets a benchmark runs on: BENCH_LOAD_FLAGS (tests,default); unknown names are an error. */
 export function flagSetsFromEnv(value = process.env.BENCH_LOAD_FLAGS ?? 'tests,default'): FlagSet[] {

@@ -8,6 +8,7 @@ import { WAREHOUSE_SCENE_ID } from '../src/server/demo-scenes';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 import { median } from './stats';
+import { openViewerPage } from './viewer-page';
 
 /**
  * Rendering benchmarks in headless Chromium (SwiftShader here and in CI: the CPU draws, so the
@@ -31,20 +32,8 @@ const VIEWPORT = { width: 1280, height: 720 };
 const FRAMES = Number(process.env.BENCH_RENDER_FRAMES ?? 12);
 const DETECTION_RUNS = Number(process.env.BENCH_DETECTION_RUNS ?? 5);
 
-async function openDemo(browser: Browser, base: string, query: string, sceneId = 'demo'): Promise<Page> {
-  const page = await browser.newPage({ viewport: VIEWPORT });
-  // tsx keeps function names with a __name helper, which the page does not have.
-  await page.addInitScript('window.__name = (f) => f;');
-  await page.goto(`${base}/embed/${sceneId}?uiWatermark=false&${query}`);
-  await page.waitForFunction(() => {
-    const phase = (window as any).__viewer?.phase;
-    return phase === 'ready' || phase === 'failed';
-  }, undefined, { timeout: 180_000, polling: 200 });
-  const phase = await page.evaluate(() => (window as any).__viewer.phase);
-  if (phase !== 'ready') throw new Error(`the scene '${sceneId}' did not load (${query})`);
-  // The shadow maps come after the first picture (src/engine/shadow-reveal.ts): measured with them.
-  await page.waitForFunction(() => (window as any).__viewer.viewer.world.shadows.reveal.phase === 0, undefined, { timeout: 60_000, polling: 100 });
-  return page;
+function openDemo(browser: Browser, base: string, query: string, sceneId = 'demo'): Promise<Page> {
+  return openViewerPage(browser, `${base}/embed/${sceneId}?uiWatermark=false&${query}`, { viewport: VIEWPORT, readyTimeoutMs: 180_000, shadowsTimeoutMs: 60_000, what: `the scene '${sceneId}' (${query})` });
 }
 
 /**
