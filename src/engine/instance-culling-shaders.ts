@@ -77,17 +77,23 @@ function patchForCulling(shader: WebGLProgramParametersWithUniforms): void {
 
 /**
  * Makes `material`'s instanced programs read the slot list (once; its other programs are
- * unchanged); `extend` patches the shaders further after that (the impostor's card), under its own
- * program cache key.
+ * unchanged); `extend` patches the shaders further after that, under its own program cache key,
+ * or (`alone`) instead of it: the impostor's pulled cards (./instance-impostor.ts) find their
+ * slots their own way.
  */
-export function patchMaterialForCulling(material: Material, extend?: { patch: (shader: WebGLProgramParametersWithUniforms) => void; key: string }): void {
+export function patchMaterialForCulling(
+  material: Material,
+  extend?: { patch: (shader: WebGLProgramParametersWithUniforms) => void; key: string; alone?: boolean },
+): void {
   if (patched.has(material)) return;
   patched.add(material);
   material.onBeforeCompile = extend
-    ? (shader) => {
-        patchForCulling(shader);
-        extend.patch(shader);
-      }
+    ? extend.alone
+      ? extend.patch
+      : (shader) => {
+          patchForCulling(shader);
+          extend.patch(shader);
+        }
     : patchForCulling;
   const key = extend ? `${KEY} ${extend.key}` : KEY;
   material.customProgramCacheKey = () => key;

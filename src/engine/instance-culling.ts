@@ -12,6 +12,8 @@ import {
 } from 'three';
 import type { InstanceBVH } from './instance-bvh';
 import { cullingPatchFits, MATRICES_UNIFORM, patchMaterialForCulling, readsSlots, shadowMaterialsFor } from './instance-culling-shaders';
+import { cardList, disposeCards, uncountTail, uploadCards, type CardList } from './instance-card-list';
+import { CARD_COUNT_UNIFORM, CARD_SLOTS_UNIFORM, CARDS_PER_DRAW, setCardView } from './instance-impostor';
 import { levelView, type LevelledAsset } from './instance-levels';
 import { intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-levels';
 
@@ -50,7 +52,9 @@ import { intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-le
  *   an impostor has a mesh per part and level; a pass's list is then in segments, one a level
  *   (each visible instance in the one its projected size chooses), and each level's meshes draw
  *   their segment from a buffer of that level. Shadow passes draw impostor-level instances with the
- *   coarsest mesh level (a card casts no shadow). A moved instance whose level changes makes every
+ *   coarsest mesh level (a card casts no shadow). The impostor level's segment goes into a texture
+ *   (the group's card list, ./instance-card-list.ts) rather than a buffer: its cards are pulled, CARDS_PER_DRAW
+ *   to an instance of the draw (./instance-impostor.ts). A moved instance whose level changes makes every
  *   list stale; one that enters a pass's frustum makes that list stale (no appending into a
  *   segment), and one whose size gives it another level in a directional light's list (levels by
  *   size alone there) makes that list stale.
@@ -119,12 +123,16 @@ export interface CullEntry {
 
 export interface GroupCulling {
   readonly gl: WebGL2RenderingContext;
+  /** three's GL state (textures bound and pixel store set through it, so that its cache stays true). */
+  readonly state: WebGLRenderer['state'];
   texture: DataTexture;
-  /** A buffer and its attribute per level (level 0: full detail; the impostor last). */
+  /** A buffer and its attribute per mesh level (level 0: full detail); the cards' level has its card list instead. */
   readonly buffers: WebGLBuffer[];
   /** Slots each buffer holds. */
   bufferSlots: number;
   readonly attributes: SlotListAttribute[];
+  /** The impostor level's list (null: the asset has no impostor). */
+  cards: CardList | null;
   /** The group's levels (null: one level, full detail). */
   readonly levels: GroupLevels | null;
   /** Levels in all (1 without levels). */
@@ -199,10 +207,13 @@ export function createGroupCulling(
   const levelCount = levels ? 1 + levels.errors.length + (levels.impostorRadius > 0 ? 1 : 0) : 1;
   const buffers: WebGLBuffer[] = [];
   const attributes: SlotListAttribute[] = [];
-  for (let level = 0; level < levelCount; level++) {
+  const cards = levels && levels.impostorRadius > 0 ? cardList(gl, renderer.state, slots, levelCount - 1) : null;
+  const meshLevels = cards ? levelCount - 1 : levelCount;
+  for (let level = 0; level < meshLevels; level++) {
     const buffer = gl.createBuffer();
-    if (!buffer) {
+    if (!buffer || (levels && levels.impostorRadius > 0 && !cards)) {
       for (const made of buffers) gl.deleteBuffer(made);
+      if (buffer) gl.deleteBuffer(buffer);
       return null;
     }
     gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
@@ -212,10 +223,12 @@ export function createGroupCulling(
   }
   const culling: GroupCulling = {
     gl,
+    state: renderer.state,
     texture: matrixTexture(matrices),
     buffers,
     bufferSlots: slots,
     attributes,
+    cards,
     levels: levelCount > 1 ? levels : null,
     levelCount,
     slotLevels: new Uint8Array(levelCount > 1 ? slots : 0),
@@ -272,16 +285,23 @@ export function cullMesh(world: CullingWorld, group: CulledGroup, mesh: Instance
     mesh.customDepthMaterial = depth;
     mesh.customDistanceMaterial = distance;
   }
-  const slots = culling.attributes[Math.min(level, culling.levelCount - 1)] as unknown as InstancedMesh['instanceColor'];
+  // The cards' mesh reads no instanceColor (its programs find their slots in the card list).
+  const cards = culling.cards?.level === level;
+  const slots = cards ? null : (culling.attributes[Math.min(level, culling.levelCount - 1)] as unknown as InstancedMesh['instanceColor']);
   mesh.instanceColor = slots;
   const restore = () => {
-    mesh.count = group.count;
+    mesh.count = cards ? Math.ceil(group.count / CARDS_PER_DRAW) : group.count;
     mesh.instanceColor = group.culling ? slots : null;
   };
   mesh.onBeforeRender = (renderer, _scene, camera, _geometry, material) => beforeDraw(renderer, world, group, mesh, camera, material, level, false);
   mesh.onBeforeShadow = (renderer, _object, _camera, shadowCamera, _geometry, depthMaterial) =>
     beforeDraw(renderer, world, group, mesh, shadowCamera, depthMaterial, level, true);
-  mesh.onAfterRender = restore;
+  mesh.onAfterRender = cards
+    ? (renderer) => {
+        uncountTail(renderer, mesh);
+        restore();
+      }
+    : restore;
   mesh.onAfterShadow = restore;
 }
 
@@ -318,14 +338,31 @@ function beforeDraw(
   const first = entry.offsets[level]!;
   const n = entry.offsets[level + 1]! - first;
   const bit = 1 << level;
+  const cards = culling.cards !== null && culling.cards.level === level;
+  if (!cards && level >= culling.buffers.length) {
+    // The cards' level without its card list (no texture for a grown group): nothing to draw from.
+    mesh.count = 0;
+    return;
+  }
   if (culling.uploaded[level] !== entry || (entry.changed & bit) !== 0) {
     const gl = culling.gl;
-    gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
-    if (n > 0) gl.bufferSubData(gl.ARRAY_BUFFER, 0, entry.slots, first, n);
+    if (cards) {
+      if (n > 0) uploadCards(culling, entry.slots, first, n);
+    } else {
+      gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
+      if (n > 0) gl.bufferSubData(gl.ARRAY_BUFFER, 0, entry.slots, first, n);
+    }
     culling.uploaded[level] = entry;
     entry.changed &= ~bit;
   }
-  mesh.count = n;
+  if (cards) {
+    mesh.count = Math.ceil(n / CARDS_PER_DRAW);
+    CARD_SLOTS_UNIFORM.value = culling.cards!.external;
+    CARD_COUNT_UNIFORM.value = n;
+    setCardView(camera, mesh.matrixWorld);
+  } else {
+    mesh.count = n;
+  }
   culling.stats.passes++;
   culling.stats.drawn += n;
   culling.stats.drawnByLevel[level]! += n;
@@ -515,10 +552,17 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
   const slots = group.ids.length;
   if (slots > culling.bufferSlots) {
     const gl = culling.gl;
-    for (let level = 0; level < culling.levelCount; level++) {
+    for (let level = 0; level < culling.buffers.length; level++) {
       gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
       gl.bufferData(gl.ARRAY_BUFFER, slots * 4, gl.DYNAMIC_DRAW);
       culling.attributes[level]!.count = slots;
+    }
+    if (culling.cards) {
+      const cards = cardList(gl, culling.state, slots, culling.cards.level);
+      disposeCards(culling);
+      culling.cards = cards;
+      // No texture for the larger list: the cards draw nothing (their level's meshes are the other levels).
+      if (!cards) console.warn('Instance culling: no texture for a grown card list; the impostor level draws nothing.');
     }
     culling.bufferSlots = slots;
     if (culling.levelCount > 1) {
@@ -550,5 +594,6 @@ export function disposeGroupCulling(group: CulledGroup): void {
   // three deletes it with a mesh it has drawn (its instanceColor); one never drawn keeps it: delete
   // it here (deleting a deleted buffer does nothing).
   for (const buffer of culling.buffers) culling.gl.deleteBuffer(buffer);
+  disposeCards(culling);
   group.culling = null;
 }

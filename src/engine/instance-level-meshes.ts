@@ -1,6 +1,6 @@
 import type { InstancedMesh } from 'three';
 import { cullMesh, type GroupLevels } from './instance-culling';
-import { patchImpostorMaterial } from './instance-impostor';
+import { cardBatchGeometry, patchImpostorMaterial } from './instance-impostor';
 import type { InstanceAsset, InstanceAssetPart, InstanceGroupRecord } from './instances';
 import type { ViewerWorld } from './world';
 
@@ -19,7 +19,7 @@ export function assetLevelsOf(asset: InstanceAsset): GroupLevels | null {
   return { errors, impostorRadius, center: [(b[0]! + b[3]!) / 2, (b[1]! + b[4]!) / 2, (b[2]! + b[5]!) / 2] };
 }
 
-/** Adds a mesh per part of each simplified level, then the impostor's card, to a culled group. */
+/** Adds a mesh per part of each simplified level, then the impostor's cards, to a culled group. */
 export function addLevelMeshes(
   world: ViewerWorld,
   group: InstanceGroupRecord,
@@ -37,7 +37,8 @@ export function addLevelMeshes(
   const impostor = asset.impostor;
   if (impostor) {
     patchImpostorMaterial(impostor);
-    const mesh = makeMesh({ name: `${asset.assetId} (impostor)`, geometry: impostor.geometry, material: impostor.material }, simplified.length + 1);
+    // Its cards are pulled, CARDS_PER_DRAW to an instance of the draw (./instance-impostor.ts).
+    const mesh = makeMesh({ name: `${asset.assetId} (impostor)`, geometry: cardBatchGeometry(impostor), material: impostor.material }, simplified.length + 1);
     // A card casts no shadow: shadow passes draw its instances with the coarsest mesh level.
     mesh.castShadow = false;
     // Nor takes one: the coarsest mesh casting for it would shadow the card (it stands through the

@@ -1,6 +1,6 @@
 import { BackSide, DoubleSide, FrontSide, Group, InstancedBufferAttribute, InstancedMesh, MeshDepthMaterial, MeshDistanceMaterial, WebGLRenderTarget, type Camera, type Light, type Material, type Object3D, type Scene, type Side, type WebGLRenderer } from 'three';
 import { patchMaterialForCulling, shadowMaterialsFor } from '../engine/instance-culling-shaders';
-import { patchImpostorMaterial } from '../engine/instance-impostor';
+import { cardBatchGeometry, patchImpostorMaterial } from '../engine/instance-impostor';
 import { createInstanceGroup, prepareInstances, type InstanceGroupRecord } from '../engine/instances';
 import type { ViewerWorld } from '../engine/world';
 import type { ClientConfig } from '../protocol/config';
@@ -189,9 +189,9 @@ export function compileGroupPrograms(target: GroupProgramsTarget, asset: LoadedA
   const parts = [...asset.parts, ...(asset.levels ?? []).flatMap((level) => level.parts)];
   if (asset.impostor) {
     patchImpostorMaterial(asset.impostor);
-    const card = new InstancedMesh(asset.impostor.geometry, asset.impostor.material, 0);
+    // Drawn as pulled cards (src/engine/instance-impostor.ts): their batch geometry, no slot list in instanceColor.
+    const card = new InstancedMesh(cardBatchGeometry(asset.impostor), asset.impostor.material, 0);
     card.receiveShadow = false;
-    card.instanceColor = slots;
     holder.add(card);
   }
   for (const part of parts) {

@@ -339,6 +339,57 @@ test.describe('instanced asset groups', () => {
     const pixels = await canvasPixels(page);
     expect(pixels.nonBackground, 'the street view shows the city').toBeGreaterThan(0.1);
     await page.getByTestId('viewer-canvas').screenshot({ path: test.info().outputPath('instances-street.png') });
+    // Far above the city, most instances are cards (pulled, src/engine/instance-impostor.ts): the
+    // picture with levels covers as much and looks as the one at full detail, cell by cell.
+    await page.evaluate(async () => {
+      const viewer = (window as any).__viewer.viewer;
+      const groups = [...viewer.world.instanceGroups.values()] as any[];
+      const min = groups[0].localBox.min.clone();
+      const max = groups[0].localBox.max.clone();
+      for (const g of groups) {
+        min.min(g.localBox.min);
+        max.max(g.localBox.max);
+      }
+      const c = min.clone().add(max).multiplyScalar(0.5);
+      const size = Math.max(max.x - min.x, max.z - min.z);
+      await viewer.navigation.controls.setLookAt(c.x, size * 0.7, c.z + size * 0.7, c.x, 0, c.z, false);
+      await viewer.nextFrame();
+    });
+    const far = await frame(true, true);
+    const farCards = decodePng(await canvasScreenshot(page));
+    const farCardsCover = (await canvasPixels(page)).nonBackground;
+    await frame(true, false);
+    const farFull = decodePng(await canvasScreenshot(page));
+    const farFullCover = (await canvasPixels(page)).nonBackground;
+    await page.getByTestId('viewer-canvas').screenshot({ path: test.info().outputPath('instances-far.png') });
+    /** Mean difference of 16 x 16 pixel cells' average colours (0-255 a channel). */
+    const cellDifference = (a: typeof farCards, b: typeof farCards) => {
+      let sum = 0;
+      let cells = 0;
+      for (let y0 = 0; y0 + 16 <= a.height; y0 += 16) {
+        for (let x0 = 0; x0 + 16 <= a.width; x0 += 16) {
+          const mean = [0, 0, 0, 0, 0, 0];
+          for (let y = y0; y < y0 + 16; y++) {
+            for (let x = x0; x < x0 + 16; x++) {
+              const i = (y * a.width + x) * 4;
+              for (let k = 0; k < 3; k++) {
+                mean[k]! += a.data[i + k]!;
+                mean[k + 3]! += b.data[i + k]!;
+              }
+            }
+          }
+          sum += (Math.abs(mean[0]! - mean[3]!) + Math.abs(mean[1]! - mean[4]!) + Math.abs(mean[2]! - mean[5]!)) / (3 * 256);
+          cells++;
+        }
+      }
+      return sum / cells;
+    };
+    const farDifference = cellDifference(farCards, farFull);
+    console.log(`[instances] far view: ${far.coarser} of ${far.drawn} instances drawn coarser; cover ${farCardsCover.toFixed(3)} (levels) / ${farFullCover.toFixed(3)} (full); cells differ by ${farDifference.toFixed(2)}`);
+    expect(far.coarser / far.drawn, 'share of the instances drawn as cards or simplified').toBeGreaterThan(0.5);
+    expect(farCardsCover / farFullCover, 'the cards cover the city as its meshes do').toBeGreaterThan(0.8);
+    expect(farCardsCover / farFullCover).toBeLessThan(1.25);
+    expect(farDifference, "cells' mean colour difference, cards against meshes").toBeLessThan(4);
     expect(errors).toEqual([]);
   });
 

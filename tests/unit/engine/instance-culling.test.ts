@@ -20,6 +20,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { InstanceBVH } from '../../../src/engine/instance-bvh';
 import { instanceCapacity, SLOTS_PER_ROW } from '../../../src/engine/instance-culling';
+import { CARD_COUNT_UNIFORM, CARDS_PER_DRAW } from '../../../src/engine/instance-impostor';
 import {
   CulledDepthMaterial,
   CulledDistanceMaterial,
@@ -48,13 +49,28 @@ import { addViewerEntity, createViewerWorld } from '../../../src/engine/world';
  * that do not read them.
  */
 
-/** A WebGL 2 context that keeps the last slot list uploaded into each buffer. */
+/** A WebGL 2 context that keeps the last slot list uploaded into each buffer, and each card list (texture). */
 function recordingContext() {
   const buffers = new Map<object, Float32Array>();
+  const textures = new Map<object, { width: number; texels: Float32Array }>();
   const deleted: object[] = [];
   let bound: object | null = null;
+  let boundTexture: object | null = null;
   const gl = {
     deleteBuffer: (buffer: object) => deleted.push(buffer),
+    deleteTexture: (texture: object) => deleted.push(texture),
+    TEXTURE_2D: 0x0de1,
+    RED: 0x1903,
+    R32F: 0x822e,
+    createTexture: () => ({}),
+    texParameteri: () => undefined,
+    texStorage2D: (_target: number, _levels: number, _format: number, width: number, height: number) =>
+      textures.set(boundTexture!, { width, texels: new Float32Array(width * height) }),
+    texSubImage2D: (_t: number, _l: number, x: number, y: number, w: number, h: number, _f: number, _type: number, data: Float32Array, from: number) => {
+      const texture = textures.get(boundTexture!)!;
+      for (let row = 0; row < h; row++) texture.texels.set(data.subarray(from + row * w, from + (row + 1) * w), (y + row) * texture.width + x);
+    },
+    bindTextureForTest: (texture: object) => (boundTexture = texture),
     ARRAY_BUFFER: 0x8892,
     DYNAMIC_DRAW: 0x88e8,
     FLOAT: 0x1406,
@@ -64,21 +80,22 @@ function recordingContext() {
     bufferSubData: (_target: number, offset: number, data: Float32Array, from: number, length: number) =>
       buffers.get(bound!)!.set(data.subarray(from, from + length), offset / 4),
   };
-  return { gl, buffers, deleted };
+  return { gl, buffers, textures, deleted };
 }
 
 function stubRenderer() {
-  const { gl, buffers, deleted } = recordingContext();
+  const { gl, buffers, textures, deleted } = recordingContext();
   let unbound = 0;
   // The render target a pass draws into (a shadow pass's map: its height gives the texels).
   const target = { current: null as { width: number; height: number } | null };
   const renderer = {
     getContext: () => gl,
     capabilities: { maxTextureSize: 8192 },
-    state: { useProgram: () => unbound++ },
+    state: { useProgram: () => unbound++, bindTexture: (_target: number, texture: object) => gl.bindTextureForTest(texture), pixelStorei: () => undefined },
     getRenderTarget: () => target.current,
+    info: { render: { triangles: 0 } },
   } as unknown as WebGLRenderer;
-  return { renderer, buffers, deleted, unbinds: () => unbound, target };
+  return { renderer, buffers, textures, deleted, unbinds: () => unbound, target };
 }
 
 function asset(material: Material = new MeshStandardMaterial()): InstanceAsset {
@@ -458,19 +475,32 @@ describe('levels of detail in the pass lists', () => {
     };
   }
 
-  /** 60 crates along x from x = 0, seen from x = -4 along +x, 1000 pixels high. */
-  function levelledSetup() {
+  /** 60 crates (or n) along x from x = 0, seen from x = -4 along +x, 1000 pixels high. */
+  function levelledSetup(n = 60) {
     const world = createViewerWorld();
-    const { renderer, buffers, target } = stubRenderer();
+    const { renderer, buffers, textures, target } = stubRenderer();
     world.render.renderer = renderer;
-    const { object, group } = instanceRow(world, 60, levelledAsset());
+    const { object, group } = instanceRow(world, n, levelledAsset());
     object.updateMatrixWorld(true);
     const cam = new PerspectiveCamera(90, 1, 0.1, 1000);
     cam.position.set(-4, 0, 0);
     cam.lookAt(10, 0, 0);
     cam.updateMatrixWorld(true);
     setLevelView(cam, 1000);
-    return { world, group, renderer, buffers, cam, target };
+    return { world, group, renderer, buffers, textures, cam, target };
+  }
+
+  /**
+   * The slots a level's mesh draws: its buffer's first `count`, or for the cards, the card list's
+   * first CARD_COUNT_UNIFORM (the mesh then draws that many cards CARDS_PER_DRAW to an instance).
+   */
+  function listed(s: ReturnType<typeof levelledSetup>, mesh: InstancedMesh, level: number): number[] {
+    const culling = s.group.culling!;
+    if (culling.cards?.level !== level) return [...s.buffers.get(culling.buffers[level]!)!.subarray(0, mesh.count)].sort((a, b) => a - b);
+    const n = CARD_COUNT_UNIFORM.value;
+    expect(mesh.count).toBe(Math.ceil(n / CARDS_PER_DRAW));
+    expect(mesh.instanceColor).toBeNull();
+    return [...s.textures.get(culling.cards.texture)!.texels.subarray(0, n)].sort((a, b) => a - b);
   }
 
   /** Each level's listed slots in a main pass (or a shadow pass) of `cam` (or `shadowCamera`). */
@@ -480,7 +510,7 @@ describe('levels of detail in the pass lists', () => {
       const material = shadow ? mesh.customDepthMaterial! : (mesh.material as Material);
       if (shadow) mesh.onBeforeShadow(s.renderer, new Scene(), s.cam, shadowCamera, mesh.geometry, material, null as never);
       else mesh.onBeforeRender(s.renderer, new Scene(), s.cam, mesh.geometry, material, null as never);
-      const list = [...s.buffers.get(s.group.culling!.buffers[level]!)!.subarray(0, mesh.count)].sort((a, b) => a - b);
+      const list = listed(s, mesh, level);
       mesh.onAfterRender(s.renderer, new Scene(), s.cam, mesh.geometry, material, null as never);
       return list;
     });
@@ -501,6 +531,39 @@ describe('levels of detail in the pass lists', () => {
     expect(lists[2]!.length).toBeGreaterThan(20);
     expect(Math.max(...lists[0]!)).toBeLessThan(Math.min(...lists[1]!));
     expect(Math.max(...lists[1]!)).toBeLessThan(Math.min(...lists[2]!));
+  });
+
+  it('pulls the cards, CARDS_PER_DRAW to an instance of the draw: the list in the card list, the last instance’s rest off the triangle count', () => {
+    const s = levelledSetup(2500);
+    // Far above the middle of the 5 km row: every crate is a fraction of a pixel, a card.
+    s.cam.far = 20000;
+    s.cam.position.set(2500, 6000, 0);
+    s.cam.lookAt(2500, 0, 0);
+    s.cam.updateProjectionMatrix();
+    s.cam.updateMatrixWorld(true);
+    setLevelView(s.cam, 1000);
+    const lists = drawLevels(s);
+    expect(lists[0]).toEqual([]);
+    expect(lists[1]).toEqual([]);
+    expect(lists[2]).toEqual(Array.from({ length: 2500 }, (_, i) => i));
+    const cards = s.group.levelMeshes[1]!;
+    // The card's geometry (a box of no depth: 24 vertices, 12 triangles) CARDS_PER_DRAW times.
+    const card = new BoxGeometry(1, 1, 0);
+    const one = card.getAttribute('position');
+    const many = cards.geometry.getAttribute('position');
+    expect(many.count).toBe(one.count * CARDS_PER_DRAW);
+    expect(cards.geometry.index!.count).toBe(card.index!.count * CARDS_PER_DRAW);
+    const k = CARDS_PER_DRAW - 1;
+    expect([many.getX(k * one.count + 5), many.getY(k * one.count + 5)]).toEqual([one.getX(5), one.getY(5)]);
+    expect(cards.geometry.index!.getX(k * card.index!.count + 7)).toBe(card.index!.getX(7) + k * one.count);
+    // As three counts the draw (every card of each draw instance), then the hook after it.
+    const info = s.renderer.info.render;
+    cards.onBeforeRender(s.renderer, new Scene(), s.cam, cards.geometry, cards.material as Material, null as never);
+    expect(cards.count).toBe(3);
+    info.triangles = (cards.count * cards.geometry.index!.count) / 3;
+    cards.onAfterRender(s.renderer, new Scene(), s.cam, cards.geometry, cards.material as Material, null as never);
+    expect(info.triangles).toBe(2500 * 12);
+    expect(cards.count).toBe(3);
   });
 
   it('casts the cards’ instances with the coarsest mesh level in a shadow pass', () => {
