@@ -58,6 +58,7 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   r.casterShadowsOnly = !sceneChanged && castersMoved;
   // Shadow maps drawn outside a frame (a screenshot's) are not this frame's.
   budget.frameShadow = null;
+  r.instanceFinerTriangles = 0;
   try {
     if (r.draw) r.draw(world.time.delta);
     else r.renderer.render(r.scene, r.camera);
@@ -73,7 +74,7 @@ export function renderSystem(world: ViewerWorld): ViewerWorld {
   // The budget judges the frame and sets the next one's bias: a changed bias is a picture due (at
   // rest with the shadow maps, whose levels it changes too; moving, they wait for the rest).
   // Only levelled instance groups give way to the bias: nothing else is drawn again for it.
-  if (afterFrame(budget, info.triangles, now, levelled, sceneChanged || !castersMoved) && levelled) {
+  if (afterFrame(budget, info.triangles, now, levelled, sceneChanged || !castersMoved, r.instanceFinerTriangles) && levelled) {
     if (budgetMoving(budget, now)) r.needsPicture = true;
     else r.needsRender = true;
   }

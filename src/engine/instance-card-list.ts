@@ -1,5 +1,5 @@
-import { ExternalTexture, type InstancedMesh, type WebGLRenderer } from 'three';
-import { CARD_COUNT_UNIFORM, CARD_SLOTS_UNIFORM, CARDS_PER_DRAW } from './instance-impostor';
+import { ExternalTexture, type Camera, type InstancedMesh, type WebGLRenderer } from 'three';
+import { CARD_COUNT_UNIFORM, CARD_SLOTS_UNIFORM, CARDS_PER_DRAW, setCardView } from './instance-impostor';
 import type { GroupCulling } from './instance-culling';
 
 /**
@@ -36,8 +36,20 @@ export function cardList(gl: WebGL2RenderingContext, state: WebGLRenderer['state
   return { texture, external, level };
 }
 
+/**
+ * Before a cards' draw of slots[first, first + n) of a pass's list (uploaded into the card list
+ * when `upload`): the draw instances that hold them, and the uniforms the cards read.
+ */
+export function drawCards(culling: GroupCulling, mesh: InstancedMesh, camera: Camera, slots: Float32Array, first: number, n: number, upload: boolean): void {
+  if (upload && n > 0) uploadCards(culling, slots, first, n);
+  mesh.count = Math.ceil(n / CARDS_PER_DRAW);
+  CARD_SLOTS_UNIFORM.value = culling.cards!.external;
+  CARD_COUNT_UNIFORM.value = n;
+  setCardView(camera, mesh.matrixWorld);
+}
+
 /** Uploads slots[first, first + n) into the card list from its first texel: whole rows in one call, the rest in another. */
-export function uploadCards(culling: GroupCulling, slots: Float32Array, first: number, n: number): void {
+function uploadCards(culling: GroupCulling, slots: Float32Array, first: number, n: number): void {
   const { gl, state } = culling;
   state.bindTexture(gl.TEXTURE_2D, culling.cards!.texture);
   state.pixelStorei(gl.UNPACK_ALIGNMENT, 4);

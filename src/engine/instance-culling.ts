@@ -12,8 +12,8 @@ import {
 } from 'three';
 import type { InstanceBVH } from './instance-bvh';
 import { cullingPatchFits, MATRICES_UNIFORM, patchMaterialForCulling, readsSlots, shadowMaterialsFor } from './instance-culling-shaders';
-import { cardList, disposeCards, uncountTail, uploadCards, type CardList } from './instance-card-list';
-import { CARD_COUNT_UNIFORM, CARD_SLOTS_UNIFORM, CARDS_PER_DRAW, setCardView } from './instance-impostor';
+import { cardList, disposeCards, drawCards, uncountTail, type CardList } from './instance-card-list';
+import { CARDS_PER_DRAW } from './instance-impostor';
 import { levelView, type LevelledAsset } from './instance-levels';
 import { intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-levels';
 
@@ -269,7 +269,7 @@ export function createGroupCulling(
 
 /** What culling reads of the world: its switches. */
 export interface CullingWorld {
-  render: { instanceCulling: boolean; instanceLevels: boolean };
+  render: { instanceCulling: boolean; instanceLevels: boolean; instanceFinerTriangles: number };
 }
 
 /**
@@ -344,24 +344,24 @@ function beforeDraw(
     mesh.count = 0;
     return;
   }
-  if (culling.uploaded[level] !== entry || (entry.changed & bit) !== 0) {
-    const gl = culling.gl;
-    if (cards) {
-      if (n > 0) uploadCards(culling, entry.slots, first, n);
-    } else {
-      gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
-      if (n > 0) gl.bufferSubData(gl.ARRAY_BUFFER, 0, entry.slots, first, n);
-    }
+  const upload = culling.uploaded[level] !== entry || (entry.changed & bit) !== 0;
+  if (upload) {
     culling.uploaded[level] = entry;
     entry.changed &= ~bit;
   }
   if (cards) {
-    mesh.count = Math.ceil(n / CARDS_PER_DRAW);
-    CARD_SLOTS_UNIFORM.value = culling.cards!.external;
-    CARD_COUNT_UNIFORM.value = n;
-    setCardView(camera, mesh.matrixWorld);
+    drawCards(culling, mesh, camera, entry.slots, first, n, upload);
   } else {
+    const gl = culling.gl;
+    if (upload && n > 0) {
+      gl.bindBuffer(gl.ARRAY_BUFFER, culling.buffers[level]!);
+      gl.bufferSubData(gl.ARRAY_BUFFER, 0, entry.slots, first, n);
+    }
     mesh.count = n;
+  }
+  if (!shadow && level < culling.levelCount - 1 && entry.levelStamp !== -1) {
+    const geometry = mesh.geometry;
+    world.render.instanceFinerTriangles += (n * (geometry.index ?? geometry.attributes.position!).count) / 3;
   }
   culling.stats.passes++;
   culling.stats.drawn += n;

@@ -72,6 +72,11 @@ export interface TriangleBudget {
   drawnMovedAt: number;
   /** Triangles the shadow maps of the frame being drawn cost so far; null while it drew none (measureShadowPasses). */
   frameShadow: number | null;
+  /**
+   * Of the last frame's picture, the triangles of instances drawn finer than their coarsest level:
+   * the most a higher bias could take away (Infinity: not known).
+   */
+  finerTriangles: number;
 }
 
 export function createTriangleBudget(budget = 0): TriangleBudget {
@@ -94,6 +99,7 @@ export function createTriangleBudget(budget = 0): TriangleBudget {
     previousMovedAt: -Infinity,
     drawnMovedAt: -Infinity,
     frameShadow: null,
+    finerTriangles: Infinity,
   };
 }
 
@@ -129,6 +135,11 @@ function judge(state: TriangleBudget, picture: number, shadow: number, bias: num
   }
   if (picture + shadow > target) {
     if (picture === 0) return bias;
+    // Every instance of the picture at its coarsest level (a city all cards): no bias takes anything away.
+    if (state.finerTriangles <= 0) return bias;
+    // Over even if every finer instance cost nothing: no bias fits; the largest at once (one more
+    // frame, not a step a frame).
+    if (picture + shadow - state.finerTriangles > target) return MAX_LEVEL_BIAS;
     // No instance changed level over the last step, or the split leaves no room (levels change by
     // whole instances, past their hysteresis, so two frames split a step function): twice the bias,
     // up to the largest, before the budget counts as unreachable.
@@ -175,8 +186,9 @@ export function beforeFrame(state: TriangleBudget, nowMs: number): void {
  * changed (a new picture is then due). Without levelled groups in the scene (`levelled` false) the
  * bias does nothing: it is held at 1, with no history, for the groups that come later.
  * `shadowsWhole` false: the frame drew only the moving casters' shadows (src/engine/moving-casters.ts).
+ * `finer`: of the picture, the triangles of instances finer than their coarsest level (Infinity: not known).
  */
-export function afterFrame(state: TriangleBudget, frameTriangles: number, nowMs: number, levelled = true, shadowsWhole = true): boolean {
+export function afterFrame(state: TriangleBudget, frameTriangles: number, nowMs: number, levelled = true, shadowsWhole = true, finer = Infinity): boolean {
   const moving = budgetMoving(state, nowMs);
   const shadow = state.frameShadow;
   state.frameShadow = null;
@@ -193,6 +205,7 @@ export function afterFrame(state: TriangleBudget, frameTriangles: number, nowMs:
   state.cost = frameTriangles;
   state.drawnBias = bias;
   state.drawnMoving = moving;
+  state.finerTriangles = finer;
   if (state.budget <= 0 || !levelled) {
     state.target = state.budget > 0 ? targetOf(state, moving) : 0;
     state.over = false;

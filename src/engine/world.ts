@@ -152,6 +152,12 @@ export interface ViewerContext {
      * (src/engine/instance-levels.ts); false draws every one at full detail (for comparing pictures).
      */
     instanceLevels: boolean;
+    /**
+     * Triangles the picture's passes of the frame being drawn gave to instances at a level finer
+     * than their coarsest (what a higher bias could still take away; shadow passes left out, their
+     * levels follow their maps): counted by src/engine/instance-culling.ts, read by the render system.
+     */
+    instanceFinerTriangles: number;
     /** The tier's triangle budget and the level bias it keeps (src/engine/triangle-budget.ts). */
     budget: TriangleBudget;
     /**
@@ -234,6 +240,7 @@ export function createViewerWorld(): ViewerWorld {
       hold: 0,
       instanceCulling: true,
       instanceLevels: true,
+      instanceFinerTriangles: 0,
       budget: createTriangleBudget(),
       needsCasterShadows: false,
       casterShadowsOnly: false,

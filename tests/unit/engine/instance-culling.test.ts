@@ -566,6 +566,17 @@ describe('levels of detail in the pass lists', () => {
     expect(cards.count).toBe(3);
   });
 
+  it("counts the picture's triangles finer than the coarsest level (what the budget's bias can take away), not the shadow passes'", () => {
+    const s = levelledSetup();
+    s.world.render.instanceFinerTriangles = 0;
+    const lists = drawLevels(s);
+    // A box of 12 triangles at both mesh levels; the cards are the coarsest.
+    expect(s.world.render.instanceFinerTriangles).toBe((lists[0]!.length + lists[1]!.length) * 12);
+    s.world.render.instanceFinerTriangles = 0;
+    drawLevels(s, true);
+    expect(s.world.render.instanceFinerTriangles).toBe(0);
+  });
+
   it('casts the cards’ instances with the coarsest mesh level in a shadow pass', () => {
     const s = levelledSetup();
     const main = drawLevels(s);

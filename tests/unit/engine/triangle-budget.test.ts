@@ -20,13 +20,16 @@ function view(levelled: number, fixed = 0, exponent = 2) {
   return (bias: number) => Math.round(fixed + levelled / bias ** exponent);
 }
 
-/** Draws frames at rest (the camera last moved long before) until the bias stops changing; returns the biases drawn. */
-function settle(state: TriangleBudget, cost: (bias: number) => number, now: number, frames = 20): number[] {
+/**
+ * Draws frames at rest (the camera last moved long before) until the bias stops changing; returns
+ * the biases drawn. `finer`: the picture's triangles finer than their coarsest level at a bias (not known: Infinity).
+ */
+function settle(state: TriangleBudget, cost: (bias: number) => number, now: number, frames = 20, finer: (bias: number) => number = () => Infinity): number[] {
   const drawn: number[] = [];
   for (let i = 0; i < frames; i++) {
     beforeFrame(state, now);
     drawn.push(state.bias);
-    const changed = afterFrame(state, cost(state.bias), now);
+    const changed = afterFrame(state, cost(state.bias), now, true, true, finer(state.bias));
     now += 16;
     if (!changed) break;
   }
@@ -145,6 +148,38 @@ describe('the triangle budget', () => {
     const drawn = settle(state, () => 1_500_000, 10_000);
     expect(drawn).toEqual([1, 2 ** 0.5, 2 ** 1.5, 2 ** 2.5, MAX_LEVEL_BIAS]);
     expect(state.over).toBe(true);
+  });
+
+  it('a picture whose every instance is at its coarsest level (a city of cards) keeps its bias and says it is over at once', () => {
+    const state = createTriangleBudget(1_000_000);
+    const drawn = settle(
+      state,
+      () => 2_000_000,
+      10_000,
+      20,
+      () => 0,
+    );
+    expect(drawn).toEqual([1]);
+    expect(state.over).toBe(true);
+  });
+
+  it('a frame over its budget even with every finer instance free goes to the largest bias in one frame', () => {
+    const state = createTriangleBudget(1_000_000);
+    // 1.8 million at its coarsest, 400,000 more while finer (gone past bias 4).
+    const drawn = settle(
+      state,
+      (b) => (b < 4 ? 2_200_000 : 1_800_000),
+      10_000,
+      20,
+      (b) => (b < 4 ? 400_000 : 0),
+    );
+    expect(drawn).toEqual([1, MAX_LEVEL_BIAS]);
+    expect(state.over).toBe(true);
+    // Where the finer part could make it fit, the steps are as before (aimed, a frame or two).
+    const fits = createTriangleBudget(1_000_000);
+    const steps = settle(fits, view(1_200_000, 300_000), 10_000, 20, (b) => view(1_200_000)(b));
+    expect(steps.length).toBeLessThanOrEqual(3);
+    expect(fits.over).toBe(false);
   });
 
   it('levels that change only past a larger step (their hysteresis) are found by the octave steps', () => {

@@ -19,6 +19,7 @@ describe('createViewerWorld', () => {
       hold: 0,
       instanceCulling: true,
       instanceLevels: true,
+      instanceFinerTriangles: 0,
       budget: createTriangleBudget(0),
       needsCasterShadows: false,
       casterShadowsOnly: false,

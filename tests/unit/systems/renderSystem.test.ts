@@ -263,7 +263,11 @@ describe('renderSystem', () => {
     world.instanceGroups.set(99, {} as never);
     const fake = renderer as unknown as { getDrawingBufferSize(v: { set(x: number, y: number): void }): void };
     fake.getDrawingBufferSize = (v) => v.set(800, 600);
-    renderer.render.mockImplementation(() => void (renderer.info.render.triangles = Math.round(4_000_000 / levelView.bias ** 2)));
+    // Every one finer than its coarsest level, as the culling counts them (a higher bias takes them away).
+    renderer.render.mockImplementation(() => {
+      renderer.info.render.triangles = Math.round(4_000_000 / levelView.bias ** 2);
+      world.render.instanceFinerTriangles = renderer.info.render.triangles;
+    });
     world.render.budget.budget = 1_000_000;
     const drawnAt: number[] = [];
     const tick = (ms: number, moved = false) => {
