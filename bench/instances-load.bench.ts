@@ -8,6 +8,7 @@ import { createDemoAssets, createInstancesScene, demoAssetId, type InstanceAsset
 import { createInstanceService } from '../src/server/instances';
 import { openFileStore } from '../src/server/store';
 import { INSTANCE_SET_MIME } from '../src/protocol/instances';
+import { decodeContainer } from '../src/protocol/container-codec';
 import { startPagesServer } from './load-pages';
 import { instancesRenderFiles, instancesRenderPage, measureRenderMode, type RenderMode, type RenderRun, type RenderView } from './instances-render';
 import { flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, untilBrowserIdle, type FlagSet, type LoadRun } from './load-run';
@@ -44,9 +45,9 @@ import { medianRun } from './stats';
  * Then, on the same scenes, how the groups are drawn (bench/instances-render.ts): frame time and
  * CPU per frame of ours (the engine, per-instance culling in every pass) against @three.ez
  * InstancedMesh2 (per-instance culling with its BVH), plain InstancedMeshes and others, for the
- * whole scene in view, a camera inside it and one at street level, the camera moving. BENCH_INSTANCES_RENDER_SIZES (100000), _MODES (culled,im2,instanced; also im2linear, chunks),
+ * whole scene in view, a camera inside it and one at street level, the camera moving. BENCH_INSTANCES_RENDER_SIZES (100000), _MODES (culled,im2,instanced; also culledfull, im2linear, chunks),
  * _VIEWS (inside,street,whole), _FRAMES (3, the inside and street views), _WHOLE_FRAMES (1), _WARMUP (1), _GRID (8),
- * _QUERY ('' ; e.g. 'shadows=0&aa=0').
+ * _QUERY ('' ; e.g. 'shadows=0&aa=0'). BENCH_INSTANCES_LOAD=0 runs the render part alone.
  */
 
 const RUNS = Number(process.env.BENCH_INSTANCES_RUNS ?? 3);
@@ -56,6 +57,8 @@ const SIZES = (process.env.BENCH_INSTANCES_SIZES ?? '100000,1000000').split(',')
 const QUERY = process.env.BENCH_INSTANCES_QUERY ?? '?quality=low';
 const TIMEOUT_MS = Number(process.env.BENCH_LOAD_TIMEOUT_S ?? 180) * 1000;
 const PROFILE = process.env.BENCH_INSTANCES_PROFILE === '1';
+/** BENCH_INSTANCES_LOAD=0: the render part alone (no load runs). */
+const LOAD = process.env.BENCH_INSTANCES_LOAD !== '0';
 /** Issue 15: load to first frame of 1,000,000 instances (the message, on the tests' flags). */
 const GOAL_MS = 5000;
 const FLAG_SETS = flagSetsFromEnv();
@@ -124,7 +127,8 @@ async function measureRender(scene: { n: number; groups: unknown[] }, url: strin
   // Ours is the engine with its culling ('culled'); each other way is its baseline (ratio > 1: ours is faster).
   const ours = runs.get('culled');
   const names: Record<RenderMode, string> = {
-    culled: 'ours (the engine: per-instance culling in every pass)',
+    culled: 'ours (the engine: per-instance culling in every pass, levels of detail and impostors)',
+    culledfull: 'ours at full detail (culling alone, no levels)',
     instanced: 'plain InstancedMesh (whole-group culling, as before issue 35)',
     im2: '@three.ez InstancedMesh2 + BVH culling',
     im2linear: '@three.ez InstancedMesh2, linear culling (no BVH)',
@@ -280,7 +284,15 @@ export default async function run(): Promise<BenchResult[]> {
     // The plain page's files: the demo assets' GLBs and the very bytes of each set our service sends.
     const assets = await createDemoAssets(ASSETS);
     const extra: Record<string, { type: string; body: string | Uint8Array }> = {};
-    for (const a of assets) extra[`/files/${demoAssetId(a.key, ASSETS)}.glb`] = { type: 'model/gltf-binary', body: a.glb };
+    for (const a of assets) {
+      const assetId = demoAssetId(a.key, ASSETS);
+      extra[`/files/${assetId}.glb`] = { type: 'model/gltf-binary', body: a.glb };
+      // The render page's engine modes draw the asset as the viewer gets it from the asset CDN: with
+      // the levels of detail and impostor its upload added (the plain GLB has none).
+      const file = await fetch(`${server.base}/cdn/assets/${encodeURIComponent(assetId)}/model.3dxa`);
+      if (!file.ok) throw new Error(`the asset CDN answered ${file.status} for ${assetId}`);
+      extra[`/files/${assetId}-cdn.glb`] = { type: 'model/gltf-binary', body: (await decodeContainer(new Uint8Array(await file.arrayBuffer()))).asset };
+    }
     for (const scene of scenes) {
       for (const g of scene.groups) {
         const response = await fetch(`${server.base}/v1/scenes/${scene.sceneId}/groups/${g.groupId}/instances`, { headers: { Accept: INSTANCE_SET_MIME } });
@@ -289,7 +301,7 @@ export default async function run(): Promise<BenchResult[]> {
       }
       extra[`/render-${scene.sceneId}.html`] = {
         type: 'text/html; charset=utf-8',
-        body: instancesRenderPage(scene.groups.map((g) => ({ glb: `/files/${g.assetId}.glb`, set: `/files/${scene.sceneId}/${g.groupId}.bin` }))),
+        body: instancesRenderPage(scene.groups.map((g) => ({ glb: `/files/${g.assetId}.glb`, cdnGlb: `/files/${g.assetId}-cdn.glb`, set: `/files/${scene.sceneId}/${g.groupId}.bin` }))),
       };
       extra[`/instances-${scene.sceneId}.html`] = {
         type: 'text/html; charset=utf-8',
@@ -299,7 +311,7 @@ export default async function run(): Promise<BenchResult[]> {
     Object.assign(extra, await instancesRenderFiles());
     const pages = await startPagesServer({}, extra);
     try {
-      for (const [scene, flags] of scenes.flatMap((sc) => FLAG_SETS.map((f) => [sc, f] as const))) {
+      for (const [scene, flags] of LOAD ? scenes.flatMap((sc) => FLAG_SETS.map((f) => [sc, f] as const)) : []) {
         const label = `${scene.n.toLocaleString('en-US')} instances (${scene.groups.length} ${ASSETS === 'realistic' ? 'realistic ' : ''}assets${QUERY ? `, ${QUERY}` : ''}, ${flagsLabel(flags)})`;
         const oursUrl = `${server.base}/embed/${scene.sceneId}${QUERY}`;
         const ours: LoadRun[] = [];

@@ -17,7 +17,10 @@ import { median } from './stats';
  *              bounding sphere), so every instance is drawn whenever the group is in view;
  *   culled     the engine itself (src/engine/instances.ts, bundled: instancesEngineBundle), with
  *              its per-instance culling in every pass (src/engine/instance-culling.ts), its bounds
- *              index built first as the viewer builds it after the first picture;
+ *              index built first as the viewer builds it after the first picture, and the assets'
+ *              levels of detail and impostors (the assets made from their GLBs as the viewer makes
+ *              them, src/scene/instance-asset-gltf.ts; the level view set each frame, bias 1);
+ *   culledfull the same at full detail (world.render.instanceLevels off): culling alone;
  *   im2        @three.ez/instanced-mesh: one InstancedMesh2 per asset (its parts merged into one
  *              geometry with a group per material), with its BVH: per-instance frustum culling
  *              on the CPU every frame and every shadow pass, the visible indices uploaded;
@@ -44,7 +47,7 @@ import { median } from './stats';
  * that browser over the frames (/proc) divided by their number. Each mode in a fresh browser.
  */
 
-export type RenderMode = 'instanced' | 'culled' | 'im2' | 'im2linear' | 'chunks';
+export type RenderMode = 'instanced' | 'culled' | 'culledfull' | 'im2' | 'im2linear' | 'chunks';
 export type RenderView = 'whole' | 'inside' | 'street';
 
 export interface RenderFigures {
@@ -57,7 +60,7 @@ export interface RenderFigures {
   calls: number;
   triangles: number;
   frames: number;
-  /** 'culled': the engine's culling time per frame (finding the pass lists), ms, median; null for the others. */
+  /** 'culled', 'culledfull': the engine's culling time per frame (finding the pass lists, levels chosen), ms, median; null for the others. */
   cullMs: number | null;
 }
 
@@ -104,7 +107,7 @@ export async function instancesRenderFiles(): Promise<Record<string, { type: str
 }
 
 /** The page: `?mode=instanced|im2|im2linear|chunks&grid=8` (`&shadows=0`, `&aa=0` to take those away); it sets window.__ready (or __error) and offers window.__measure(view, frames). */
-export function instancesRenderPage(groups: { glb: string; set: string }[]): string {
+export function instancesRenderPage(groups: { glb: string; cdnGlb: string; set: string }[]): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Instances: how to draw them</title>
 <style>html,body{margin:0;height:100%;overflow:hidden}canvas{display:block}</style>
@@ -113,6 +116,7 @@ export function instancesRenderPage(groups: { glb: string; set: string }[]): str
 <script type="module">
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 import { InstancedMesh2 } from '@three.ez/instanced-mesh';
 import * as engine from '/lib/engine.js';
@@ -120,6 +124,8 @@ import * as engine from '/lib/engine.js';
 try {
 const params = new URLSearchParams(location.search);
 const mode = params.get('mode') ?? 'instanced';
+// The engine's modes draw the assets as the viewer gets them from the asset CDN (levels and impostor included).
+const engineMode = mode === 'culled' || mode === 'culledfull';
 const GRID = Number(params.get('grid') ?? 8);
 const SHADOWS = params.get('shadows') !== '0';
 const renderer = new THREE.WebGLRenderer({ antialias: params.get('aa') !== '0' });
@@ -139,10 +145,11 @@ Object.assign(sun.shadow.camera, { left: -H, right: H, top: H, bottom: -H, near:
 sun.shadow.camera.updateProjectionMatrix();
 scene.add(sun, sun.target);
 const camera = new THREE.PerspectiveCamera(45, 800 / 600, 0.1, 2000);
-const loader = new GLTFLoader();
+// The asset CDN's GLBs are meshopt-compressed (as the viewer's loader reads them).
+const loader = new GLTFLoader().setMeshoptDecoder(MeshoptDecoder);
 const groups = ${JSON.stringify(groups)};
 const loaded = await Promise.all(groups.map(async (g) => {
-  const [gltf, buffer] = await Promise.all([loader.loadAsync(g.glb), fetch(g.set).then((r) => r.arrayBuffer())]);
+  const [gltf, buffer] = await Promise.all([loader.loadAsync(engineMode ? g.cdnGlb : g.glb), fetch(g.set).then((r) => r.arrayBuffer())]);
   const count = new DataView(buffer).getUint32(8, true);
   const packed = new Float32Array(buffer, 24 + count * 4, count * 12);
   const m = new Float32Array(count * 16);
@@ -155,7 +162,7 @@ const loaded = await Promise.all(groups.map(async (g) => {
   gltf.scene.updateMatrixWorld(true);
   const parts = [];
   gltf.scene.traverse((o) => { if (o.isMesh) parts.push({ geometry: o.geometry.clone().applyMatrix4(o.matrixWorld), material: o.material }); });
-  return { count, matrices: m, parts };
+  return { count, matrices: m, parts, gltf };
 }));
 
 const t0 = performance.now();
@@ -163,19 +170,15 @@ const matrix = new THREE.Matrix4();
 const meshes = [];
 const world = engine.createViewerWorld();
 world.render.renderer = renderer;
+world.render.instanceLevels = mode === 'culled';
 const engineGroups = [];
 for (const g of loaded) {
-  if (mode === 'culled') {
+  if (engineMode) {
     const eid = engine.addViewerEntity(world);
     const object = new THREE.Group();
     engine.bindObject(world, eid, object);
     scene.add(object);
-    const bounds = new THREE.Box3();
-    for (const part of g.parts) {
-      part.geometry.computeBoundingBox();
-      bounds.union(part.geometry.boundingBox);
-    }
-    const asset = { assetId: 'a' + engineGroups.length, parts: g.parts.map((p, i) => ({ name: 'part ' + i, geometry: p.geometry, material: p.material })), box: new Float32Array([...bounds.min.toArray(), ...bounds.max.toArray()]), placeholder: false };
+    const asset = engine.assetFromGltf(g.gltf, 'a' + engineGroups.length);
     const ids = new Uint32Array(g.count);
     for (let i = 0; i < g.count; i++) ids[i] = i;
     const group = engine.createInstanceGroup(world, eid, { uuid: 'g' + engineGroups.length, asset, ids, matrices: g.matrices });
@@ -283,6 +286,8 @@ window.__measure = (view, frames, moving) => {
       camera.position.copy(start).add(new THREE.Vector3(Math.sin(f) * 0.5, 0, Math.cos(f) * 0.5));
       camera.updateMatrixWorld();
     }
+    // As the viewer's render system does each frame: the view every pass chooses levels for.
+    if (engineMode) engine.setLevelView(camera, renderer.domElement.height);
     const c0 = cullTime();
     const a = performance.now();
     renderer.render(scene, camera);
@@ -292,7 +297,7 @@ window.__measure = (view, frames, moving) => {
     render.push(b - a);
     cull.push(cullTime() - c0);
   }
-  return { frame, render, cull: mode === 'culled' ? cull : null, calls: renderer.info.render.calls, triangles: renderer.info.render.triangles };
+  return { frame, render, cull: engineMode ? cull : null, calls: renderer.info.render.calls, triangles: renderer.info.render.triangles };
 };
 window.__ready = { buildMs, meshes: meshes.length, instances: loaded.reduce((n, g) => n + g.count, 0) };
 } catch (error) {

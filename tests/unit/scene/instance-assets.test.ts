@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { INSTANCE_SET_MIME, packMatrix } from '../../../src/protocol/instances';
 import { encodeInstanceSet } from '../../../src/protocol/instance-set';
 import type { ClientConfig } from '../../../src/protocol/config';
-import { assetFromGltf, assetUrl, createAssetCache, expandMatrices, fetchGroupInstances, inlineInstances, instanceSetUrl, PLACEHOLDER_COLOR, placeholderAsset, prefetchGroupInstances } from '../../../src/scene/instance-assets';
+import { assetUrl, createAssetCache, expandMatrices, fetchGroupInstances, inlineInstances, instanceSetUrl, PLACEHOLDER_COLOR, placeholderAsset, prefetchGroupInstances } from '../../../src/scene/instance-assets';
+import { assetFromGltf } from '../../../src/scene/instance-asset-gltf';
 import type { ModelLoader } from '../../../src/scene/gltf';
 
 const config = { endpoints: { assetCdn: 'https://cdn.test/', modelService: 'https://ms.test' } } as unknown as ClientConfig;
