@@ -20,7 +20,9 @@ import { median } from './stats';
  *              index built first as the viewer builds it after the first picture, and the assets'
  *              levels of detail and impostors (the assets made from their GLBs as the viewer makes
  *              them, src/scene/instance-asset-gltf.ts; the level view set each frame, bias 1);
- *   culledfull the same at full detail (world.render.instanceLevels off): culling alone;
+ *   culledfull the same at full detail (world.render.instanceLevels off): culling alone. Both draw
+ *              the asset CDN's file, which the upload optimised (meshopt: reordered, quantised);
+ *              the other ways draw the plain GLB a person has, as they would;
  *   im2        @three.ez/instanced-mesh: one InstancedMesh2 per asset (its parts merged into one
  *              geometry with a group per material), with its BVH: per-instance frustum culling
  *              on the CPU every frame and every shadow pass, the visible indices uploaded;

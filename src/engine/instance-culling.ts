@@ -15,7 +15,7 @@ import { cullingPatchFits, MATRICES_UNIFORM, patchMaterialForCulling, readsSlots
 import { cardList, disposeCards, drawCards, uncountTail, type CardList } from './instance-card-list';
 import { CARDS_PER_DRAW } from './instance-impostor';
 import { levelView, type LevelledAsset } from './instance-levels';
-import { intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-levels';
+import { countFiner, intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-levels';
 
 /**
  * Per-instance culling of instanced asset groups, in every pass (issue 35): the picture, each
@@ -30,7 +30,8 @@ import { intoLevels, levelChanged, shadowLevelChanged } from './instance-pass-le
  *   in the group's local space, and uploaded into one GPU buffer of the group before the pass draws
  *   the group (three's onBeforeRender and onBeforeShadow, with the pass's camera); the meshes draw
  *   that many instances (`count`), and restore the group's count after (onAfterRender/Shadow), so
- *   that whatever reads `mesh.count` between passes finds every slot.
+ *   that whatever reads `mesh.count` between passes finds every slot (the cards' mesh: the draw
+ *   instances that hold every slot's card).
  * - The list rides in the mesh's `instanceColor`, the one per-object instanced attribute three
  *   binds besides `instanceMatrix` (a geometry attribute would be shared by every group of an
  *   asset): the programs of the asset's materials, patched (./instance-culling-shaders.ts), read it as the
@@ -214,6 +215,7 @@ export function createGroupCulling(
     if (!buffer || (levels && levels.impostorRadius > 0 && !cards)) {
       for (const made of buffers) gl.deleteBuffer(made);
       if (buffer) gl.deleteBuffer(buffer);
+      if (cards) gl.deleteTexture(cards.texture);
       return null;
     }
     gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
@@ -293,7 +295,8 @@ export function cullMesh(world: CullingWorld, group: CulledGroup, mesh: Instance
     mesh.count = cards ? Math.ceil(group.count / CARDS_PER_DRAW) : group.count;
     mesh.instanceColor = group.culling ? slots : null;
   };
-  mesh.onBeforeRender = (renderer, _scene, camera, _geometry, material) => beforeDraw(renderer, world, group, mesh, camera, material, level, false);
+  mesh.onBeforeRender = (renderer, _scene, camera, _geometry, material, drawn) =>
+    beforeDraw(renderer, world, group, mesh, camera, material, level, false, drawn);
   mesh.onBeforeShadow = (renderer, _object, _camera, shadowCamera, _geometry, depthMaterial) =>
     beforeDraw(renderer, world, group, mesh, shadowCamera, depthMaterial, level, true);
   mesh.onAfterRender = cards
@@ -318,6 +321,7 @@ function beforeDraw(
   material: Material,
   level: number,
   shadow: boolean,
+  drawn: { count?: number } | null = null,
 ): void {
   const culling = group.culling;
   if (!culling || !world.render.instanceCulling || !readsSlots(material)) {
@@ -359,10 +363,7 @@ function beforeDraw(
     }
     mesh.count = n;
   }
-  if (!shadow && level < culling.levelCount - 1 && entry.levelStamp !== -1) {
-    const geometry = mesh.geometry;
-    world.render.instanceFinerTriangles += (n * (geometry.index ?? geometry.attributes.position!).count) / 3;
-  }
+  if (!shadow && level < culling.levelCount - 1 && entry.levelStamp !== -1) countFiner(world, mesh, n, drawn);
   culling.stats.passes++;
   culling.stats.drawn += n;
   culling.stats.drawnByLevel[level]! += n;

@@ -50,7 +50,9 @@ export function setCardView(camera: Camera, groupMatrix: Matrix4): void {
   CARD_VIEW.cardBack.value.setFromMatrixColumn(m, 2).transformDirection(groupInverse);
 }
 
-const impostorKey = (impostor: InstanceImpostor) => `impostor cards ${impostor.columns} ${impostor.elevations.length}`;
+/** What the cards' program is compiled with (its defines): programs are shared by this key alone. */
+const impostorKey = (impostor: InstanceImpostor) =>
+  `impostor cards ${impostor.columns} ${impostor.elevations.length} ${impostor.geometry.getAttribute('position').count}`;
 
 const batches = new WeakMap<BufferGeometry, BufferGeometry>();
 

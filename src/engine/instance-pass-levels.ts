@@ -1,5 +1,5 @@
-import { Matrix4 } from 'three';
-import type { CulledGroup, CullEntry, GroupCulling, GroupLevels } from './instance-culling';
+import { Matrix4, type InstancedMesh } from 'three';
+import type { CulledGroup, CullEntry, CullingWorld, GroupCulling, GroupLevels } from './instance-culling';
 import {
   chooseLevel,
   instanceMeasure,
@@ -130,4 +130,16 @@ export function shadowLevelChanged(culling: GroupCulling, group: CulledGroup, en
   const [cx, cy, cz] = levels.center;
   const level = levelForMeasure(instanceMeasure(group.bvh.matrices!, slot * 16, cx, cy, cz, 0, 0, 0, true), shadowLimits, top + 1);
   return level !== entry.castLevels[slot];
+}
+
+/**
+ * Counts a picture pass's draw of `n` instances of `mesh` at a level finer than the coarsest into
+ * world.render.instanceFinerTriangles (the triangle budget's measure of what a higher bias could take
+ * away): the triangles of the geometry group three draws (`drawn`: one call per material of a part),
+ * else the whole geometry's.
+ */
+export function countFiner(world: CullingWorld, mesh: InstancedMesh, n: number, drawn: { count?: number } | null): void {
+  const geometry = mesh.geometry;
+  const whole = (geometry.index ?? geometry.attributes.position!).count;
+  world.render.instanceFinerTriangles += (n * Math.min(whole, drawn?.count ?? whole)) / 3;
 }

@@ -478,7 +478,7 @@ describe('levels of detail in the pass lists', () => {
   /** 60 crates (or n) along x from x = 0, seen from x = -4 along +x, 1000 pixels high. */
   function levelledSetup(n = 60) {
     const world = createViewerWorld();
-    const { renderer, buffers, textures, target } = stubRenderer();
+    const { renderer, buffers, textures, deleted, target } = stubRenderer();
     world.render.renderer = renderer;
     const { object, group } = instanceRow(world, n, levelledAsset());
     object.updateMatrixWorld(true);
@@ -487,7 +487,7 @@ describe('levels of detail in the pass lists', () => {
     cam.lookAt(10, 0, 0);
     cam.updateMatrixWorld(true);
     setLevelView(cam, 1000);
-    return { world, group, renderer, buffers, textures, cam, target };
+    return { world, group, renderer, buffers, textures, deleted, cam, target };
   }
 
   /**
@@ -575,6 +575,35 @@ describe('levels of detail in the pass lists', () => {
     s.world.render.instanceFinerTriangles = 0;
     drawLevels(s, true);
     expect(s.world.render.instanceFinerTriangles).toBe(0);
+    // A part of several materials is drawn a geometry group at a time: each call counts its group.
+    const mesh = s.group.meshes[0]!;
+    s.world.render.instanceFinerTriangles = 0;
+    mesh.onBeforeRender(s.renderer, new Scene(), s.cam, mesh.geometry, mesh.material as Material, { start: 0, count: 6, materialIndex: 0 } as never);
+    expect(s.world.render.instanceFinerTriangles).toBe(lists[0]!.length * 2);
+  });
+
+  it('makes the card list again, larger, when the group grows past its capacity, and lets go of it with the group', () => {
+    const s = levelledSetup();
+    const before = s.group.culling!.cards!.texture;
+    const capacity = s.group.ids.length;
+    const ids = Array.from({ length: capacity }, (_, i) => 1000 + i);
+    const matrices = new Float32Array(capacity * 16);
+    for (let i = 0; i < capacity; i++) new Matrix4().makeTranslation(200 + i * 2, 0, 0).toArray(matrices, i * 16);
+    addInstances(s.world, s.group, ids, matrices);
+    const after = s.group.culling!.cards!.texture;
+    expect(after).not.toBe(before);
+    expect(s.deleted).toContain(before);
+    expect(s.textures.get(after)!.texels.length).toBeGreaterThanOrEqual(s.group.ids.length);
+    // Far ones are cards, listed whole in the new texture.
+    s.cam.far = 20000;
+    s.cam.position.set(capacity, 8000, 0);
+    s.cam.lookAt(capacity, 0, 0);
+    s.cam.updateProjectionMatrix();
+    s.cam.updateMatrixWorld(true);
+    setLevelView(s.cam, 1000);
+    expect(drawLevels(s)[2]).toHaveLength(s.group.count);
+    disposeInstanceGroup(s.world, s.group.eid);
+    expect(s.deleted).toContain(after);
   });
 
   it('casts the cards’ instances with the coarsest mesh level in a shadow pass', () => {

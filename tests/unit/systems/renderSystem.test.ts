@@ -298,4 +298,25 @@ describe('renderSystem', () => {
     expect(world.render.budget.cost).toBeLessThanOrEqual(1_000_000);
     expect(world.render.needsRender || world.render.needsPicture).toBe(false);
   });
+
+  it('draws no frame for the budget when nothing in the picture can give way (every instance at its coarsest level)', () => {
+    const { world, renderer } = readyWorld();
+    world.instanceGroups.set(99, {} as never);
+    const fake = renderer as unknown as { getDrawingBufferSize(v: { set(x: number, y: number): void }): void };
+    fake.getDrawingBufferSize = (v) => v.set(800, 600);
+    // A city of cards: over the budget whatever the bias, and the culling counted nothing finer.
+    renderer.render.mockImplementation(() => {
+      renderer.info.render.triangles = 2_000_000;
+      world.render.instanceFinerTriangles = 0;
+    });
+    world.render.budget.budget = 1_000_000;
+    world.time.then = 1000;
+    world.camera.moved = false;
+    world.render.needsRender = true;
+    renderSystem(world);
+    expect(world.stats.renderedFrames).toBe(1);
+    expect(world.render.budget.over).toBe(true);
+    expect(world.render.budget.bias).toBe(1);
+    expect(world.render.needsRender || world.render.needsPicture).toBe(false);
+  });
 });
