@@ -562,7 +562,7 @@ export function cullingResized(group: CulledGroup, matrices: Float32Array): void
       const cards = cardList(gl, culling.state, slots, culling.cards.level);
       disposeCards(culling);
       culling.cards = cards;
-      // No texture for the larger list: the cards draw nothing (their level's meshes are the other levels).
+      // No texture for the larger list: the impostor level draws nothing from now on (said once).
       if (!cards) console.warn('Instance culling: no texture for a grown card list; the impostor level draws nothing.');
     }
     culling.bufferSlots = slots;
