@@ -8,6 +8,8 @@ export interface ViewerPageOptions {
   shadowsTimeoutMs: number;
   /** What the page shows, for the error when it does not load. */
   what: string;
+  /** Run on the new page before it navigates (an init script: a signed-in person's token). */
+  prepare?: (page: Page) => Promise<void>;
 }
 
 /**
@@ -18,6 +20,7 @@ export async function openViewerPage(browser: Browser, url: string, options: Vie
   const page = await browser.newPage({ viewport: options.viewport });
   // tsx keeps function names with a __name helper, which the page does not have.
   await page.addInitScript('window.__name = (f) => f;');
+  await options.prepare?.(page);
   await page.goto(url);
   await page.waitForFunction(
     () => {
