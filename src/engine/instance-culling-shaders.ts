@@ -41,6 +41,20 @@ export function cullingPatchFits(): boolean {
   return patchFits;
 }
 
+/**
+ * GLSL, at the vertex shader's top level: the group's matrix texture (set before each culled draw,
+ * MATRICES_UNIFORM) and `slotMatrix( slot )`, a slot's matrix from it (4 texels a slot). Every
+ * program that reads instance matrices from the texture declares it so: the slot list's and the
+ * impostor's cards (./instance-impostor.ts).
+ */
+export const SLOT_MATRIX_GLSL = `uniform highp sampler2D instanceMatrices;
+  mat4 slotMatrix( int slot ) {
+    int texel = slot * 4;
+    int width = textureSize( instanceMatrices, 0 ).x;
+    ivec2 at = ivec2( texel % width, texel / width );
+    return mat4( texelFetch( instanceMatrices, at, 0 ), texelFetch( instanceMatrices, at + ivec2( 1, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 2, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 3, 0 ), 0 ) );
+  }`;
+
 /** The line of color_vertex that multiplies by instanceColor (the slot list there). */
 const COLOUR_LINE = 'vColor.rgb *= instanceColor.rgb;';
 
@@ -52,7 +66,7 @@ function patchForCulling(shader: WebGLProgramParametersWithUniforms): void {
       '#include <common>',
       `#include <common>
 #if defined( USE_INSTANCING ) && defined( USE_INSTANCING_COLOR )
-  uniform highp sampler2D instanceMatrices;
+  ${SLOT_MATRIX_GLSL}
   mat4 culledInstanceMatrix;
   #define instanceMatrix culledInstanceMatrix
 #endif`,
@@ -61,12 +75,7 @@ function patchForCulling(shader: WebGLProgramParametersWithUniforms): void {
       'void main() {',
       `void main() {
 #if defined( USE_INSTANCING ) && defined( USE_INSTANCING_COLOR )
-  {
-    int texel = int( instanceColor.x ) * 4;
-    int width = textureSize( instanceMatrices, 0 ).x;
-    ivec2 at = ivec2( texel % width, texel / width );
-    culledInstanceMatrix = mat4( texelFetch( instanceMatrices, at, 0 ), texelFetch( instanceMatrices, at + ivec2( 1, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 2, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 3, 0 ), 0 ) );
-  }
+  culledInstanceMatrix = slotMatrix( int( instanceColor.x ) );
 #endif`,
     )
     .replace('#include <color_vertex>', ShaderChunk.color_vertex.replace(COLOUR_LINE, ''));

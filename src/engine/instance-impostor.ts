@@ -1,5 +1,5 @@
 import { BufferAttribute, BufferGeometry, Matrix4, Vector3, type Camera, type Texture, type WebGLProgramParametersWithUniforms } from 'three';
-import { MATRICES_UNIFORM, patchMaterialForCulling } from './instance-culling-shaders';
+import { MATRICES_UNIFORM, patchMaterialForCulling, SLOT_MATRIX_GLSL } from './instance-culling-shaders';
 import type { InstanceImpostor } from './instances';
 
 /**
@@ -83,7 +83,6 @@ export function cardBatchGeometry(impostor: InstanceImpostor): BufferGeometry {
   const indices = total > 65535 ? new Uint32Array(index.length * CARDS_PER_DRAW) : new Uint16Array(index.length * CARDS_PER_DRAW);
   for (let k = 0; k < CARDS_PER_DRAW; k++) for (let i = 0; i < index.length; i++) indices[k * index.length + i] = index[i]! + k * vertices;
   batch.setIndex(new BufferAttribute(indices, 1));
-  batch.userData.cardVertices = vertices;
   batches.set(card, batch);
   card.addEventListener('dispose', () => {
     batch!.dispose();
@@ -117,7 +116,7 @@ export function patchImpostorMaterial(impostor: InstanceImpostor): void {
   #define IMPOSTOR_ROWS ${elevations.length}
   #define CARDS_PER_DRAW ${CARDS_PER_DRAW}
   #define CARD_VERTICES ${cardVertices}
-  uniform highp sampler2D instanceMatrices;
+  ${SLOT_MATRIX_GLSL}
   uniform highp sampler2D cardSlots;
   uniform int cardCount;
   uniform vec3 impostorCentre;
@@ -141,10 +140,7 @@ export function patchImpostorMaterial(impostor: InstanceImpostor): void {
     cardNumber = gl_InstanceID * CARDS_PER_DRAW + gl_VertexID / CARD_VERTICES;
     int listed = min( cardNumber, cardCount - 1 );
     int listWidth = textureSize( cardSlots, 0 ).x;
-    int texel = int( texelFetch( cardSlots, ivec2( listed % listWidth, listed / listWidth ), 0 ).r ) * 4;
-    int width = textureSize( instanceMatrices, 0 ).x;
-    ivec2 at = ivec2( texel % width, texel / width );
-    cardMatrix = mat4( texelFetch( instanceMatrices, at, 0 ), texelFetch( instanceMatrices, at + ivec2( 1, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 2, 0 ), 0 ), texelFetch( instanceMatrices, at + ivec2( 3, 0 ), 0 ) );
+    cardMatrix = slotMatrix( int( texelFetch( cardSlots, ivec2( listed % listWidth, listed / listWidth ), 0 ).r ) );
   }
 #endif`,
         )
