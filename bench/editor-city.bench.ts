@@ -13,6 +13,7 @@ import { startServer } from './server';
 import { median } from './stats';
 import type { BenchResult } from './types';
 import { openViewerPage } from './viewer-page';
+import { instanceGizmoCentre } from '../tests/support/instance-gizmo';
 
 /**
  * Issue 35's editor on a large instanced scene, as a person feels it: the editor (/edit) on the
@@ -126,21 +127,6 @@ async function instanceNearMiddle(page: Page): Promise<{ x: number; y: number }>
   return found;
 }
 
-/** The selected instances' gizmo centre on the screen. */
-function gizmoCentre(page: Page): Promise<{ x: number; y: number }> {
-  return page.evaluate(() => {
-    const viewer = (window as any).__viewer.viewer;
-    const editor = (window as any).__editor;
-    const ids: number[] = editor.gizmo.instances.ids;
-    const g = [...viewer.world.instanceGroups.values()].find((r: any) => r.uuid === editor.gizmo.instances.groupId) as any;
-    const e = g.attribute.array;
-    const sum = [0, 1, 2].map((k) => ids.reduce((n, id) => n + e[g.index.get(id) * 16 + 12 + k], 0) / ids.length);
-    const p = viewer.navigation.camera.position.clone().set(sum[0], sum[1], sum[2]).applyMatrix4(g.object.matrixWorld).project(viewer.navigation.camera);
-    const rect = viewer.context.renderer.domElement.getBoundingClientRect();
-    return { x: rect.left + ((p.x + 1) / 2) * rect.width, y: rect.top + ((1 - p.y) / 2) * rect.height };
-  });
-}
-
 /** STEPS wheel steps over the middle, in and out by turns: each step's time until drawn. */
 async function wheelSteps(page: Page): Promise<number[]> {
   const times: number[] = [];
@@ -151,7 +137,7 @@ async function wheelSteps(page: Page): Promise<number[]> {
 
 /** One gizmo drag of the selected instance, STEPS moves of 6 pixels: each move's time until drawn. */
 async function dragMoves(page: Page): Promise<number[]> {
-  const from = await gizmoCentre(page);
+  const from = await instanceGizmoCentre(page);
   await page.mouse.move(from.x, from.y);
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
   await page.mouse.down();

@@ -7,6 +7,7 @@ import { decodeInstanceSet } from '../../src/protocol/instance-set';
 import { join } from 'node:path';
 import { canvasScreenshot, EDITOR_VIEWPORT, MODELS, store, underLock } from './helpers';
 import { decodePng } from './png';
+import { instanceGizmoCentre } from '../support/instance-gizmo';
 import { TOKEN_STORAGE_KEY } from '../../src/protocol/auth';
 
 /**
@@ -260,21 +261,6 @@ function engineInstances(page: Page, groupId = GROUP): Promise<Record<number, nu
   }, groupId);
 }
 
-async function gizmoCentre(page: Page): Promise<{ x: number; y: number }> {
-  return page.evaluate(() => {
-    const viewer = (window as any).__viewer.viewer;
-    const editor = (window as any).__editor;
-    // The pivot: the centre of the selected instances' positions.
-    const ids: number[] = editor.gizmo.instances.ids;
-    const g = [...viewer.world.instanceGroups.values()].find((r: any) => r.uuid === editor.gizmo.instances.groupId) as any;
-    const e = g.attribute.array;
-    const sum = [0, 1, 2].map((k) => ids.reduce((n, id) => n + e[g.index.get(id) * 16 + 12 + k], 0) / ids.length);
-    const p = viewer.navigation.camera.position.clone().set(sum[0], sum[1], sum[2]).applyMatrix4(g.object.matrixWorld).project(viewer.navigation.camera);
-    const rect = viewer.context.renderer.domElement.getBoundingClientRect();
-    return { x: rect.left + ((p.x + 1) / 2) * rect.width, y: rect.top + ((1 - p.y) / 2) * rect.height };
-  });
-}
-
 test.beforeAll(async () => {
   await prepare();
   await prepareGrid();
@@ -315,7 +301,7 @@ test('click an instance, drag it, delete it, undo, copy it, save, and a reload s
 
   // Drag the gizmo's centre (moves in the view plane): one drag, one step, only house 3 moves.
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
-  const c = await gizmoCentre(page);
+  const c = await instanceGizmoCentre(page);
   await page.mouse.move(c.x, c.y);
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
   await page.mouse.down();
@@ -410,7 +396,7 @@ test('box selection takes the instances inside the rectangle, and moves them tog
   // Box selection off; the gizmo at their centre moves both by the same amount, as one step.
   await page.keyboard.press('b');
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
-  const c = await gizmoCentre(page);
+  const c = await instanceGizmoCentre(page);
   await page.mouse.move(c.x, c.y);
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
   await page.mouse.down();
@@ -558,7 +544,7 @@ test('box selection in a grid of 300 cars takes the cars inside the rectangle an
   // The gizmo at their centre moves them all by the same amount, as one step; no other car moves.
   await page.evaluate(() => (window as any).__viewer.viewer.nextFrame());
   expect(await page.evaluate(() => (window as any).__editor.gizmo.mode)).toBe('translate');
-  const c = await gizmoCentre(page);
+  const c = await instanceGizmoCentre(page);
   await dragGizmo(page, c, 10, 0, 6);
   const after = await engineInstances(page, CARS);
   const selected = new Set(inside);

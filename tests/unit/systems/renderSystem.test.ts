@@ -257,18 +257,32 @@ describe('renderSystem', () => {
     expect(order).toEqual(['picture', 'outline', 'picture', 'outline']);
   });
 
-  it('keeps a levelled scene under its triangle budget: raised at once when over, coarser while moving, refined at rest by itself', () => {
-    const { world, renderer } = readyWorld();
-    // Levelled instances that cost 4M triangles at bias 1, as 1 / bias^2 (src/engine/triangle-budget.ts).
+  /**
+   * A ready world with a levelled instance group, a budget of 1M triangles, and a picture that
+   * costs `triangles(bias)`, `finer(triangles)` of them finer than their coarsest level (as the
+   * culling counts them).
+   */
+  function budgetedWorld(triangles: (bias: number) => number, finer: (triangles: number) => number) {
+    const ready = readyWorld();
+    const { world, renderer } = ready;
     world.instanceGroups.set(99, {} as never);
     const fake = renderer as unknown as { getDrawingBufferSize(v: { set(x: number, y: number): void }): void };
     fake.getDrawingBufferSize = (v) => v.set(800, 600);
-    // Every one finer than its coarsest level, as the culling counts them (a higher bias takes them away).
     renderer.render.mockImplementation(() => {
-      renderer.info.render.triangles = Math.round(4_000_000 / levelView.bias ** 2);
-      world.render.instanceFinerTriangles = renderer.info.render.triangles;
+      renderer.info.render.triangles = triangles(levelView.bias);
+      world.render.instanceFinerTriangles = finer(renderer.info.render.triangles);
     });
     world.render.budget.budget = 1_000_000;
+    return ready;
+  }
+
+  it('keeps a levelled scene under its triangle budget: raised at once when over, coarser while moving, refined at rest by itself', () => {
+    // Levelled instances that cost 4M triangles at bias 1, as 1 / bias^2 (src/engine/triangle-budget.ts),
+    // every one finer than its coarsest level (a higher bias takes them away).
+    const { world } = budgetedWorld(
+      (bias) => Math.round(4_000_000 / bias ** 2),
+      (all) => all,
+    );
     const drawnAt: number[] = [];
     const tick = (ms: number, moved = false) => {
       world.time.then = ms;
@@ -300,16 +314,11 @@ describe('renderSystem', () => {
   });
 
   it('draws no frame for the budget when nothing in the picture can give way (every instance at its coarsest level)', () => {
-    const { world, renderer } = readyWorld();
-    world.instanceGroups.set(99, {} as never);
-    const fake = renderer as unknown as { getDrawingBufferSize(v: { set(x: number, y: number): void }): void };
-    fake.getDrawingBufferSize = (v) => v.set(800, 600);
     // A city of cards: over the budget whatever the bias, and the culling counted nothing finer.
-    renderer.render.mockImplementation(() => {
-      renderer.info.render.triangles = 2_000_000;
-      world.render.instanceFinerTriangles = 0;
-    });
-    world.render.budget.budget = 1_000_000;
+    const { world } = budgetedWorld(
+      () => 2_000_000,
+      () => 0,
+    );
     world.time.then = 1000;
     world.camera.moved = false;
     world.render.needsRender = true;
