@@ -305,8 +305,10 @@ describe('per-instance culling', () => {
       const shader = { uniforms: {} as Record<string, unknown>, vertexShader: lib.vertexShader, fragmentShader: lib.fragmentShader, vertexColors: false };
       material.onBeforeCompile(shader as never, null as never);
       expect(shader.vertexShader, name).toContain('#define instanceMatrix culledInstanceMatrix');
-      expect(shader.vertexShader, name).toContain('culledInstanceMatrix = mat4( texelFetch( instanceMatrices, at, 0 )');
-      expect(shader.vertexShader, name).toContain('int texel = int( instanceColor.x ) * 4;');
+      // The listed slot (instanceColor) read through slotMatrix: 4 texels a slot of the matrix texture.
+      expect(shader.vertexShader, name).toContain('culledInstanceMatrix = slotMatrix( int( instanceColor.x ) );');
+      expect(shader.vertexShader, name).toContain('int texel = slot * 4;');
+      expect(shader.vertexShader, name).toContain('return mat4( texelFetch( instanceMatrices, at, 0 )');
       expect(shader.vertexShader, name).not.toContain('vColor.rgb *= instanceColor.rgb;');
       expect(shader.uniforms.instanceMatrices, name).toBeDefined();
       expect(material.customProgramCacheKey(), name).toBe('instance-culling');
