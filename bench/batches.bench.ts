@@ -7,7 +7,18 @@ import { loadServerConfig } from '../src/server/config';
 import { buildPartsModel, createPartsScene, PARTS_MATERIALS } from '../src/server/demo-parts';
 import { openFileStore } from '../src/server/store';
 import { FRAME_HEIGHT, FRAME_WIDTH, PLAIN_READY, startPagesServer } from './load-pages';
-import { FLAG_ARGS, flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
+import {
+  failedRunsRow,
+  FLAG_ARGS,
+  flagSetsFromEnv,
+  flagsLabel,
+  measureLoad,
+  pictureRows,
+  pictureText,
+  startupText,
+  type FlagSet,
+  type LoadRun,
+} from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 import { median } from './stats';
@@ -233,14 +244,7 @@ async function measureLoads(
       }
     }
   }
-  if (failures.length)
-    results.push({
-      name: `batches load: ${label}: failed runs (${failures.join(' | ').slice(0, 300)})`,
-      value: failures.length,
-      unit: 'runs',
-      goal: '0',
-      pass: false,
-    });
+  if (failures.length) results.push(failedRunsRow(`batches load: ${label}`, failures));
   if (!ours.length || !plain.length) return results;
   // ratio: ours / plain (above 1: ours is slower), as pictureRows gives it.
   const o = median(ours.map((r) => r.ms));

@@ -11,7 +11,7 @@ import { INSTANCE_SET_MIME } from '../src/protocol/instances';
 import { decodeContainer } from '../src/protocol/container-codec';
 import { startPagesServer } from './load-pages';
 import { instancesRenderFiles, instancesRenderPage, measureRenderMode, type RenderMode, type RenderRun, type RenderView } from './instances-render';
-import { flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, untilBrowserIdle, type FlagSet, type LoadRun } from './load-run';
+import { failedRunsRow, flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, untilBrowserIdle, type FlagSet, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 import { medianRun } from './stats';
@@ -436,13 +436,7 @@ export default async function run(): Promise<BenchResult[]> {
             }
           }
           if (failures.length)
-            results.push({
-              name: `instances load: ${label}: failed runs (${failures.join(' | ').slice(0, 300)})`,
-              value: failures.length,
-              unit: 'runs',
-              goal: '0',
-              pass: false,
-            });
+            results.push(failedRunsRow(`instances load: ${label}`, failures));
           if (!ours.length) continue;
           const o = medianRun(ours);
           const goals = loadGoals(scene.n, flags);

@@ -573,6 +573,11 @@ export interface PictureGoals {
  * there are plain runs), and the first host-API answer after viewerready. Runs whose picture did
  * not settle, and answers that were errors or never came, are named in their row (and fail it).
  */
+/** The row that says how many of a figure's load runs failed, and how (the first 300 characters). */
+export function failedRunsRow(prefix: string, failures: readonly string[]): BenchResult {
+  return { name: `${prefix}: failed runs (${failures.join(' | ').slice(0, 300)})`, value: failures.length, unit: 'runs', goal: '0', pass: false };
+}
+
 export function pictureRows(prefix: string, ours: readonly LoadRun[], plain: readonly LoadRun[], goals: PictureGoals = {}): BenchResult[] {
   const rows: BenchResult[] = [];
   const oursShots = ours.flatMap((r) => (r.picture ? [r.picture] : []));

@@ -4,7 +4,7 @@ import { basename, join, resolve } from 'node:path';
 import { analyseChunks, chunkComposition, type ChunkReport } from './chunks';
 import { PLAIN_READY, startPagesServer } from './load-pages';
 import { seedScenes, type LoadScene } from './load-scenes';
-import { flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
+import { failedRunsRow, flagSetsFromEnv, flagsLabel, measureLoad, pictureRows, pictureText, startupText, type FlagSet, type LoadRun } from './load-run';
 import { startServer } from './server';
 import type { BenchResult } from './types';
 import { medianRun } from './stats';
@@ -245,13 +245,7 @@ export default async function run(): Promise<BenchResult[]> {
         const detectedTier = oursRuns.find((r) => r.tier)?.tier;
         const rowLabel = tier.key === 'detected' ? `${scene.label}, detected tier${detectedTier ? ` (${detectedTier})` : ''}, ${flagsLabel(flags)}` : label;
         if (failures.length) {
-          results.push({
-            name: `load: ${rowLabel}: failed runs (${failures.join(' | ').slice(0, 300)})`,
-            value: failures.length,
-            unit: 'runs',
-            goal: '0',
-            pass: false,
-          });
+          results.push(failedRunsRow(`load: ${rowLabel}`, failures));
         }
         if (!oursRuns.length || !plainRuns.length) continue;
 
